@@ -1,0 +1,471 @@
+//! Tree numbering arithmetic of CT §3.2.
+//!
+//! A [`Tree`] answers, for any rank of `P` processes (`1 <= P <= 2^32 - 1`), its parent, its
+//! children in send order, its level, its first send iteration and its fault-free receive time
+//! under dual-port LogP, in `O(depth · log T)` time from `O(T)` tables indexed by time (never by
+//! rank), `T` being the construction time needed to reach `P` processes.
+//!
+//! Every kind comes in two numberings of the same shape: [`Order::Interleaved`] (CT Eq. 2 and
+//! §3.2.1) and [`Order::InOrder`] (depth-first pre-order, children in send order, CT Fig. 3
+//! left). [`check_interleaved`] decides CT Definition 1 and [`Reach`] gives the dissemination
+//! reach of a failure set.
+
+use alloc::vec;
+use alloc::vec::Vec;
+use core::fmt;
+use core::str::FromStr;
+
+mod inorder;
+mod interleaving;
+mod kary;
+mod logp;
+mod reach;
+mod ready;
+mod schedule;
+
+pub use interleaving::{check_interleaved, check_interleaved_parents, Violation};
+pub use logp::{LogP, MAX_LOGP_PARAMETER};
+pub use reach::{Gap, Reach};
+pub use ready::{ReadySequence, ReadyValues, MAX_ORDER};
+
+use crate::{Rank, Time};
+use kary::{KAry, KAryChildren};
+use schedule::{Schedule, ScheduleChildren};
+
+/// Largest number of processes: ranks are `u32`.
+pub const MAX_PROCS: u64 = u32::MAX as u64;
+
+/// An invalid parameter or an impossible request; every variant names the offending field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TopologyError {
+    /// A numeric parameter is outside `min..=max`.
+    OutOfRange {
+        /// The parameter, as users name it (`procs`, `k`, `L`, `o`, …).
+        field: &'static str,
+        /// The rejected value.
+        value: u64,
+        /// Smallest allowed value.
+        min: u64,
+        /// Largest allowed value.
+        max: u64,
+    },
+    /// A rank is not below the number of processes.
+    RankOutOfRange {
+        /// The parameter holding the rank.
+        field: &'static str,
+        /// The rejected rank.
+        rank: u64,
+        /// The number of processes.
+        procs: u64,
+    },
+    /// The root (rank 0) was listed as failed; the papers assume a live root.
+    RootFailed,
+    /// A tree or order name that does not parse.
+    Unknown {
+        /// What was being parsed (`tree`, `order`).
+        field: &'static str,
+        /// The allowed spellings.
+        allowed: &'static str,
+    },
+    /// Parent links that do not form a tree rooted at 0 with parents below their children.
+    NotATree {
+        /// The first rank whose parent link is wrong.
+        rank: u64,
+    },
+    /// A value does not fit in 64 bits.
+    Overflow {
+        /// The quantity that overflowed.
+        what: &'static str,
+    },
+}
+
+impl fmt::Display for TopologyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::OutOfRange {
+                field,
+                value,
+                min,
+                max,
+            } => write!(f, "{field} = {value} is out of range: allowed {min}..={max}"),
+            Self::RankOutOfRange { field, rank, procs } => write!(
+                f,
+                "{field}: rank {rank} does not exist: allowed ranks are 0..={}",
+                procs.saturating_sub(1)
+            ),
+            Self::RootFailed => write!(
+                f,
+                "faults: the root (rank 0) cannot fail: allowed ranks are 1..=P-1"
+            ),
+            Self::Unknown { field, allowed } => write!(f, "{field}: allowed values are {allowed}"),
+            Self::NotATree { rank } => write!(
+                f,
+                "parents: rank {rank} needs a parent with a smaller rank (only rank 0 has none)"
+            ),
+            Self::Overflow { what } => write!(f, "{what} does not fit in 64 bits"),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for TopologyError {}
+
+/// The tree shapes of CT §3.2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TreeKind {
+    /// k-ary tree, `k` in `1..=65536` (CT §3.2.1).
+    KAry(u64),
+    /// Binomial tree (CT §3.2.2; Lamé of order 1).
+    Binomial,
+    /// Lamé tree of order `k` in `1..=65536` (CT §3.2.2, Eq. 1–2).
+    Lame(u64),
+    /// LogP-optimal tree for the tree's `(L, o)` (CT §3.2.3).
+    Optimal,
+}
+
+impl fmt::Display for TreeKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::KAry(k) => write!(f, "kary:{k}"),
+            Self::Binomial => write!(f, "binomial"),
+            Self::Lame(k) => write!(f, "lame:{k}"),
+            Self::Optimal => write!(f, "optimal"),
+        }
+    }
+}
+
+const TREE_SPELLINGS: &str = "kary:K, binomial, lame:K or optimal (K in 1..=65536)";
+
+impl FromStr for TreeKind {
+    type Err = TopologyError;
+
+    /// Parses `kary:K`, `binomial`, `lame:K` and `optimal`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let unknown = TopologyError::Unknown {
+            field: "tree",
+            allowed: TREE_SPELLINGS,
+        };
+        let order = |digits: &str| -> Result<u64, TopologyError> {
+            let k: u64 = digits.parse().map_err(|_| unknown.clone())?;
+            if k == 0 || k > MAX_ORDER {
+                return Err(TopologyError::OutOfRange {
+                    field: "k",
+                    value: k,
+                    min: 1,
+                    max: MAX_ORDER,
+                });
+            }
+            Ok(k)
+        };
+        match s.split_once(':') {
+            None if s == "binomial" => Ok(Self::Binomial),
+            None if s == "optimal" => Ok(Self::Optimal),
+            Some(("kary", k)) => Ok(Self::KAry(order(k)?)),
+            Some(("lame", k)) => Ok(Self::Lame(order(k)?)),
+            _ => Err(unknown),
+        }
+    }
+}
+
+/// How the ranks of a tree shape are numbered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Order {
+    /// CT Definition 1 numbering: siblings' subtrees are spread over the ring.
+    #[default]
+    Interleaved,
+    /// Depth-first pre-order with children in send order (CT Fig. 3 left).
+    InOrder,
+}
+
+impl fmt::Display for Order {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Interleaved => "interleaved",
+            Self::InOrder => "in-order",
+        })
+    }
+}
+
+impl FromStr for Order {
+    type Err = TopologyError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "interleaved" => Ok(Self::Interleaved),
+            "in-order" => Ok(Self::InOrder),
+            _ => Err(TopologyError::Unknown {
+                field: "order",
+                allowed: "interleaved or in-order",
+            }),
+        }
+    }
+}
+
+/// The interleaved shape underneath both numberings.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Shape {
+    KAry(KAry),
+    Schedule(Schedule),
+}
+
+impl Shape {
+    fn parent(&self, rank: u64) -> Option<u64> {
+        match self {
+            Self::KAry(t) => t.parent(rank),
+            Self::Schedule(t) => t.parent(rank),
+        }
+    }
+
+    fn children(&self, rank: u64) -> ShapeChildren<'_> {
+        match self {
+            Self::KAry(t) => ShapeChildren::KAry(t.children(rank)),
+            Self::Schedule(t) => ShapeChildren::Schedule(t.children(rank)),
+        }
+    }
+
+    fn depth(&self, rank: u64) -> u32 {
+        match self {
+            Self::KAry(t) => t.depth(rank),
+            Self::Schedule(t) => t.depth(rank),
+        }
+    }
+
+    fn subtree_size(&self, rank: u64) -> u64 {
+        match self {
+            Self::KAry(t) => t.subtree_size(rank),
+            Self::Schedule(t) => t.subtree_size(rank),
+        }
+    }
+
+    fn receive_time(&self, logp: LogP, rank: u64) -> Time {
+        match self {
+            Self::KAry(t) => t.receive_time(logp, rank),
+            Self::Schedule(t) => t.receive_time(logp, rank),
+        }
+    }
+
+    fn first_send_iteration(&self, rank: u64) -> u64 {
+        match self {
+            Self::KAry(t) => t.first_send_iteration(rank),
+            Self::Schedule(t) => t.first_send_iteration(rank),
+        }
+    }
+
+    fn deadline(&self) -> Time {
+        match self {
+            Self::KAry(t) => t.deadline(),
+            Self::Schedule(t) => t.deadline(),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum ShapeChildren<'a> {
+    KAry(KAryChildren),
+    Schedule(ScheduleChildren<'a>),
+}
+
+impl Iterator for ShapeChildren<'_> {
+    type Item = Rank;
+
+    fn next(&mut self) -> Option<Rank> {
+        match self {
+            Self::KAry(c) => c.next(),
+            Self::Schedule(c) => c.next(),
+        }
+    }
+}
+
+/// A broadcast tree over ranks `0..P` rooted at 0, with its fault-free LogP timing.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Tree {
+    kind: TreeKind,
+    order: Order,
+    procs: u32,
+    logp: LogP,
+    shape: Shape,
+}
+
+impl Tree {
+    /// Builds the tree; `procs` must be in `1..=2^32 - 1` and `k` in `1..=65536`.
+    pub fn new(kind: TreeKind, order: Order, procs: u64, logp: LogP) -> Result<Self, TopologyError> {
+        if procs == 0 || procs > MAX_PROCS {
+            return Err(TopologyError::OutOfRange {
+                field: "procs",
+                value: procs,
+                min: 1,
+                max: MAX_PROCS,
+            });
+        }
+        let procs = procs as u32;
+        let shape = match kind {
+            TreeKind::KAry(k) => {
+                if k == 0 || k > MAX_ORDER {
+                    return Err(TopologyError::OutOfRange {
+                        field: "k",
+                        value: k,
+                        min: 1,
+                        max: MAX_ORDER,
+                    });
+                }
+                Shape::KAry(KAry::new(k, procs, logp))
+            }
+            TreeKind::Binomial => Shape::Schedule(Schedule::new(ReadySequence::binomial(), procs, logp)),
+            TreeKind::Lame(k) => Shape::Schedule(Schedule::new(ReadySequence::lame(k)?, procs, logp)),
+            TreeKind::Optimal => Shape::Schedule(Schedule::new(ReadySequence::optimal(logp), procs, logp)),
+        };
+        Ok(Self {
+            kind,
+            order,
+            procs,
+            logp,
+            shape,
+        })
+    }
+
+    /// The tree kind.
+    pub fn kind(&self) -> TreeKind {
+        self.kind
+    }
+
+    /// The numbering.
+    pub fn order(&self) -> Order {
+        self.order
+    }
+
+    /// Number of processes `P`.
+    pub fn procs(&self) -> u32 {
+        self.procs
+    }
+
+    /// The LogP parameters used for receive times (and for the optimal tree's shape).
+    pub fn logp(&self) -> LogP {
+        self.logp
+    }
+
+    /// Whether `rank < P`.
+    pub fn contains(&self, rank: Rank) -> bool {
+        rank < self.procs
+    }
+
+    /// The interleaved node carrying `rank`, and for in-order trees the rank of its parent.
+    fn locate(&self, rank: Rank) -> (u64, Option<Rank>) {
+        match self.order {
+            Order::Interleaved => (
+                u64::from(rank),
+                self.shape.parent(u64::from(rank)).map(|p| p as Rank),
+            ),
+            Order::InOrder => inorder::locate(&self.shape, u64::from(rank)),
+        }
+    }
+
+    /// Parent of `rank`; `None` for the root and for ranks `>= P`.
+    pub fn parent(&self, rank: Rank) -> Option<Rank> {
+        if !self.contains(rank) {
+            return None;
+        }
+        self.locate(rank).1
+    }
+
+    /// Children of `rank` in send order (empty for ranks `>= P`).
+    pub fn children(&self, rank: Rank) -> Children<'_> {
+        let inner = match self.order {
+            Order::Interleaved => ChildrenInner::Interleaved(self.shape.children(u64::from(rank))),
+            Order::InOrder if self.contains(rank) => {
+                let (node, _) = self.locate(rank);
+                ChildrenInner::InOrder {
+                    shape: &self.shape,
+                    inner: self.shape.children(node),
+                    next: u64::from(rank) + 1,
+                }
+            }
+            Order::InOrder => ChildrenInner::Interleaved(self.shape.children(u64::from(self.procs))),
+        };
+        Children { inner }
+    }
+
+    /// Depth of `rank` (the root is on level 0); `None` for ranks `>= P`.
+    pub fn level(&self, rank: Rank) -> Option<u32> {
+        self.contains(rank)
+            .then(|| self.shape.depth(self.locate(rank).0))
+    }
+
+    /// The construction iteration in which `rank` can send first: CT Eq. 2's `s'` for binomial
+    /// and Lamé trees, the LogP time it holds the message for the optimal tree (§3.2.3), the level
+    /// for k-ary trees. `None` for ranks `>= P`.
+    pub fn first_send_iteration(&self, rank: Rank) -> Option<u64> {
+        self.contains(rank)
+            .then(|| self.shape.first_send_iteration(self.locate(rank).0))
+    }
+
+    /// Fault-free time at which `rank` holds the message under dual-port LogP when the root starts
+    /// at 0 and every process sends to its children back to back in send order. `None` for ranks
+    /// `>= P`.
+    pub fn receive_time(&self, rank: Rank) -> Option<Time> {
+        self.contains(rank)
+            .then(|| self.shape.receive_time(self.logp, self.locate(rank).0))
+    }
+
+    /// Number of ranks in the subtree of `rank` (itself included); `None` for ranks `>= P`.
+    pub fn subtree_size(&self, rank: Rank) -> Option<u64> {
+        self.contains(rank)
+            .then(|| self.shape.subtree_size(self.locate(rank).0))
+    }
+
+    /// The fault-free deadline: the latest fault-free receive time of any rank (the coloring
+    /// latency of the plain tree, CT §4).
+    pub fn deadline(&self) -> Time {
+        self.shape.deadline()
+    }
+
+    /// Every rank's parent (`None` for the root), materialized in `O(P)` memory for checkers.
+    pub fn parents(&self) -> Vec<Option<Rank>> {
+        let mut parents = vec![None; self.procs as usize];
+        match self.order {
+            Order::Interleaved => {
+                for rank in 0..self.procs {
+                    for child in self.children(rank) {
+                        parents[child as usize] = Some(rank);
+                    }
+                }
+            }
+            Order::InOrder => inorder::for_each_edge(&self.shape, |parent, child| {
+                parents[child as usize] = Some(parent);
+            }),
+        }
+        parents
+    }
+}
+
+/// Children of one rank in send order; see [`Tree::children`].
+#[derive(Clone, Debug)]
+pub struct Children<'a> {
+    inner: ChildrenInner<'a>,
+}
+
+#[derive(Clone, Debug)]
+enum ChildrenInner<'a> {
+    Interleaved(ShapeChildren<'a>),
+    /// Pre-order rank of the next child = previous child's rank + its subtree size.
+    InOrder {
+        shape: &'a Shape,
+        inner: ShapeChildren<'a>,
+        next: u64,
+    },
+}
+
+impl Iterator for Children<'_> {
+    type Item = Rank;
+
+    fn next(&mut self) -> Option<Rank> {
+        match &mut self.inner {
+            ChildrenInner::Interleaved(c) => c.next(),
+            ChildrenInner::InOrder { shape, inner, next } => {
+                let child = inner.next()?;
+                let rank = *next;
+                *next += shape.subtree_size(u64::from(child));
+                Some(rank as Rank)
+            }
+        }
+    }
+}
