@@ -37,7 +37,9 @@ pub fn check_interleaved(tree: &Tree) -> Option<Violation> {
 
 /// Checks CT Definition 1 on a tree given by parent links (`parents[0] = None`, every other rank
 /// has a parent with a smaller rank). Errors name the first rank that breaks that shape.
-pub fn check_interleaved_parents(parents: &[Option<Rank>]) -> Result<Option<Violation>, TopologyError> {
+pub fn check_interleaved_parents(
+    parents: &[Option<Rank>],
+) -> Result<Option<Violation>, TopologyError> {
     let procs = parents.len();
     if procs == 0 {
         return Err(TopologyError::OutOfRange {
@@ -121,8 +123,10 @@ pub fn check_interleaved_parents(parents: &[Option<Rank>]) -> Result<Option<Viol
             _ => {
                 let total = kids.iter().map(|c| lists[*c as usize].len()).sum();
                 let mut merged = Vec::with_capacity(total + 1);
-                let mut sources: Vec<Vec<Rank>> =
-                    kids.iter().map(|c| core::mem::take(&mut lists[*c as usize])).collect();
+                let mut sources: Vec<Vec<Rank>> = kids
+                    .iter()
+                    .map(|c| core::mem::take(&mut lists[*c as usize]))
+                    .collect();
                 // Min-heap of (next smallest rank, source); lists are descending, pop from the back.
                 let mut heap: BinaryHeap<Reverse<(Rank, usize)>> = sources
                     .iter()

@@ -55,7 +55,8 @@ pub enum TopologyError {
         field: &'static str,
         /// The rejected rank.
         rank: u64,
-        /// The number of processes.
+        /// The number of processes; allowed ranks are `1..P` (rank 0, the root, is never
+        /// a valid target for these fields).
         procs: u64,
     },
     /// The root (rank 0) was listed as failed; the papers assume a live root.
@@ -87,10 +88,13 @@ impl fmt::Display for TopologyError {
                 value,
                 min,
                 max,
-            } => write!(f, "{field} = {value} is out of range: allowed {min}..={max}"),
+            } => write!(
+                f,
+                "{field} = {value} is out of range: allowed {min}..={max}"
+            ),
             Self::RankOutOfRange { field, rank, procs } => write!(
                 f,
-                "{field}: rank {rank} does not exist: allowed ranks are 0..={}",
+                "{field}: rank {rank} does not exist: allowed ranks are 1..={} (P = {procs})",
                 procs.saturating_sub(1)
             ),
             Self::RootFailed => write!(
@@ -288,7 +292,12 @@ pub struct Tree {
 
 impl Tree {
     /// Builds the tree; `procs` must be in `1..=2^32 - 1` and `k` in `1..=65536`.
-    pub fn new(kind: TreeKind, order: Order, procs: u64, logp: LogP) -> Result<Self, TopologyError> {
+    pub fn new(
+        kind: TreeKind,
+        order: Order,
+        procs: u64,
+        logp: LogP,
+    ) -> Result<Self, TopologyError> {
         if procs == 0 || procs > MAX_PROCS {
             return Err(TopologyError::OutOfRange {
                 field: "procs",
@@ -310,9 +319,15 @@ impl Tree {
                 }
                 Shape::KAry(KAry::new(k, procs, logp))
             }
-            TreeKind::Binomial => Shape::Schedule(Schedule::new(ReadySequence::binomial(), procs, logp)),
-            TreeKind::Lame(k) => Shape::Schedule(Schedule::new(ReadySequence::lame(k)?, procs, logp)),
-            TreeKind::Optimal => Shape::Schedule(Schedule::new(ReadySequence::optimal(logp), procs, logp)),
+            TreeKind::Binomial => {
+                Shape::Schedule(Schedule::new(ReadySequence::binomial(), procs, logp))
+            }
+            TreeKind::Lame(k) => {
+                Shape::Schedule(Schedule::new(ReadySequence::lame(k)?, procs, logp))
+            }
+            TreeKind::Optimal => {
+                Shape::Schedule(Schedule::new(ReadySequence::optimal(logp), procs, logp))
+            }
         };
         Ok(Self {
             kind,
@@ -379,7 +394,9 @@ impl Tree {
                     next: u64::from(rank) + 1,
                 }
             }
-            Order::InOrder => ChildrenInner::Interleaved(self.shape.children(u64::from(self.procs))),
+            Order::InOrder => {
+                ChildrenInner::Interleaved(self.shape.children(u64::from(self.procs)))
+            }
         };
         Children { inner }
     }
@@ -416,6 +433,16 @@ impl Tree {
     /// latency of the plain tree, CT §4).
     pub fn deadline(&self) -> Time {
         self.shape.deadline()
+    }
+
+    /// Every rank with its parent, children, level and receive time, in rank order, holding only
+    /// `O(depth · fan-out)` memory: for printing or streaming trees of any size.
+    pub fn nodes(&self) -> Nodes<'_> {
+        Nodes {
+            tree: self,
+            next_rank: 0,
+            stack: Vec::new(),
+        }
     }
 
     /// Every rank's parent (`None` for the root), materialized in `O(P)` memory for checkers.
@@ -467,5 +494,107 @@ impl Iterator for Children<'_> {
                 Some(rank as Rank)
             }
         }
+    }
+}
+
+/// One rank of a tree as yielded by [`Tree::nodes`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Node {
+    /// The rank.
+    pub rank: Rank,
+    /// Its parent, `None` for the root.
+    pub parent: Option<Rank>,
+    /// Its children in send order.
+    pub children: Vec<Rank>,
+    /// Its depth (root: 0).
+    pub level: u32,
+    /// Its fault-free receive time (see [`Tree::receive_time`]).
+    pub receive_time: Time,
+}
+
+/// Iterator over every [`Node`] in rank order; see [`Tree::nodes`].
+#[derive(Clone, Debug)]
+pub struct Nodes<'a> {
+    tree: &'a Tree,
+    next_rank: u64,
+    /// In-order trees: the depth-first path, each frame holding the node's pending children as
+    /// (shape node, rank) pairs, reversed, so pre-order visits ranks in increasing order.
+    stack: Vec<(Node, Vec<(u64, Rank)>)>,
+}
+
+impl Nodes<'_> {
+    /// The in-order node for shape node `shape_node` at pre-order `rank`, and its pending children.
+    fn in_order_node(
+        &self,
+        shape_node: u64,
+        rank: Rank,
+        parent: Option<Rank>,
+        level: u32,
+        receive_time: Time,
+    ) -> (Node, Vec<(u64, Rank)>) {
+        let shape = &self.tree.shape;
+        let mut next = u64::from(rank) + 1;
+        let mut pending = Vec::new();
+        for child in shape.children(shape_node) {
+            pending.push((u64::from(child), next as Rank));
+            next += shape.subtree_size(u64::from(child));
+        }
+        let node = Node {
+            rank,
+            parent,
+            children: pending.iter().map(|&(_, r)| r).collect(),
+            level,
+            receive_time,
+        };
+        pending.reverse();
+        (node, pending)
+    }
+}
+
+impl Iterator for Nodes<'_> {
+    type Item = Node;
+
+    fn next(&mut self) -> Option<Node> {
+        let tree = self.tree;
+        if self.next_rank >= u64::from(tree.procs) {
+            return None;
+        }
+        let rank = self.next_rank as Rank;
+        self.next_rank += 1;
+        if tree.order == Order::Interleaved {
+            return Some(Node {
+                rank,
+                parent: tree.parent(rank),
+                children: tree.children(rank).collect(),
+                level: tree.level(rank).unwrap_or(0),
+                receive_time: tree.receive_time(rank).unwrap_or(0),
+            });
+        }
+        let frame = if rank == 0 {
+            self.in_order_node(0, 0, None, 0, 0)
+        } else {
+            // Pop finished frames; the next pending child on top is exactly `rank`.
+            loop {
+                let (parent, pending) = self.stack.last_mut()?;
+                if let Some((shape_node, child_rank)) = pending.pop() {
+                    let index = (parent.children.len() - pending.len() - 1) as u64;
+                    let logp = tree.logp;
+                    let time = parent.receive_time + index * logp.overhead() + logp.hop();
+                    let (parent_rank, level) = (parent.rank, parent.level + 1);
+                    debug_assert_eq!(child_rank, rank);
+                    break self.in_order_node(
+                        shape_node,
+                        child_rank,
+                        Some(parent_rank),
+                        level,
+                        time,
+                    );
+                }
+                self.stack.pop();
+            }
+        };
+        let node = frame.0.clone();
+        self.stack.push(frame);
+        Some(node)
     }
 }

@@ -123,7 +123,8 @@ impl Iterator for ReadyValues {
         let value = if (self.history.len() as u64) < self.ready_after {
             Some(1)
         } else {
-            self.back(self.step).checked_add(self.back(self.ready_after))
+            self.back(self.step)
+                .checked_add(self.back(self.ready_after))
         };
         match value {
             Some(v) => {

@@ -1,1 +1,88 @@
-fn main() {}
+//! `ftcoll`: command-line front end of the ftcoll crate (feature `cli`).
+//!
+//! Every subcommand validates all of its input before printing anything: bad input gives one
+//! line on stderr naming the flag and what is allowed, exit code 2, and nothing on stdout.
+
+mod args;
+mod tree_cmd;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Fault-tolerant collective communication: trees, simulations and the papers' evaluations.
+#[derive(Parser, Debug)]
+#[command(name = "ftcoll", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Print every rank's parent, children in send order and fault-free receive time.
+    Tree(tree_cmd::TreeArgs),
+    /// Print the ranks a tree leaves uncolored under a failure set, and the ring gaps.
+    Gaps(tree_cmd::GapsArgs),
+}
+
+/// A user error: printed as one line on stderr, exit code 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                e.exit();
+            }
+            // clap renders usage and tips on further lines; keep the one naming the flag.
+            let text = e.to_string();
+            let line = text.lines().next().unwrap_or("error: invalid arguments");
+            eprintln!("{line}");
+            return ExitCode::from(2);
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let result = match cli.command {
+        Command::Tree(a) => tree_cmd::tree(a, &mut out),
+        Command::Gaps(a) => tree_cmd::gaps(a, &mut out),
+    };
+    match result.and_then(|()| out.flush().map_err(Into::into)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(CliError::Usage(UsageError(message))) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+        Err(CliError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(CliError::Io(e)) => {
+            eprintln!("error: writing output: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Anything a subcommand can fail with.
+#[derive(Debug)]
+pub enum CliError {
+    /// Bad input (exit code 2).
+    Usage(UsageError),
+    /// Output failed (exit code 1; a closed pipe is not an error).
+    Io(std::io::Error),
+}
+
+impl From<std::io::Error> for CliError {
+    fn from(e: std::io::Error) -> Self {
+        Self::Io(e)
+    }
+}
+
+impl From<UsageError> for CliError {
+    fn from(e: UsageError) -> Self {
+        Self::Usage(e)
+    }
+}
