@@ -17,6 +17,10 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod automaton;
+pub mod protocols;
+pub mod rng;
+pub mod sim;
 pub mod topology;
 
 /// A process rank: `0..P`, rank 0 is the root of every collective.

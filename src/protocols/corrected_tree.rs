@@ -1,0 +1,277 @@
+//! Corrected Tree broadcast (CT §3) and its tree baselines (CT §4.1).
+//!
+//! ```text
+//! root: deliver; send to children in send order                      (CT §3.2)
+//! on tree message: deliver; send to children in send order
+//! correction (CT §3.3):
+//!   synchronized — every process colored by the tree starts correcting at the tree's
+//!                  fault-free deadline (or when its tree sends end, if later);
+//!   overlapped   — it starts right after its own tree sends.
+//! on correction message while uncolored: deliver (colored by correction); never correct;
+//!   overlapped only: still send to the tree children (an "early" correction, CT §3.3).
+//! acknowledgments (baseline): after its tree sends and an ack from every child, ack the parent;
+//!   the root completes when every child acked (CT §4.1).
+//! ```
+//!
+//! Who corrects: exactly the processes whose first message was a tree message (plus the root).
+
+use crate::automaton::{Automaton, Outbox, TimerId, Value};
+use crate::topology::Tree;
+use crate::{Rank, Time};
+
+use super::correction::{wrap, CorrectionKind, Corrector, Receipt};
+use super::message::{Body, Msg};
+use super::ring::{Ring, Side};
+
+/// Timer: the synchronized correction start.
+pub const CORRECTION_START: TimerId = TimerId(1);
+
+/// When correcting processes start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum StartMode {
+    /// At the tree's fault-free deadline, all together (CT §3.3, CG's fixed instant).
+    Synchronized,
+    /// Right after the process's own tree sends (CT §3.3).
+    Overlapped,
+}
+
+/// Parameters shared by every process of one Corrected Tree broadcast.
+#[derive(Clone, Debug)]
+pub struct CorrectedTreeConfig {
+    /// The dissemination tree.
+    pub tree: Tree,
+    /// The correction variant ([`CorrectionKind::None`] for the plain tree).
+    pub correction: CorrectionKind,
+    /// Synchronized or overlapped correction.
+    pub start: StartMode,
+    /// The first side of every correction sweep (CT: left).
+    pub first_side: Side,
+    /// Tree with acknowledgments (CT §4.1 baseline).
+    pub acknowledgments: bool,
+    /// The root's payload.
+    pub payload: Value,
+    /// Synchronized start time: the tree's fault-free deadline.
+    pub correction_start: Time,
+}
+
+impl CorrectedTreeConfig {
+    /// A configuration whose synchronized correction starts at `tree.deadline()`.
+    pub fn new(tree: Tree, correction: CorrectionKind, start: StartMode) -> Self {
+        let correction_start = tree.deadline();
+        Self {
+            tree,
+            correction,
+            start,
+            first_side: Side::Left,
+            acknowledgments: false,
+            payload: 0x0f7c_011,
+            correction_start,
+        }
+    }
+}
+
+/// How a process got the payload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Coloring {
+    /// Not yet.
+    Uncolored,
+    /// By the tree (or it is the root): it corrects.
+    Tree,
+    /// By a correction message first: it does not correct.
+    Correction,
+}
+
+/// One process of a Corrected Tree broadcast.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CorrectedTreeNode {
+    rank: Rank,
+    arrived: bool,
+    coloring: Coloring,
+    value: Option<Value>,
+    delivered: bool,
+    /// Index of the next tree child to send to; `None` when not forwarding (yet or any more).
+    next_child: Option<u32>,
+    /// The synchronized start instant has passed.
+    start_reached: bool,
+    /// Acknowledgments: children that have not acked yet; whether our own ack is due or sent.
+    acks_missing: u32,
+    ack_sent: bool,
+    corrector: Corrector,
+}
+
+impl CorrectedTreeNode {
+    /// How this process got the payload.
+    pub fn coloring(&self) -> Coloring {
+        self.coloring
+    }
+
+    /// Whether it delivered.
+    pub fn delivered(&self) -> bool {
+        self.delivered
+    }
+
+    /// The correction state.
+    pub fn corrector(&self) -> &Corrector {
+        &self.corrector
+    }
+
+    fn deliver(&mut self, value: Value, out: &mut Outbox<Msg>) {
+        if !self.delivered {
+            self.delivered = true;
+            out.deliver(value);
+        }
+    }
+
+    /// Colored by the tree (or the root): forward, then correct.
+    fn color_by_tree(&mut self, config: &CorrectedTreeConfig, now: Time, value: Value, out: &mut Outbox<Msg>) {
+        self.coloring = Coloring::Tree;
+        self.value = Some(value);
+        self.deliver(value, out);
+        self.next_child = Some(0);
+        if config.acknowledgments {
+            self.acks_missing = config.tree.children(self.rank).count() as u32;
+        }
+        if config.correction != CorrectionKind::None && config.start == StartMode::Synchronized {
+            if now >= config.correction_start {
+                self.start_reached = true;
+            } else {
+                out.set_timer(CORRECTION_START, config.correction_start);
+            }
+        }
+    }
+
+    fn tree_sends_done(&self) -> bool {
+        self.next_child.is_none()
+    }
+}
+
+impl Automaton for CorrectedTreeNode {
+    type Msg = Msg;
+    type Config = CorrectedTreeConfig;
+
+    fn new(config: &Self::Config, rank: Rank) -> Self {
+        let ring = Ring {
+            me: rank,
+            procs: config.tree.procs(),
+        };
+        Self {
+            rank,
+            arrived: false,
+            coloring: Coloring::Uncolored,
+            value: None,
+            delivered: false,
+            next_child: None,
+            start_reached: false,
+            acks_missing: 0,
+            ack_sent: false,
+            corrector: Corrector::new(config.correction, ring, config.first_side),
+        }
+    }
+
+    fn on_start(&mut self, config: &Self::Config, now: Time, out: &mut Outbox<Msg>) {
+        if self.arrived {
+            out.ignore("started twice");
+            return;
+        }
+        self.arrived = true;
+        if self.rank == 0 {
+            self.color_by_tree(config, now, config.payload, out);
+        }
+    }
+
+    fn on_message(&mut self, config: &Self::Config, now: Time, from: Rank, msg: Msg, out: &mut Outbox<Msg>) {
+        if from >= config.tree.procs() {
+            out.ignore("sender is not a rank of this operation");
+            return;
+        }
+        match msg.body {
+            Body::Tree => {
+                if config.tree.parent(self.rank) != Some(from) {
+                    out.ignore("tree message from a rank that is not the parent");
+                } else if self.coloring != Coloring::Uncolored {
+                    out.ignore("duplicate: already colored");
+                } else {
+                    self.color_by_tree(config, now, msg.value, out);
+                }
+            }
+            Body::Ack => {
+                let is_child = config.tree.parent(from) == Some(self.rank);
+                if !config.acknowledgments || !is_child || self.acks_missing == 0 {
+                    out.ignore("unexpected acknowledgment");
+                } else {
+                    self.acks_missing -= 1;
+                }
+            }
+            Body::Correction(c) => {
+                let holds = self.value.is_some();
+                let receipt = self.corrector.receive(config.correction, now, from, &c, holds, out);
+                if self.coloring == Coloring::Uncolored {
+                    self.coloring = Coloring::Correction;
+                    self.value = Some(msg.value);
+                    if receipt == Receipt::Deliver {
+                        self.deliver(msg.value, out);
+                    }
+                    if config.start == StartMode::Overlapped {
+                        self.next_child = Some(0);
+                    }
+                } else {
+                    out.ignore("correction message: already colored");
+                }
+                if self.corrector.take_delivery() {
+                    self.deliver(msg.value, out);
+                }
+            }
+            Body::Gossip { .. } => out.ignore("gossip message in a tree broadcast"),
+        }
+    }
+
+    fn on_timer(&mut self, _config: &Self::Config, _now: Time, id: TimerId, _out: &mut Outbox<Msg>) {
+        if id == CORRECTION_START {
+            self.start_reached = true;
+        } else {
+            self.corrector.on_timer(id);
+        }
+    }
+
+    fn on_send_slot(&mut self, config: &Self::Config, now: Time, out: &mut Outbox<Msg>) {
+        let Some(value) = self.value else { return };
+        // 1. Tree sends, in send order.
+        if let Some(index) = self.next_child {
+            match config.tree.children(self.rank).nth(index as usize) {
+                Some(child) => {
+                    self.next_child = Some(index + 1);
+                    out.send(child, Msg { value, body: Body::Tree });
+                    return;
+                }
+                None => self.next_child = None,
+            }
+        }
+        // 2. The acknowledgment to the parent (root: completion).
+        if config.acknowledgments && self.coloring == Coloring::Tree && !self.ack_sent && self.acks_missing == 0 {
+            self.ack_sent = true;
+            match config.tree.parent(self.rank) {
+                Some(parent) => {
+                    out.send(parent, Msg { value, body: Body::Ack });
+                    return;
+                }
+                None => out.complete(value),
+            }
+        }
+        // 3. Correction.
+        if self.coloring == Coloring::Tree && self.tree_sends_done() && !self.corrector.has_begun() {
+            let start = match config.start {
+                StartMode::Synchronized => self.start_reached,
+                StartMode::Overlapped => true,
+            };
+            if start {
+                self.corrector.begin();
+            }
+        }
+        if let Some((to, msg)) = self.corrector.poll_send(config.correction, now, out) {
+            out.send(to, wrap(value, msg));
+        }
+        if self.corrector.take_delivery() {
+            self.deliver(value, out);
+        }
+    }
+}

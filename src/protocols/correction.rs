@@ -1,0 +1,543 @@
+//! Ring correction (CT §3.1, §3.3; CG §III.B–D, Alg. 1–3), shared by every dissemination.
+//!
+//! A *correcting* process (CG's g-node: one colored by dissemination) sends along the ring,
+//! alternating sides, starting with the configured first side (CT: left, CG: right). When one
+//! side is finished it sends to the other side at every slot (this is what makes CT Lemma 2 and
+//! Corollary 1 exact). A process stops for good once its sends over both sides together reached
+//! all `P - 1` other ranks. Processes colored by correction do not correct (CG's c-nodes).
+//!
+//! | variant | rule |
+//! |---|---|
+//! | opportunistic(d) | `d` messages on each side (CG Alg. 1, CT §3.1) |
+//! | optimized(d) | opportunistic, but a message from a corrector `j` at distance `δ < d` on one side means `j` covers that whole side and the first `d − δ` ranks of the other (CT §3.3) |
+//! | checked | stop a side once a message came from that side from a rank at distance `m` and this process already sent to distance `m` there (CG Alg. 2, CT §3.1) |
+//! | delayed(δ) | one message to the first side, then wait `δ`; without a message from the other side by then, sweep it until one arrives; a corrector hearing from its first-side... see [`Delayed`] (CT §3.3) |
+//! | failure-proof(f) | CG Alg. 3 with the SOS fallback, see [`FailProof`] |
+
+use alloc::vec::Vec;
+
+use super::message::{Body, CorrectionMsg, Msg};
+use super::ring::{Ring, Side};
+use crate::automaton::{Outbox, TimerId, Value};
+use crate::{Rank, Time};
+
+/// Timer of delayed correction: the end of the delay.
+pub const DELAY_TIMER: TimerId = TimerId(10);
+/// Timer of failure-proof correction: a c-node's SOS timeout.
+pub const SOS_TIMER: TimerId = TimerId(11);
+
+/// The correction variant of an operation (shared configuration).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CorrectionKind {
+    /// No correction (plain tree or gossip).
+    None,
+    /// Opportunistic correction with distance `d` (CT §3.1, CG Alg. 1).
+    Opportunistic {
+        /// Messages per side.
+        distance: u32,
+    },
+    /// Optimized opportunistic correction (CT §3.3).
+    Optimized {
+        /// Messages per side at most.
+        distance: u32,
+    },
+    /// Checked correction (CT §3.1, CG Alg. 2).
+    Checked,
+    /// Delayed correction (CT §3.3).
+    Delayed {
+        /// Time from the first correction send until the other side is expected to have spoken.
+        delay: Time,
+    },
+    /// Failure-proof correction tolerating `faults` crashes during correction (CG §III.D, Alg. 3).
+    FailProof {
+        /// `f`.
+        faults: u32,
+        /// How long a c-node waits for `f + 1` correctors before SOS.
+        sos_timeout: Time,
+    },
+}
+
+/// Alternating sends along the ring.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Sweep {
+    next: Side,
+    /// Farthest distance sent to on each side.
+    reached: [u32; 2],
+}
+
+impl Sweep {
+    fn new(first: Side) -> Self {
+        Self {
+            next: first,
+            reached: [0, 0],
+        }
+    }
+
+    /// Picks the side to send on: the alternating one if `next_distance` allows it, else the
+    /// other. `next_distance(side, reached)` is the next distance wanted on `side`. Distances
+    /// that would reach ranks already covered from the other side are refused.
+    fn pick(&mut self, ring: &Ring, mut next_distance: impl FnMut(Side, u32) -> Option<u32>) -> Option<(Side, u32)> {
+        for side in [self.next, self.next.other()] {
+            let Some(distance) = next_distance(side, self.reached[side.index()]) else {
+                continue;
+            };
+            if distance + self.reached[side.other().index()] > ring.others() {
+                continue;
+            }
+            self.reached[side.index()] = distance;
+            self.next = side.other();
+            return Some((side, distance));
+        }
+        None
+    }
+}
+
+/// Opportunistic(d) state: only the sweep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Opportunistic {
+    sweep: Sweep,
+}
+
+/// Optimized opportunistic(d) state (CT §3.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Optimized {
+    sweep: Sweep,
+    /// Distances up to this value on a side are covered by a nearby corrector.
+    covered: [u32; 2],
+}
+
+/// Checked correction state (CT §3.1, CG Alg. 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Checked {
+    sweep: Sweep,
+    /// Distance of the nearest corrector heard from on each side.
+    nearest: [Option<u32>; 2],
+}
+
+/// Delayed correction state (CT §3.3).
+///
+/// A corrector sends one message to its first side (left in CT) and waits `delay` from the start
+/// of that send. If by then no correction message came from the other side, it sweeps the other
+/// side, one rank per slot, until a message from that side arrives (or it reached everyone). A
+/// corrector that receives a message travelling toward the other side — i.e. from a sweeping
+/// neighbour — replies `Stop` right away. Fault-free, every corrector sends exactly one message.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Delayed {
+    sweep: Sweep,
+    first: Side,
+    first_sent: bool,
+    delay_over: bool,
+    heard_from_other_side: bool,
+    /// Sweepers waiting for a `Stop` reply, oldest first.
+    replies: Vec<Rank>,
+}
+
+/// Failure-proof correction state (CG §III.D, Alg. 3).
+///
+/// `known[s]` holds up to `f + 1` correctors known on side `s`, nearest first. A message
+/// travelling toward `s` carries the sender's `known[s.other()]`; its receiver merges the sender
+/// and that list into its own `known[s.other()]` (lines 21–22) unless it is already in the final
+/// round toward `s`. A corrector sends toward `s` until it passed the `(f + 1)`-th known corrector
+/// on `s` (line 25). Once it knows `f` correctors on `s.other()` it starts the final round toward
+/// `s` from distance 1 again (line 24), carrying them. It exits when neither side sends. A full
+/// loop of one side without `f + 1` correctors triggers SOS (line 28). A c-node delivers once it
+/// knows `f + 1` correctors and otherwise falls back to SOS after `sos_timeout` (lines 11–14). SOS
+/// sends to every other rank, then delivers; receiving SOS enters SOS (line 23).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FailProof {
+    faults: u32,
+    sos_timeout: Time,
+    known: [Vec<Rank>; 2],
+    final_round: [bool; 2],
+    sending: [bool; 2],
+    offset: [u32; 2],
+    next: Side,
+    /// c-node: correctors heard of (distinct, up to `f + 1`).
+    heard: Vec<Rank>,
+    /// SOS: next distance (to the right) to send to; `Some` once in SOS mode.
+    sos_next: Option<u32>,
+}
+
+/// The per-process correction state.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Correction {
+    /// No correction.
+    None,
+    /// See [`Opportunistic`].
+    Opportunistic(Opportunistic),
+    /// See [`Optimized`].
+    Optimized(Optimized),
+    /// See [`Checked`].
+    Checked(Checked),
+    /// See [`Delayed`].
+    Delayed(Delayed),
+    /// See [`FailProof`].
+    FailProof(FailProof),
+}
+
+/// What a correction message means to a process that does not hold the payload yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Receipt {
+    /// Deliver now (colored by correction).
+    Deliver,
+    /// Keep the payload but do not deliver yet (failure-proof c-node waiting for `f + 1`
+    /// correctors).
+    Hold,
+}
+
+/// The correction part of one process.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Corrector {
+    ring: Ring,
+    /// Whether this process corrects (a g-node) and has begun.
+    begun: bool,
+    /// Failure-proof only: the process delivers when leaving SOS or the c-node wait.
+    deliver_pending: bool,
+    state: Correction,
+}
+
+impl Corrector {
+    /// The correction state of `ring.me` for `kind`, with the first side `first`.
+    pub fn new(kind: CorrectionKind, ring: Ring, first: Side) -> Self {
+        let sweep = Sweep::new(first);
+        let state = match kind {
+            CorrectionKind::None => Correction::None,
+            CorrectionKind::Opportunistic { .. } => Correction::Opportunistic(Opportunistic { sweep }),
+            CorrectionKind::Optimized { .. } => Correction::Optimized(Optimized {
+                sweep,
+                covered: [0, 0],
+            }),
+            CorrectionKind::Checked => Correction::Checked(Checked {
+                sweep,
+                nearest: [None, None],
+            }),
+            CorrectionKind::Delayed { .. } => Correction::Delayed(Delayed {
+                sweep,
+                first,
+                first_sent: false,
+                delay_over: false,
+                heard_from_other_side: false,
+                replies: Vec::new(),
+            }),
+            CorrectionKind::FailProof { faults, sos_timeout } => Correction::FailProof(FailProof {
+                faults,
+                sos_timeout,
+                known: [Vec::new(), Vec::new()],
+                final_round: [false, false],
+                sending: [true, true],
+                offset: [0, 0],
+                next: first,
+                heard: Vec::new(),
+                sos_next: None,
+            }),
+        };
+        Self {
+            ring,
+            begun: false,
+            deliver_pending: false,
+            state,
+        }
+    }
+
+    /// Whether this process has begun correcting.
+    pub fn has_begun(&self) -> bool {
+        self.begun
+    }
+
+    /// The variant state.
+    pub fn state(&self) -> &Correction {
+        &self.state
+    }
+
+    /// This process (colored by dissemination) starts correcting.
+    pub fn begin(&mut self) {
+        if !matches!(self.state, Correction::None) {
+            self.begun = true;
+        }
+        if let Correction::FailProof(fp) = &mut self.state {
+            // Line 24 with f = 0: both final rounds start at once.
+            for side in [Side::Left, Side::Right] {
+                fp.maybe_start_final(side);
+            }
+        }
+    }
+
+    /// Whether a failure-proof process owes its application a delivery (end of SOS or of the
+    /// c-node wait); cleared by the call.
+    pub fn take_delivery(&mut self) -> bool {
+        core::mem::take(&mut self.deliver_pending)
+    }
+
+    /// A correction message from `from` arrived. `holds_payload`: this process already has the
+    /// payload (from dissemination or an earlier correction message). Returns how an uncolored
+    /// process treats it.
+    pub fn receive(
+        &mut self,
+        kind: CorrectionKind,
+        now: Time,
+        from: Rank,
+        msg: &CorrectionMsg,
+        holds_payload: bool,
+        out: &mut Outbox<Msg>,
+    ) -> Receipt {
+        let ring = self.ring;
+        let begun = self.begun;
+        match (&mut self.state, msg) {
+            (Correction::Optimized(o), CorrectionMsg::Ring { toward }) if begun => {
+                let CorrectionKind::Optimized { distance: d } = kind else {
+                    return Receipt::Deliver;
+                };
+                // The sender lies on the side the message comes from.
+                let side = toward.other();
+                let delta = ring.distance(side, from);
+                if delta > 0 && delta < d {
+                    o.covered[side.index()] = d;
+                    let other = side.other().index();
+                    o.covered[other] = o.covered[other].max(d - delta);
+                }
+                Receipt::Deliver
+            }
+            (Correction::Checked(c), CorrectionMsg::Ring { toward }) if begun => {
+                let side = toward.other();
+                let m = ring.distance(side, from);
+                let nearest = &mut c.nearest[side.index()];
+                *nearest = Some(nearest.map_or(m, |n| n.min(m)));
+                Receipt::Deliver
+            }
+            (Correction::Delayed(dl), CorrectionMsg::Ring { toward }) if begun => {
+                if *toward == dl.first {
+                    // Sent toward our first side: it comes from the other side.
+                    dl.heard_from_other_side = true;
+                } else if !dl.replies.contains(&from) {
+                    dl.replies.push(from);
+                }
+                Receipt::Deliver
+            }
+            (Correction::Delayed(dl), CorrectionMsg::Stop) => {
+                dl.heard_from_other_side = true;
+                Receipt::Deliver
+            }
+            (Correction::FailProof(fp), _) => fp.receive(ring, begun, now, from, msg, holds_payload, out, &mut self.deliver_pending),
+            _ => Receipt::Deliver,
+        }
+    }
+
+    /// A correction timer fired.
+    pub fn on_timer(&mut self, id: TimerId) {
+        match &mut self.state {
+            Correction::Delayed(dl) if id == DELAY_TIMER => dl.delay_over = true,
+            // Line 14: the c-node timeout (cancelled once f + 1 correctors are known).
+            Correction::FailProof(fp) if id == SOS_TIMER && fp.sos_next.is_none() => {
+                fp.sos_next = Some(1);
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether this process is in failure-proof SOS mode.
+    pub fn in_sos(&self) -> bool {
+        matches!(&self.state, Correction::FailProof(fp) if fp.sos_next.is_some())
+    }
+
+    /// The send port is free: the next correction message, if any.
+    pub fn poll_send(&mut self, kind: CorrectionKind, now: Time, out: &mut Outbox<Msg>) -> Option<(Rank, CorrectionMsg)> {
+        let ring = self.ring;
+        if let Some(send) = self.poll_sos(ring) {
+            return Some(send);
+        }
+        if !self.begun {
+            return None;
+        }
+        let send = self.poll_variant(ring, kind, now, out);
+        // A failure-proof full loop switches to SOS within the same slot.
+        send.or_else(|| self.poll_sos(ring))
+    }
+
+    /// SOS is sent by correctors and c-nodes alike: every other rank, then deliver.
+    fn poll_sos(&mut self, ring: Ring) -> Option<(Rank, CorrectionMsg)> {
+        let Correction::FailProof(fp) = &mut self.state else {
+            return None;
+        };
+        let next = fp.sos_next?;
+        if next > ring.others() {
+            return None;
+        }
+        fp.sos_next = Some(next + 1);
+        if next == ring.others() {
+            self.deliver_pending = true; // sent to everyone: deliver (CG Lemma 3)
+        }
+        Some((ring.neighbor(Side::Right, next), CorrectionMsg::Sos))
+    }
+
+    /// Poll body for every variant but SOS.
+    fn poll_variant(&mut self, ring: Ring, kind: CorrectionKind, now: Time, out: &mut Outbox<Msg>) -> Option<(Rank, CorrectionMsg)> {
+        match (&mut self.state, kind) {
+            (Correction::Opportunistic(o), CorrectionKind::Opportunistic { distance: d }) => o
+                .sweep
+                .pick(&ring, |_, reached| (reached < d).then_some(reached + 1))
+                .map(|(side, dist)| (ring.neighbor(side, dist), CorrectionMsg::Ring { toward: side })),
+            (Correction::Optimized(o), CorrectionKind::Optimized { distance: d }) => {
+                let covered = o.covered;
+                o.sweep
+                    .pick(&ring, |side, reached| {
+                        let next = reached.max(covered[side.index()]) + 1;
+                        (next <= d).then_some(next)
+                    })
+                    .map(|(side, dist)| (ring.neighbor(side, dist), CorrectionMsg::Ring { toward: side }))
+            }
+            (Correction::Checked(c), _) => {
+                let nearest = c.nearest;
+                c.sweep
+                    .pick(&ring, |side, reached| match nearest[side.index()] {
+                        Some(m) if reached >= m => None,
+                        _ => Some(reached + 1),
+                    })
+                    .map(|(side, dist)| (ring.neighbor(side, dist), CorrectionMsg::Ring { toward: side }))
+            }
+            (Correction::Delayed(dl), CorrectionKind::Delayed { delay }) => {
+                if !dl.replies.is_empty() {
+                    return Some((dl.replies.remove(0), CorrectionMsg::Stop));
+                }
+                if !dl.first_sent {
+                    dl.first_sent = true;
+                    out.set_timer(DELAY_TIMER, now + delay);
+                    let first = dl.first;
+                    return dl
+                        .sweep
+                        .pick(&ring, |side, reached| (side == first && reached == 0).then_some(1))
+                        .map(|(side, dist)| (ring.neighbor(side, dist), CorrectionMsg::Ring { toward: side }));
+                }
+                if dl.delay_over && !dl.heard_from_other_side {
+                    let sweep_side = dl.first.other();
+                    return dl
+                        .sweep
+                        .pick(&ring, |side, reached| (side == sweep_side).then_some(reached + 1))
+                        .map(|(side, dist)| (ring.neighbor(side, dist), CorrectionMsg::Ring { toward: side }));
+                }
+                None
+            }
+            (Correction::FailProof(fp), _) => fp.poll_send(ring),
+            _ => None,
+        }
+    }
+}
+
+impl FailProof {
+    /// Line 24: knowing `f` correctors on `side.other()` starts the final round toward `side`.
+    fn maybe_start_final(&mut self, side: Side) {
+        let i = side.index();
+        if !self.final_round[i] && self.known[side.other().index()].len() >= self.faults as usize {
+            self.final_round[i] = true;
+            self.offset[i] = 0;
+            self.sending[i] = true;
+        }
+    }
+
+    /// Merges `from` and `list` into `known[side]`, keeping the `f + 1` nearest on that side.
+    fn learn(&mut self, ring: Ring, side: Side, from: Rank, list: &[Rank]) {
+        let keep = self.faults as usize + 1;
+        let known = &mut self.known[side.index()];
+        for &rank in core::iter::once(&from).chain(list) {
+            if rank != ring.me && !known.contains(&rank) {
+                known.push(rank);
+            }
+        }
+        known.sort_by_key(|&r| ring.distance(side, r));
+        known.truncate(keep);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn receive(
+        &mut self,
+        ring: Ring,
+        begun: bool,
+        now: Time,
+        from: Rank,
+        msg: &CorrectionMsg,
+        holds_payload: bool,
+        out: &mut Outbox<Msg>,
+        deliver_pending: &mut bool,
+    ) -> Receipt {
+        match msg {
+            CorrectionMsg::Sos => {
+                if self.sos_next.is_none() {
+                    self.sos_next = Some(1);
+                }
+                Receipt::Hold
+            }
+            CorrectionMsg::FailProof { toward, known } if begun => {
+                // Lines 21–22: the sender is on the side the message comes from.
+                if !self.final_round[toward.index()] {
+                    self.learn(ring, toward.other(), from, known);
+                }
+                Receipt::Deliver
+            }
+            CorrectionMsg::FailProof { known, .. } => {
+                // A c-node (lines 11–13): deliver once f + 1 correctors are known.
+                if self.sos_next.is_some() {
+                    return Receipt::Hold;
+                }
+                if self.heard.is_empty() && !holds_payload {
+                    out.set_timer(SOS_TIMER, now + self.sos_timeout);
+                }
+                let was_waiting = self.heard.len() <= self.faults as usize;
+                for &rank in core::iter::once(&from).chain(known.iter()) {
+                    if rank != ring.me && !self.heard.contains(&rank) && self.heard.len() <= self.faults as usize {
+                        self.heard.push(rank);
+                    }
+                }
+                if was_waiting && self.heard.len() > self.faults as usize {
+                    out.cancel_timer(SOS_TIMER);
+                    *deliver_pending = true;
+                }
+                Receipt::Hold
+            }
+            _ => Receipt::Hold,
+        }
+    }
+
+    fn poll_send(&mut self, ring: Ring) -> Option<(Rank, CorrectionMsg)> {
+        for side in [Side::Left, Side::Right] {
+            self.maybe_start_final(side);
+        }
+        for side in [self.next, self.next.other()] {
+            let i = side.index();
+            if !self.sending[i] {
+                continue;
+            }
+            // Line 25: stop once past the (f + 1)-th known corrector on this side.
+            let known = &self.known[i];
+            if known.len() > self.faults as usize {
+                let limit = ring.distance(side, known[self.faults as usize]);
+                if self.offset[i] >= limit {
+                    self.sending[i] = false;
+                    continue;
+                }
+            }
+            if self.offset[i] >= ring.others() {
+                // Line 28: a full loop without f + 1 correctors.
+                self.sos_next = Some(1);
+                return None;
+            }
+            self.offset[i] += 1;
+            self.next = side.other();
+            let carried = self.known[side.other().index()].clone();
+            return Some((
+                ring.neighbor(side, self.offset[i]),
+                CorrectionMsg::FailProof {
+                    toward: side,
+                    known: carried,
+                },
+            ));
+        }
+        None
+    }
+}
+
+/// Wraps a correction message with the payload.
+pub fn wrap(value: Value, msg: CorrectionMsg) -> Msg {
+    Msg {
+        value,
+        body: Body::Correction(msg),
+    }
+}

@@ -1,0 +1,176 @@
+//! Metrics of one run (CT §4): coloring and quiescence latency, messages per phase and per
+//! process, deliveries, `g_max` after dissemination, correction participants.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::TraceEvent;
+use crate::automaton::{Phase, Value};
+use crate::{Rank, Time};
+
+/// Index of a phase in per-phase arrays.
+pub(crate) fn phase_index(phase: Phase) -> usize {
+    match phase {
+        Phase::Dissemination => 0,
+        Phase::Correction => 1,
+        Phase::Acknowledgment => 2,
+    }
+}
+
+/// Everything measured in one run. Times are absolute; latencies are relative to the root's
+/// start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// `P`.
+    pub procs: u32,
+    /// When the root started (its arrival).
+    pub root_start: Time,
+    /// First delivery time of each process.
+    pub delivered_at: Vec<Option<Time>>,
+    /// The value each process delivered first.
+    pub delivered_value: Vec<Option<Value>>,
+    /// Number of deliveries of each process (more than 1 is a duplicate).
+    pub deliveries: Vec<u32>,
+    /// Whether the first delivery was caused by a dissemination message (or is the root's).
+    pub by_dissemination: Vec<bool>,
+    /// Whether the process crashes at some point of the scenario.
+    pub crashed: Vec<bool>,
+    /// Messages sent by each process, per phase (dissemination, correction, acknowledgment).
+    pub sent: Vec<[u32; 3]>,
+    /// Messages per phase.
+    pub messages: [u64; 3],
+    /// `(rank, time, value)` of every completion event.
+    pub completions: Vec<(Rank, Time, Value)>,
+    /// Last activity of each process (end of a send or of a receive).
+    pub finish: Vec<Time>,
+    /// Last activity of the whole operation (a receive ends, a send ends, or a message reaches
+    /// a crashed process).
+    pub last_activity: Time,
+    /// Messages that reached a crashed process.
+    pub lost: u64,
+    /// Inputs an automaton ignored.
+    pub ignored: u64,
+    /// Events processed.
+    pub events: u64,
+    /// The trace, when requested.
+    pub trace: Vec<TraceEvent>,
+}
+
+impl Report {
+    pub(crate) fn new(procs: u32) -> Self {
+        let n = procs as usize;
+        Self {
+            procs,
+            root_start: 0,
+            delivered_at: vec![None; n],
+            delivered_value: vec![None; n],
+            deliveries: vec![0; n],
+            by_dissemination: vec![false; n],
+            crashed: vec![false; n],
+            sent: vec![[0; 3]; n],
+            messages: [0; 3],
+            completions: Vec::new(),
+            finish: vec![0; n],
+            last_activity: 0,
+            lost: 0,
+            ignored: 0,
+            events: 0,
+            trace: Vec::new(),
+        }
+    }
+
+    pub(crate) fn record_delivery(&mut self, rank: Rank, now: Time, value: Value, cause: Option<Phase>) {
+        let r = rank as usize;
+        self.deliveries[r] += 1;
+        if self.delivered_at[r].is_none() {
+            self.delivered_at[r] = Some(now);
+            self.delivered_value[r] = Some(value);
+            self.by_dissemination[r] = cause == Some(Phase::Dissemination);
+        }
+    }
+
+    pub(crate) fn record_completion(&mut self, rank: Rank, now: Time, value: Value) {
+        self.completions.push((rank, now, value));
+    }
+
+    pub(crate) fn record_send(&mut self, rank: Rank, _now: Time, phase: Phase) {
+        let i = phase_index(phase);
+        self.sent[rank as usize][i] += 1;
+        self.messages[i] += 1;
+    }
+
+    /// Whether `rank` never crashes in this scenario.
+    pub fn is_live(&self, rank: Rank) -> bool {
+        !self.crashed[rank as usize]
+    }
+
+    /// Coloring latency (CT §4): from the root's start until the last live process delivered.
+    pub fn coloring_latency(&self) -> Time {
+        (0..self.procs)
+            .filter(|&r| self.is_live(r))
+            .filter_map(|r| self.delivered_at[r as usize])
+            .max()
+            .unwrap_or(self.root_start)
+            .saturating_sub(self.root_start)
+    }
+
+    /// Quiescence latency (CT §4): from the root's start until all activity ended.
+    pub fn quiescence_latency(&self) -> Time {
+        self.last_activity.saturating_sub(self.root_start)
+    }
+
+    /// Live processes that never delivered.
+    pub fn undelivered(&self) -> u32 {
+        (0..self.procs)
+            .filter(|&r| self.is_live(r) && self.delivered_at[r as usize].is_none())
+            .count() as u32
+    }
+
+    /// Processes that delivered more than once.
+    pub fn duplicates(&self) -> u32 {
+        self.deliveries.iter().filter(|&&d| d > 1).count() as u32
+    }
+
+    /// Total messages.
+    pub fn messages_total(&self) -> u64 {
+        self.messages.iter().sum()
+    }
+
+    /// Messages of one phase.
+    pub fn messages_in(&self, phase: Phase) -> u64 {
+        self.messages[phase_index(phase)]
+    }
+
+    /// Processes that sent at least one correction message.
+    pub fn correction_participants(&self) -> u32 {
+        self.sent.iter().filter(|s| s[1] > 0).count() as u32
+    }
+
+    /// `g_max` after dissemination: the longest ring run of processes not colored by
+    /// dissemination (crashed ones included) that holds at least one live such process
+    /// (see `topology::Reach` for the same definition on a tree).
+    pub fn gmax_after_dissemination(&self) -> u64 {
+        let n = self.procs as usize;
+        let dark = |r: usize| !self.by_dissemination[r];
+        if (0..n).all(dark) {
+            return if (0..n).any(|r| !self.crashed[r]) { n as u64 } else { 0 };
+        }
+        // Start right after a colored rank so runs do not wrap.
+        let start = (0..n).find(|&r| !dark(r)).unwrap_or(0);
+        let (mut best, mut run, mut live_in_run) = (0u64, 0u64, false);
+        for i in 1..=n {
+            let r = (start + i) % n;
+            if dark(r) {
+                run += 1;
+                live_in_run |= !self.crashed[r];
+            } else {
+                if live_in_run {
+                    best = best.max(run);
+                }
+                run = 0;
+                live_in_run = false;
+            }
+        }
+        best
+    }
+}

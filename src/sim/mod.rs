@@ -1,0 +1,479 @@
+//! The deterministic LogP driver (DESIGN §3): runs any [`Automaton`] under dual-port LogP or
+//! FTCO's single-port step model, with per-process arrival times and crash-stop faults, and
+//! measures latency and messages. It knows nothing protocol-specific: it only reads the
+//! [`Phase`] of each message and the actions automata emit.
+//!
+//! # Timing (dual-port LogP, CT §2.2)
+//!
+//! A send started at `t` occupies the sender's send port during `[t, t + o)` and reaches the
+//! receiver at `t + o + L`; the receive port handles messages FIFO, `o` each, and the message is
+//! handed to the automaton at the end of its receive overhead. Sending and receiving overlap.
+//! A process that has not arrived yet buffers messages; it starts receiving them at its arrival.
+//!
+//! # Timing (single-port step model, FTCO §2, §5.2)
+//!
+//! One port per process: in each step of length `o` a process either handles one queued message
+//! (chosen by [`Automaton::select_receive`], handed over at the end of the step) or sends one
+//! message, which enters the receiver's queue `L + o` after the step started.
+//!
+//! # Simultaneous events
+//!
+//! At one instant: arrivals at receive ports, then receive completions, then timers, then process
+//! arrivals (`on_start`), then send-port polls; within a class, by rank, then by creation order.
+//!
+//! # Crash-stop
+//!
+//! A process crashing at `c` does nothing at or after `c`: no send starts at `t >= c`, no receive
+//! completes at `t >= c`, no timer fires, and messages reaching it at `t >= c` are lost (their
+//! activity ends when they reach it). A send that started before `c` is delivered. Crashing at 0
+//! is crashing before the operation.
+
+mod metrics;
+mod trace;
+
+use alloc::collections::{BinaryHeap, VecDeque};
+use alloc::vec::Vec;
+use core::cmp::Reverse;
+use core::fmt;
+
+pub use metrics::Report;
+pub use trace::{chrome_trace_json, TraceEvent};
+
+use crate::automaton::{Action, Automaton, Message, Outbox, Phase, TimerId};
+use crate::topology::LogP;
+use crate::{Rank, Time};
+
+/// Which LogP variant to simulate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PortModel {
+    /// Dual-port LogP (CT §2.2, CG §II).
+    #[default]
+    DualPort,
+    /// FTCO's single-port step model (FTCO §2, §5.2).
+    SinglePort,
+}
+
+/// What happens in one run besides the protocol: timing, arrivals, crashes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Scenario {
+    /// `L` and `o`.
+    pub logp: LogP,
+    /// Dual- or single-port.
+    pub model: PortModel,
+    /// Arrival time of each process (empty: everyone at 0).
+    pub arrivals: Vec<Time>,
+    /// `(rank, time)`: the rank crashes at `time` (0: before the operation). The root may crash
+    /// only if the caller wants to study that; most users never pass rank 0.
+    pub crashes: Vec<(Rank, Time)>,
+    /// Record a trace of every send and receive.
+    pub trace: bool,
+}
+
+/// A run that could not be carried out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SimError {
+    /// A rank in the scenario is not below `P`.
+    RankOutOfRange {
+        /// The scenario field.
+        field: &'static str,
+        /// The rank.
+        rank: Rank,
+        /// `P`.
+        procs: u32,
+    },
+    /// `arrivals` has the wrong length.
+    ArrivalsLength {
+        /// Its length.
+        len: usize,
+        /// `P`.
+        procs: u32,
+    },
+    /// An automaton broke the contract (e.g. sent outside its send slot).
+    Contract {
+        /// The process.
+        rank: Rank,
+        /// When.
+        time: Time,
+        /// What it did.
+        what: &'static str,
+    },
+    /// The run exceeded its event budget (a protocol that never quiesces).
+    EventBudget {
+        /// Events processed.
+        events: u64,
+    },
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::RankOutOfRange { field, rank, procs } => {
+                write!(f, "{field}: rank {rank} does not exist: allowed 0..={}", procs.saturating_sub(1))
+            }
+            Self::ArrivalsLength { len, procs } => write!(f, "arrivals: {len} times given, expected P = {procs}"),
+            Self::Contract { rank, time, what } => write!(f, "rank {rank} at t={time}: {what}"),
+            Self::EventBudget { events } => write!(f, "the run did not quiesce within {events} events"),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for SimError {}
+
+const NEVER: Time = Time::MAX;
+
+/// Event classes in the order they apply at one instant.
+const ARRIVE: u8 = 0;
+const DELIVER: u8 = 1;
+const TIMER: u8 = 2;
+const START: u8 = 3;
+const POLL: u8 = 4;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Event {
+    time: Time,
+    class: u8,
+    rank: Rank,
+    seq: u64,
+    /// Message slot (ARRIVE, DELIVER), timer id (TIMER), unused otherwise.
+    data: u64,
+}
+
+struct Process<A> {
+    automaton: A,
+    crash: Time,
+    arrival: Time,
+    arrived: bool,
+    port_free: Time,
+    receive_free: Time,
+    poll_at: Time,
+    /// Pending timers: id → (firing time, generation).
+    timers: Vec<(TimerId, Time, u64)>,
+    /// Single-port: messages waiting to be handled (message slots).
+    queue: VecDeque<usize>,
+}
+
+/// Runs one operation of `P = procs` processes of automaton `A` to quiescence.
+///
+/// `max_events` bounds the work (protocols that never quiesce end with
+/// [`SimError::EventBudget`]).
+pub fn run<A: Automaton>(config: &A::Config, procs: u32, scenario: &Scenario, max_events: u64) -> Result<Report, SimError> {
+    Driver::<A>::new(config, procs, scenario)?.run(max_events)
+}
+
+struct Driver<'c, A: Automaton> {
+    config: &'c A::Config,
+    scenario: &'c Scenario,
+    procs: Vec<Process<A>>,
+    events: BinaryHeap<Reverse<Event>>,
+    seq: u64,
+    /// In-flight messages: (from, to, message, send time).
+    slots: Vec<Option<(Rank, Rank, A::Msg, Time)>>,
+    free_slots: Vec<usize>,
+    outbox: Outbox<A::Msg>,
+    report: Report,
+    timer_generation: u64,
+}
+
+impl<'c, A: Automaton> Driver<'c, A> {
+    fn new(config: &'c A::Config, procs: u32, scenario: &'c Scenario) -> Result<Self, SimError> {
+        if !scenario.arrivals.is_empty() && scenario.arrivals.len() != procs as usize {
+            return Err(SimError::ArrivalsLength {
+                len: scenario.arrivals.len(),
+                procs,
+            });
+        }
+        let mut processes: Vec<Process<A>> = (0..procs)
+            .map(|rank| Process {
+                automaton: A::new(config, rank),
+                crash: NEVER,
+                arrival: scenario.arrivals.get(rank as usize).copied().unwrap_or(0),
+                arrived: false,
+                port_free: 0,
+                receive_free: 0,
+                poll_at: NEVER,
+                timers: Vec::new(),
+                queue: VecDeque::new(),
+            })
+            .collect();
+        for &(rank, time) in &scenario.crashes {
+            let p = processes.get_mut(rank as usize).ok_or(SimError::RankOutOfRange {
+                field: "crashes",
+                rank,
+                procs,
+            })?;
+            p.crash = p.crash.min(time);
+        }
+        let mut driver = Self {
+            config,
+            scenario,
+            procs: processes,
+            events: BinaryHeap::new(),
+            seq: 0,
+            slots: Vec::new(),
+            free_slots: Vec::new(),
+            outbox: Outbox::new(),
+            report: Report::new(procs),
+            timer_generation: 0,
+        };
+        for rank in 0..procs {
+            let arrival = driver.procs[rank as usize].arrival;
+            driver.push(arrival, START, rank, 0);
+        }
+        for (rank, p) in driver.procs.iter().enumerate() {
+            driver.report.crashed[rank] = p.crash != NEVER;
+        }
+        Ok(driver)
+    }
+
+    fn push(&mut self, time: Time, class: u8, rank: Rank, data: u64) {
+        self.seq += 1;
+        self.events.push(Reverse(Event {
+            time,
+            class,
+            rank,
+            seq: self.seq,
+            data,
+        }));
+    }
+
+    fn alive(&self, rank: Rank, time: Time) -> bool {
+        time < self.procs[rank as usize].crash
+    }
+
+    fn activity(&mut self, time: Time) {
+        self.report.last_activity = self.report.last_activity.max(time);
+    }
+
+    fn process_activity(&mut self, rank: Rank, time: Time) {
+        self.activity(time);
+        let finish = &mut self.report.finish[rank as usize];
+        *finish = (*finish).max(time);
+    }
+
+    fn run(mut self, max_events: u64) -> Result<Report, SimError> {
+        let mut processed = 0u64;
+        while let Some(Reverse(event)) = self.events.pop() {
+            processed += 1;
+            if processed > max_events {
+                return Err(SimError::EventBudget { events: processed });
+            }
+            match event.class {
+                ARRIVE => self.on_arrive(event),
+                DELIVER => self.on_deliver(event)?,
+                TIMER => self.on_timer(event)?,
+                START => self.on_start(event)?,
+                _ => self.on_poll(event)?,
+            }
+        }
+        self.report.events = processed;
+        Ok(self.report)
+    }
+
+    fn take_slot(&mut self, slot: usize) -> (Rank, Rank, A::Msg, Time) {
+        self.free_slots.push(slot);
+        self.slots[slot].take().expect("live message slot")
+    }
+
+    fn on_arrive(&mut self, event: Event) {
+        let slot = event.data as usize;
+        let to = event.rank;
+        let now = event.time;
+        self.activity(now);
+        if !self.alive(to, now) {
+            let (from, to, msg, sent) = self.take_slot(slot);
+            self.report.lost += 1;
+            if self.scenario.trace {
+                self.report.trace.push(TraceEvent::Lost { from, to, sent, at: now, phase: msg.phase() });
+            }
+            return;
+        }
+        let o = self.scenario.logp.overhead();
+        let p = &mut self.procs[to as usize];
+        match self.scenario.model {
+            PortModel::DualPort => {
+                let start = now.max(p.receive_free).max(p.arrival);
+                p.receive_free = start + o;
+                self.push(start + o, DELIVER, to, slot as u64);
+            }
+            PortModel::SinglePort => {
+                p.queue.push_back(slot);
+                let at = now.max(p.port_free).max(p.arrival);
+                self.schedule_poll(to, at);
+            }
+        }
+    }
+
+    fn on_deliver(&mut self, event: Event) -> Result<(), SimError> {
+        let (from, to, msg, sent) = self.take_slot(event.data as usize);
+        let now = event.time;
+        self.activity(now);
+        if !self.alive(to, now) {
+            self.report.lost += 1;
+            return Ok(());
+        }
+        self.process_activity(to, now);
+        if self.scenario.trace {
+            self.report.trace.push(TraceEvent::Message { from, to, sent, received: now, phase: msg.phase() });
+        }
+        let phase = msg.phase();
+        let p = &mut self.procs[to as usize];
+        p.automaton.on_message(self.config, now, from, msg, &mut self.outbox);
+        self.apply(to, now, Some(phase), false)
+    }
+
+    fn on_timer(&mut self, event: Event) -> Result<(), SimError> {
+        let (rank, now) = (event.rank, event.time);
+        if !self.alive(rank, now) {
+            return Ok(());
+        }
+        let p = &mut self.procs[rank as usize];
+        let Some(index) = p.timers.iter().position(|&(_, at, generation)| at == now && generation == event.data) else {
+            return Ok(()); // replaced or cancelled
+        };
+        let (id, _, _) = p.timers.swap_remove(index);
+        p.automaton.on_timer(self.config, now, id, &mut self.outbox);
+        self.apply(rank, now, None, false)
+    }
+
+    fn on_start(&mut self, event: Event) -> Result<(), SimError> {
+        let (rank, now) = (event.rank, event.time);
+        if !self.alive(rank, now) {
+            return Ok(());
+        }
+        let p = &mut self.procs[rank as usize];
+        p.arrived = true;
+        if rank == 0 {
+            self.report.root_start = now;
+        }
+        p.automaton.on_start(self.config, now, &mut self.outbox);
+        let result = self.apply(rank, now, if rank == 0 { Some(Phase::Dissemination) } else { None }, false);
+        if self.scenario.model == PortModel::SinglePort && !self.procs[rank as usize].queue.is_empty() {
+            self.schedule_poll(rank, now);
+        }
+        result
+    }
+
+    fn schedule_poll(&mut self, rank: Rank, at: Time) {
+        let p = &mut self.procs[rank as usize];
+        let at = at.max(p.port_free);
+        if p.poll_at <= at && p.poll_at != NEVER {
+            return; // an earlier or equal poll is pending
+        }
+        p.poll_at = at;
+        self.push(at, POLL, rank, 0);
+    }
+
+    fn on_poll(&mut self, event: Event) -> Result<(), SimError> {
+        let (rank, now) = (event.rank, event.time);
+        {
+            let p = &mut self.procs[rank as usize];
+            if p.poll_at != now {
+                return Ok(()); // superseded
+            }
+            p.poll_at = NEVER;
+            if !p.arrived || p.port_free > now || now >= p.crash {
+                return Ok(());
+            }
+        }
+        if self.scenario.model == PortModel::SinglePort {
+            let o = self.scenario.logp.overhead();
+            let p = &mut self.procs[rank as usize];
+            if !p.queue.is_empty() {
+                let queue: Vec<(Rank, A::Msg)> = p
+                    .queue
+                    .iter()
+                    .map(|&s| {
+                        let (from, _, msg, _) = self.slots[s].as_ref().expect("queued message");
+                        (*from, msg.clone())
+                    })
+                    .collect();
+                if let Some(i) = p.automaton.select_receive(self.config, now, &queue) {
+                    let Some(slot) = p.queue.remove(i) else {
+                        return Err(SimError::Contract { rank, time: now, what: "select_receive returned an index outside the queue" });
+                    };
+                    p.port_free = now + o;
+                    self.push(now + o, DELIVER, rank, slot as u64);
+                    self.schedule_poll(rank, now + o);
+                    return Ok(());
+                }
+            }
+        }
+        let p = &mut self.procs[rank as usize];
+        p.automaton.on_send_slot(self.config, now, &mut self.outbox);
+        self.apply(rank, now, None, true)
+    }
+
+    /// Applies the actions an automaton just emitted.
+    fn apply(&mut self, rank: Rank, now: Time, cause: Option<Phase>, send_slot: bool) -> Result<(), SimError> {
+        let mut sent = false;
+        let actions: Vec<Action<A::Msg>> = self.outbox.drain().collect();
+        for action in actions {
+            match action {
+                Action::Send { to, msg } => {
+                    if !send_slot {
+                        return Err(SimError::Contract { rank, time: now, what: "sent outside on_send_slot" });
+                    }
+                    if sent {
+                        return Err(SimError::Contract { rank, time: now, what: "sent twice in one send slot" });
+                    }
+                    if to as usize >= self.procs.len() || to == rank {
+                        return Err(SimError::Contract { rank, time: now, what: "sent to a rank outside 0..P or to itself" });
+                    }
+                    sent = true;
+                    self.send(rank, to, msg, now);
+                }
+                Action::SetTimer { id, at } => {
+                    self.timer_generation += 1;
+                    let generation = self.timer_generation;
+                    let at = at.max(now);
+                    let p = &mut self.procs[rank as usize];
+                    p.timers.retain(|&(t, _, _)| t != id);
+                    p.timers.push((id, at, generation));
+                    self.push(at, TIMER, rank, generation);
+                }
+                Action::CancelTimer { id } => {
+                    self.procs[rank as usize].timers.retain(|&(t, _, _)| t != id);
+                }
+                Action::Deliver(value) => self.report.record_delivery(rank, now, value, cause),
+                Action::Complete(value) => self.report.record_completion(rank, now, value),
+                Action::Ignored(reason) => {
+                    self.report.ignored += 1;
+                    if self.scenario.trace {
+                        self.report.trace.push(TraceEvent::Ignored { rank, at: now, reason });
+                    }
+                }
+            }
+        }
+        // The port is free and something changed: offer a send slot once every input at this
+        // instant has been applied (POLL is the last class).
+        if !sent && !send_slot {
+            let free = self.procs[rank as usize].port_free;
+            if free <= now {
+                self.schedule_poll(rank, now);
+            }
+        }
+        Ok(())
+    }
+
+    fn send(&mut self, from: Rank, to: Rank, msg: A::Msg, now: Time) {
+        let logp = self.scenario.logp;
+        let phase = msg.phase();
+        self.report.record_send(from, now, phase);
+        let slot = match self.free_slots.pop() {
+            Some(s) => {
+                self.slots[s] = Some((from, to, msg, now));
+                s
+            }
+            None => {
+                self.slots.push(Some((from, to, msg, now)));
+                self.slots.len() - 1
+            }
+        };
+        let p = &mut self.procs[from as usize];
+        p.port_free = now + logp.overhead();
+        self.process_activity(from, now + logp.overhead());
+        self.push(now + logp.overhead() + logp.latency(), ARRIVE, to, slot as u64);
+        self.schedule_poll(from, now + logp.overhead());
+    }
+}
