@@ -162,7 +162,13 @@ pub trait Automaton: Clone + Eq + Hash + Debug {
     );
 
     /// Timer `id` fired.
-    fn on_timer(&mut self, config: &Self::Config, now: Time, id: TimerId, out: &mut Outbox<Self::Msg>);
+    fn on_timer(
+        &mut self,
+        config: &Self::Config,
+        now: Time,
+        id: TimerId,
+        out: &mut Outbox<Self::Msg>,
+    );
 
     /// The send port is free: emit at most one [`Action::Send`]. Called after every input that
     /// might enable a send while the port is free, and whenever the port becomes free.
@@ -171,7 +177,12 @@ pub trait Automaton: Clone + Eq + Hash + Debug {
     /// Single-port model only (FTCO §2): with `queue` holding the messages waiting to be
     /// received (oldest first), choose one to handle in this step instead of sending, or `None`
     /// to offer the step to [`Self::on_send_slot`]. The default handles the oldest first.
-    fn select_receive(&self, _config: &Self::Config, _now: Time, queue: &[(Rank, Self::Msg)]) -> Option<usize> {
+    fn select_receive(
+        &self,
+        _config: &Self::Config,
+        _now: Time,
+        queue: &[(Rank, Self::Msg)],
+    ) -> Option<usize> {
         if queue.is_empty() {
             None
         } else {

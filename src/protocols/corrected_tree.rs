@@ -64,7 +64,7 @@ impl CorrectedTreeConfig {
             start,
             first_side: Side::Left,
             acknowledgments: false,
-            payload: 0x0f7c_011,
+            payload: 0x00f7_c011,
             correction_start,
         }
     }
@@ -123,7 +123,13 @@ impl CorrectedTreeNode {
     }
 
     /// Colored by the tree (or the root): forward, then correct.
-    fn color_by_tree(&mut self, config: &CorrectedTreeConfig, now: Time, value: Value, out: &mut Outbox<Msg>) {
+    fn color_by_tree(
+        &mut self,
+        config: &CorrectedTreeConfig,
+        now: Time,
+        value: Value,
+        out: &mut Outbox<Msg>,
+    ) {
         self.coloring = Coloring::Tree;
         self.value = Some(value);
         self.deliver(value, out);
@@ -179,7 +185,14 @@ impl Automaton for CorrectedTreeNode {
         }
     }
 
-    fn on_message(&mut self, config: &Self::Config, now: Time, from: Rank, msg: Msg, out: &mut Outbox<Msg>) {
+    fn on_message(
+        &mut self,
+        config: &Self::Config,
+        now: Time,
+        from: Rank,
+        msg: Msg,
+        out: &mut Outbox<Msg>,
+    ) {
         if from >= config.tree.procs() {
             out.ignore("sender is not a rank of this operation");
             return;
@@ -203,8 +216,10 @@ impl Automaton for CorrectedTreeNode {
                 }
             }
             Body::Correction(c) => {
-                let holds = self.value.is_some();
-                let receipt = self.corrector.receive(config.correction, now, from, &c, holds, out);
+                let corrects = self.coloring == Coloring::Tree;
+                let receipt =
+                    self.corrector
+                        .receive(config.correction, now, from, &c, corrects, out);
                 if self.coloring == Coloring::Uncolored {
                     self.coloring = Coloring::Correction;
                     self.value = Some(msg.value);
@@ -225,7 +240,13 @@ impl Automaton for CorrectedTreeNode {
         }
     }
 
-    fn on_timer(&mut self, _config: &Self::Config, _now: Time, id: TimerId, _out: &mut Outbox<Msg>) {
+    fn on_timer(
+        &mut self,
+        _config: &Self::Config,
+        _now: Time,
+        id: TimerId,
+        _out: &mut Outbox<Msg>,
+    ) {
         if id == CORRECTION_START {
             self.start_reached = true;
         } else {
@@ -240,25 +261,42 @@ impl Automaton for CorrectedTreeNode {
             match config.tree.children(self.rank).nth(index as usize) {
                 Some(child) => {
                     self.next_child = Some(index + 1);
-                    out.send(child, Msg { value, body: Body::Tree });
+                    out.send(
+                        child,
+                        Msg {
+                            value,
+                            body: Body::Tree,
+                        },
+                    );
                     return;
                 }
                 None => self.next_child = None,
             }
         }
         // 2. The acknowledgment to the parent (root: completion).
-        if config.acknowledgments && self.coloring == Coloring::Tree && !self.ack_sent && self.acks_missing == 0 {
+        if config.acknowledgments
+            && self.coloring == Coloring::Tree
+            && !self.ack_sent
+            && self.acks_missing == 0
+        {
             self.ack_sent = true;
             match config.tree.parent(self.rank) {
                 Some(parent) => {
-                    out.send(parent, Msg { value, body: Body::Ack });
+                    out.send(
+                        parent,
+                        Msg {
+                            value,
+                            body: Body::Ack,
+                        },
+                    );
                     return;
                 }
                 None => out.complete(value),
             }
         }
         // 3. Correction.
-        if self.coloring == Coloring::Tree && self.tree_sends_done() && !self.corrector.has_begun() {
+        if self.coloring == Coloring::Tree && self.tree_sends_done() && !self.corrector.has_begun()
+        {
             let start = match config.start {
                 StartMode::Synchronized => self.start_reached,
                 StartMode::Overlapped => true,

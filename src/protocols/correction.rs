@@ -76,7 +76,11 @@ impl Sweep {
     /// Picks the side to send on: the alternating one if `next_distance` allows it, else the
     /// other. `next_distance(side, reached)` is the next distance wanted on `side`. Distances
     /// that would reach ranks already covered from the other side are refused.
-    fn pick(&mut self, ring: &Ring, mut next_distance: impl FnMut(Side, u32) -> Option<u32>) -> Option<(Side, u32)> {
+    fn pick(
+        &mut self,
+        ring: &Ring,
+        mut next_distance: impl FnMut(Side, u32) -> Option<u32>,
+    ) -> Option<(Side, u32)> {
         for side in [self.next, self.next.other()] {
             let Some(distance) = next_distance(side, self.reached[side.index()]) else {
                 continue;
@@ -136,8 +140,7 @@ pub struct Delayed {
 ///
 /// `known[s]` holds up to `f + 1` correctors known on side `s`, nearest first. A message
 /// travelling toward `s` carries the sender's `known[s.other()]`; its receiver merges the sender
-/// and that list into its own `known[s.other()]` (lines 21–22) unless it is already in the final
-/// round toward `s`. A corrector sends toward `s` until it passed the `(f + 1)`-th known corrector
+/// and that list into its own `known[s.other()]` (lines 21–22). A corrector sends toward `s` until it passed the `(f + 1)`-th known corrector
 /// on `s` (line 25). Once it knows `f` correctors on `s.other()` it starts the final round toward
 /// `s` from distance 1 again (line 24), carrying them. It exits when neither side sends. A full
 /// loop of one side without `f + 1` correctors triggers SOS (line 28). A c-node delivers once it
@@ -202,7 +205,9 @@ impl Corrector {
         let sweep = Sweep::new(first);
         let state = match kind {
             CorrectionKind::None => Correction::None,
-            CorrectionKind::Opportunistic { .. } => Correction::Opportunistic(Opportunistic { sweep }),
+            CorrectionKind::Opportunistic { .. } => {
+                Correction::Opportunistic(Opportunistic { sweep })
+            }
             CorrectionKind::Optimized { .. } => Correction::Optimized(Optimized {
                 sweep,
                 covered: [0, 0],
@@ -219,7 +224,10 @@ impl Corrector {
                 heard_from_other_side: false,
                 replies: Vec::new(),
             }),
-            CorrectionKind::FailProof { faults, sos_timeout } => Correction::FailProof(FailProof {
+            CorrectionKind::FailProof {
+                faults,
+                sos_timeout,
+            } => Correction::FailProof(FailProof {
                 faults,
                 sos_timeout,
                 known: [Vec::new(), Vec::new()],
@@ -268,20 +276,20 @@ impl Corrector {
         core::mem::take(&mut self.deliver_pending)
     }
 
-    /// A correction message from `from` arrived. `holds_payload`: this process already has the
-    /// payload (from dissemination or an earlier correction message). Returns how an uncolored
-    /// process treats it.
+    /// A correction message from `from` arrived. `corrects`: this process was colored by
+    /// dissemination, so it corrects (now or later: what it learns before it begins counts too).
+    /// Returns how a process without the payload treats the message.
     pub fn receive(
         &mut self,
         kind: CorrectionKind,
         now: Time,
         from: Rank,
         msg: &CorrectionMsg,
-        holds_payload: bool,
+        corrects: bool,
         out: &mut Outbox<Msg>,
     ) -> Receipt {
         let ring = self.ring;
-        let begun = self.begun;
+        let begun = corrects;
         match (&mut self.state, msg) {
             (Correction::Optimized(o), CorrectionMsg::Ring { toward }) if begun => {
                 let CorrectionKind::Optimized { distance: d } = kind else {
@@ -317,7 +325,9 @@ impl Corrector {
                 dl.heard_from_other_side = true;
                 Receipt::Deliver
             }
-            (Correction::FailProof(fp), _) => fp.receive(ring, begun, now, from, msg, holds_payload, out, &mut self.deliver_pending),
+            (Correction::FailProof(fp), _) => {
+                fp.receive(ring, begun, now, from, msg, out, &mut self.deliver_pending)
+            }
             _ => Receipt::Deliver,
         }
     }
@@ -340,7 +350,12 @@ impl Corrector {
     }
 
     /// The send port is free: the next correction message, if any.
-    pub fn poll_send(&mut self, kind: CorrectionKind, now: Time, out: &mut Outbox<Msg>) -> Option<(Rank, CorrectionMsg)> {
+    pub fn poll_send(
+        &mut self,
+        kind: CorrectionKind,
+        now: Time,
+        out: &mut Outbox<Msg>,
+    ) -> Option<(Rank, CorrectionMsg)> {
         let ring = self.ring;
         if let Some(send) = self.poll_sos(ring) {
             return Some(send);
@@ -370,12 +385,23 @@ impl Corrector {
     }
 
     /// Poll body for every variant but SOS.
-    fn poll_variant(&mut self, ring: Ring, kind: CorrectionKind, now: Time, out: &mut Outbox<Msg>) -> Option<(Rank, CorrectionMsg)> {
+    fn poll_variant(
+        &mut self,
+        ring: Ring,
+        kind: CorrectionKind,
+        now: Time,
+        out: &mut Outbox<Msg>,
+    ) -> Option<(Rank, CorrectionMsg)> {
         match (&mut self.state, kind) {
             (Correction::Opportunistic(o), CorrectionKind::Opportunistic { distance: d }) => o
                 .sweep
                 .pick(&ring, |_, reached| (reached < d).then_some(reached + 1))
-                .map(|(side, dist)| (ring.neighbor(side, dist), CorrectionMsg::Ring { toward: side })),
+                .map(|(side, dist)| {
+                    (
+                        ring.neighbor(side, dist),
+                        CorrectionMsg::Ring { toward: side },
+                    )
+                }),
             (Correction::Optimized(o), CorrectionKind::Optimized { distance: d }) => {
                 let covered = o.covered;
                 o.sweep
@@ -383,7 +409,12 @@ impl Corrector {
                         let next = reached.max(covered[side.index()]) + 1;
                         (next <= d).then_some(next)
                     })
-                    .map(|(side, dist)| (ring.neighbor(side, dist), CorrectionMsg::Ring { toward: side }))
+                    .map(|(side, dist)| {
+                        (
+                            ring.neighbor(side, dist),
+                            CorrectionMsg::Ring { toward: side },
+                        )
+                    })
             }
             (Correction::Checked(c), _) => {
                 let nearest = c.nearest;
@@ -392,7 +423,12 @@ impl Corrector {
                         Some(m) if reached >= m => None,
                         _ => Some(reached + 1),
                     })
-                    .map(|(side, dist)| (ring.neighbor(side, dist), CorrectionMsg::Ring { toward: side }))
+                    .map(|(side, dist)| {
+                        (
+                            ring.neighbor(side, dist),
+                            CorrectionMsg::Ring { toward: side },
+                        )
+                    })
             }
             (Correction::Delayed(dl), CorrectionKind::Delayed { delay }) => {
                 if !dl.replies.is_empty() {
@@ -404,15 +440,29 @@ impl Corrector {
                     let first = dl.first;
                     return dl
                         .sweep
-                        .pick(&ring, |side, reached| (side == first && reached == 0).then_some(1))
-                        .map(|(side, dist)| (ring.neighbor(side, dist), CorrectionMsg::Ring { toward: side }));
+                        .pick(&ring, |side, reached| {
+                            (side == first && reached == 0).then_some(1)
+                        })
+                        .map(|(side, dist)| {
+                            (
+                                ring.neighbor(side, dist),
+                                CorrectionMsg::Ring { toward: side },
+                            )
+                        });
                 }
                 if dl.delay_over && !dl.heard_from_other_side {
                     let sweep_side = dl.first.other();
                     return dl
                         .sweep
-                        .pick(&ring, |side, reached| (side == sweep_side).then_some(reached + 1))
-                        .map(|(side, dist)| (ring.neighbor(side, dist), CorrectionMsg::Ring { toward: side }));
+                        .pick(&ring, |side, reached| {
+                            (side == sweep_side).then_some(reached + 1)
+                        })
+                        .map(|(side, dist)| {
+                            (
+                                ring.neighbor(side, dist),
+                                CorrectionMsg::Ring { toward: side },
+                            )
+                        });
                 }
                 None
             }
@@ -454,7 +504,6 @@ impl FailProof {
         now: Time,
         from: Rank,
         msg: &CorrectionMsg,
-        holds_payload: bool,
         out: &mut Outbox<Msg>,
         deliver_pending: &mut bool,
     ) -> Receipt {
@@ -466,10 +515,10 @@ impl FailProof {
                 Receipt::Hold
             }
             CorrectionMsg::FailProof { toward, known } if begun => {
-                // Lines 21–22: the sender is on the side the message comes from.
-                if !self.final_round[toward.index()] {
-                    self.learn(ring, toward.other(), from, known);
-                }
+                // Lines 21–22: the sender is on the side the message comes from. (The listing
+                // skips this once the final round toward `toward` began; with f = 0 that round
+                // begins at once and nothing would ever be learned, so ftcoll always learns.)
+                self.learn(ring, toward.other(), from, known);
                 Receipt::Deliver
             }
             CorrectionMsg::FailProof { known, .. } => {
@@ -477,12 +526,15 @@ impl FailProof {
                 if self.sos_next.is_some() {
                     return Receipt::Hold;
                 }
-                if self.heard.is_empty() && !holds_payload {
+                if self.heard.is_empty() {
                     out.set_timer(SOS_TIMER, now + self.sos_timeout);
                 }
                 let was_waiting = self.heard.len() <= self.faults as usize;
                 for &rank in core::iter::once(&from).chain(known.iter()) {
-                    if rank != ring.me && !self.heard.contains(&rank) && self.heard.len() <= self.faults as usize {
+                    if rank != ring.me
+                        && !self.heard.contains(&rank)
+                        && self.heard.len() <= self.faults as usize
+                    {
                         self.heard.push(rank);
                     }
                 }

@@ -79,7 +79,13 @@ impl Report {
         }
     }
 
-    pub(crate) fn record_delivery(&mut self, rank: Rank, now: Time, value: Value, cause: Option<Phase>) {
+    pub(crate) fn record_delivery(
+        &mut self,
+        rank: Rank,
+        now: Time,
+        value: Value,
+        cause: Option<Phase>,
+    ) {
         let r = rank as usize;
         self.deliveries[r] += 1;
         if self.delivered_at[r].is_none() {
@@ -153,7 +159,11 @@ impl Report {
         let n = self.procs as usize;
         let dark = |r: usize| !self.by_dissemination[r];
         if (0..n).all(dark) {
-            return if (0..n).any(|r| !self.crashed[r]) { n as u64 } else { 0 };
+            return if (0..n).any(|r| !self.crashed[r]) {
+                n as u64
+            } else {
+                0
+            };
         }
         // Start right after a colored rank so runs do not wrap.
         let start = (0..n).find(|&r| !dark(r)).unwrap_or(0);

@@ -29,6 +29,7 @@
 //! is crashing before the operation.
 
 mod metrics;
+pub mod scenario;
 mod trace;
 
 use alloc::collections::{BinaryHeap, VecDeque};
@@ -108,11 +109,19 @@ impl fmt::Display for SimError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::RankOutOfRange { field, rank, procs } => {
-                write!(f, "{field}: rank {rank} does not exist: allowed 0..={}", procs.saturating_sub(1))
+                write!(
+                    f,
+                    "{field}: rank {rank} does not exist: allowed 0..={}",
+                    procs.saturating_sub(1)
+                )
             }
-            Self::ArrivalsLength { len, procs } => write!(f, "arrivals: {len} times given, expected P = {procs}"),
+            Self::ArrivalsLength { len, procs } => {
+                write!(f, "arrivals: {len} times given, expected P = {procs}")
+            }
             Self::Contract { rank, time, what } => write!(f, "rank {rank} at t={time}: {what}"),
-            Self::EventBudget { events } => write!(f, "the run did not quiesce within {events} events"),
+            Self::EventBudget { events } => {
+                write!(f, "the run did not quiesce within {events} events")
+            }
         }
     }
 }
@@ -121,6 +130,9 @@ impl fmt::Display for SimError {
 impl std::error::Error for SimError {}
 
 const NEVER: Time = Time::MAX;
+
+/// A message in flight: sender, receiver, message, send time.
+type InFlight<M> = (Rank, Rank, M, Time);
 
 /// Event classes in the order they apply at one instant.
 const ARRIVE: u8 = 0;
@@ -157,7 +169,12 @@ struct Process<A> {
 ///
 /// `max_events` bounds the work (protocols that never quiesce end with
 /// [`SimError::EventBudget`]).
-pub fn run<A: Automaton>(config: &A::Config, procs: u32, scenario: &Scenario, max_events: u64) -> Result<Report, SimError> {
+pub fn run<A: Automaton>(
+    config: &A::Config,
+    procs: u32,
+    scenario: &Scenario,
+    max_events: u64,
+) -> Result<Report, SimError> {
     Driver::<A>::new(config, procs, scenario)?.run(max_events)
 }
 
@@ -168,7 +185,7 @@ struct Driver<'c, A: Automaton> {
     events: BinaryHeap<Reverse<Event>>,
     seq: u64,
     /// In-flight messages: (from, to, message, send time).
-    slots: Vec<Option<(Rank, Rank, A::Msg, Time)>>,
+    slots: Vec<Option<InFlight<A::Msg>>>,
     free_slots: Vec<usize>,
     outbox: Outbox<A::Msg>,
     report: Report,
@@ -197,11 +214,13 @@ impl<'c, A: Automaton> Driver<'c, A> {
             })
             .collect();
         for &(rank, time) in &scenario.crashes {
-            let p = processes.get_mut(rank as usize).ok_or(SimError::RankOutOfRange {
-                field: "crashes",
-                rank,
-                procs,
-            })?;
+            let p = processes
+                .get_mut(rank as usize)
+                .ok_or(SimError::RankOutOfRange {
+                    field: "crashes",
+                    rank,
+                    procs,
+                })?;
             p.crash = p.crash.min(time);
         }
         let mut driver = Self {
@@ -270,7 +289,7 @@ impl<'c, A: Automaton> Driver<'c, A> {
         Ok(self.report)
     }
 
-    fn take_slot(&mut self, slot: usize) -> (Rank, Rank, A::Msg, Time) {
+    fn take_slot(&mut self, slot: usize) -> InFlight<A::Msg> {
         self.free_slots.push(slot);
         self.slots[slot].take().expect("live message slot")
     }
@@ -284,7 +303,13 @@ impl<'c, A: Automaton> Driver<'c, A> {
             let (from, to, msg, sent) = self.take_slot(slot);
             self.report.lost += 1;
             if self.scenario.trace {
-                self.report.trace.push(TraceEvent::Lost { from, to, sent, at: now, phase: msg.phase() });
+                self.report.trace.push(TraceEvent::Lost {
+                    from,
+                    to,
+                    sent,
+                    at: now,
+                    phase: msg.phase(),
+                });
             }
             return;
         }
@@ -314,11 +339,18 @@ impl<'c, A: Automaton> Driver<'c, A> {
         }
         self.process_activity(to, now);
         if self.scenario.trace {
-            self.report.trace.push(TraceEvent::Message { from, to, sent, received: now, phase: msg.phase() });
+            self.report.trace.push(TraceEvent::Message {
+                from,
+                to,
+                sent,
+                received: now,
+                phase: msg.phase(),
+            });
         }
         let phase = msg.phase();
         let p = &mut self.procs[to as usize];
-        p.automaton.on_message(self.config, now, from, msg, &mut self.outbox);
+        p.automaton
+            .on_message(self.config, now, from, msg, &mut self.outbox);
         self.apply(to, now, Some(phase), false)
     }
 
@@ -328,7 +360,11 @@ impl<'c, A: Automaton> Driver<'c, A> {
             return Ok(());
         }
         let p = &mut self.procs[rank as usize];
-        let Some(index) = p.timers.iter().position(|&(_, at, generation)| at == now && generation == event.data) else {
+        let Some(index) = p
+            .timers
+            .iter()
+            .position(|&(_, at, generation)| at == now && generation == event.data)
+        else {
             return Ok(()); // replaced or cancelled
         };
         let (id, _, _) = p.timers.swap_remove(index);
@@ -347,8 +383,19 @@ impl<'c, A: Automaton> Driver<'c, A> {
             self.report.root_start = now;
         }
         p.automaton.on_start(self.config, now, &mut self.outbox);
-        let result = self.apply(rank, now, if rank == 0 { Some(Phase::Dissemination) } else { None }, false);
-        if self.scenario.model == PortModel::SinglePort && !self.procs[rank as usize].queue.is_empty() {
+        let result = self.apply(
+            rank,
+            now,
+            if rank == 0 {
+                Some(Phase::Dissemination)
+            } else {
+                None
+            },
+            false,
+        );
+        if self.scenario.model == PortModel::SinglePort
+            && !self.procs[rank as usize].queue.is_empty()
+        {
             self.schedule_poll(rank, now);
         }
         result
@@ -390,7 +437,11 @@ impl<'c, A: Automaton> Driver<'c, A> {
                     .collect();
                 if let Some(i) = p.automaton.select_receive(self.config, now, &queue) {
                     let Some(slot) = p.queue.remove(i) else {
-                        return Err(SimError::Contract { rank, time: now, what: "select_receive returned an index outside the queue" });
+                        return Err(SimError::Contract {
+                            rank,
+                            time: now,
+                            what: "select_receive returned an index outside the queue",
+                        });
                     };
                     p.port_free = now + o;
                     self.push(now + o, DELIVER, rank, slot as u64);
@@ -405,20 +456,38 @@ impl<'c, A: Automaton> Driver<'c, A> {
     }
 
     /// Applies the actions an automaton just emitted.
-    fn apply(&mut self, rank: Rank, now: Time, cause: Option<Phase>, send_slot: bool) -> Result<(), SimError> {
+    fn apply(
+        &mut self,
+        rank: Rank,
+        now: Time,
+        cause: Option<Phase>,
+        send_slot: bool,
+    ) -> Result<(), SimError> {
         let mut sent = false;
         let actions: Vec<Action<A::Msg>> = self.outbox.drain().collect();
         for action in actions {
             match action {
                 Action::Send { to, msg } => {
                     if !send_slot {
-                        return Err(SimError::Contract { rank, time: now, what: "sent outside on_send_slot" });
+                        return Err(SimError::Contract {
+                            rank,
+                            time: now,
+                            what: "sent outside on_send_slot",
+                        });
                     }
                     if sent {
-                        return Err(SimError::Contract { rank, time: now, what: "sent twice in one send slot" });
+                        return Err(SimError::Contract {
+                            rank,
+                            time: now,
+                            what: "sent twice in one send slot",
+                        });
                     }
                     if to as usize >= self.procs.len() || to == rank {
-                        return Err(SimError::Contract { rank, time: now, what: "sent to a rank outside 0..P or to itself" });
+                        return Err(SimError::Contract {
+                            rank,
+                            time: now,
+                            what: "sent to a rank outside 0..P or to itself",
+                        });
                     }
                     sent = true;
                     self.send(rank, to, msg, now);
@@ -433,14 +502,20 @@ impl<'c, A: Automaton> Driver<'c, A> {
                     self.push(at, TIMER, rank, generation);
                 }
                 Action::CancelTimer { id } => {
-                    self.procs[rank as usize].timers.retain(|&(t, _, _)| t != id);
+                    self.procs[rank as usize]
+                        .timers
+                        .retain(|&(t, _, _)| t != id);
                 }
                 Action::Deliver(value) => self.report.record_delivery(rank, now, value, cause),
                 Action::Complete(value) => self.report.record_completion(rank, now, value),
                 Action::Ignored(reason) => {
                     self.report.ignored += 1;
                     if self.scenario.trace {
-                        self.report.trace.push(TraceEvent::Ignored { rank, at: now, reason });
+                        self.report.trace.push(TraceEvent::Ignored {
+                            rank,
+                            at: now,
+                            reason,
+                        });
                     }
                 }
             }
@@ -473,7 +548,12 @@ impl<'c, A: Automaton> Driver<'c, A> {
         let p = &mut self.procs[from as usize];
         p.port_free = now + logp.overhead();
         self.process_activity(from, now + logp.overhead());
-        self.push(now + logp.overhead() + logp.latency(), ARRIVE, to, slot as u64);
+        self.push(
+            now + logp.overhead() + logp.latency(),
+            ARRIVE,
+            to,
+            slot as u64,
+        );
         self.schedule_poll(from, now + logp.overhead());
     }
 }

@@ -68,7 +68,13 @@ pub fn chrome_trace_json(events: &[TraceEvent], overhead: Time) -> String {
     };
     for event in events {
         match event {
-            TraceEvent::Message { from, to, sent, received, phase } => {
+            TraceEvent::Message {
+                from,
+                to,
+                sent,
+                received,
+                phase,
+            } => {
                 let name = phase_name(*phase);
                 push(&mut out, format_args!(
                     "{{\"name\":\"send {name} to {to}\",\"cat\":\"{name}\",\"ph\":\"X\",\"pid\":0,\"tid\":{from},\"ts\":{sent},\"dur\":{overhead}}}"
@@ -78,7 +84,13 @@ pub fn chrome_trace_json(events: &[TraceEvent], overhead: Time) -> String {
                     received.saturating_sub(overhead)
                 ));
             }
-            TraceEvent::Lost { from, to, sent, at, phase } => {
+            TraceEvent::Lost {
+                from,
+                to,
+                sent,
+                at,
+                phase,
+            } => {
                 let name = phase_name(*phase);
                 push(&mut out, format_args!(
                     "{{\"name\":\"send {name} to {to} (lost at {at})\",\"cat\":\"{name}\",\"ph\":\"X\",\"pid\":0,\"tid\":{from},\"ts\":{sent},\"dur\":{overhead}}}"

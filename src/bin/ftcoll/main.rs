@@ -4,6 +4,7 @@
 //! line on stderr naming the flag and what is allowed, exit code 2, and nothing on stdout.
 
 mod args;
+mod simulate_cmd;
 mod tree_cmd;
 
 use std::io::Write;
@@ -25,6 +26,8 @@ enum Command {
     Tree(tree_cmd::TreeArgs),
     /// Print the ranks a tree leaves uncolored under a failure set, and the ring gaps.
     Gaps(tree_cmd::GapsArgs),
+    /// Simulate Corrected Tree broadcasts under LogP: latency, messages, coloring.
+    Simulate(simulate_cmd::SimulateArgs),
 }
 
 /// A user error: printed as one line on stderr, exit code 2.
@@ -51,6 +54,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Tree(a) => tree_cmd::tree(a, &mut out),
         Command::Gaps(a) => tree_cmd::gaps(a, &mut out),
+        Command::Simulate(a) => simulate_cmd::simulate(a, &mut out),
     };
     match result.and_then(|()| out.flush().map_err(Into::into)) {
         Ok(()) => ExitCode::SUCCESS,
