@@ -78,7 +78,7 @@ pub enum Action<M> {
 }
 
 /// The sink an automaton writes its reactions into; drivers drain it after each call.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Outbox<M> {
     actions: Vec<Action<M>>,
 }

@@ -19,7 +19,7 @@ pub(crate) fn phase_index(phase: Phase) -> usize {
 
 /// Everything measured in one run. Times are absolute; latencies are relative to the root's
 /// start.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Report {
     /// `P`.
     pub procs: u32,

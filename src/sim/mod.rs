@@ -32,9 +32,8 @@ mod metrics;
 pub mod scenario;
 mod trace;
 
-use alloc::collections::{BinaryHeap, VecDeque};
+use alloc::collections::{BTreeSet, VecDeque};
 use alloc::vec::Vec;
-use core::cmp::Reverse;
 use core::fmt;
 
 pub use metrics::Report;
@@ -141,7 +140,7 @@ const TIMER: u8 = 2;
 const START: u8 = 3;
 const POLL: u8 = 4;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 struct Event {
     time: Time,
     class: u8,
@@ -151,6 +150,7 @@ struct Event {
     data: u64,
 }
 
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Process<A> {
     automaton: A,
     crash: Time,
@@ -175,16 +175,30 @@ pub fn run<A: Automaton>(
     scenario: &Scenario,
     max_events: u64,
 ) -> Result<Report, SimError> {
-    Driver::<A>::new(config, procs, scenario)?.run(max_events)
+    let mut sim = Sim::<A>::new(config, procs, scenario)?;
+    while sim.next_time().is_some() {
+        sim.step(config)?;
+        if sim.report.events > max_events {
+            return Err(SimError::EventBudget {
+                events: sim.report.events,
+            });
+        }
+    }
+    Ok(sim.report)
 }
 
-struct Driver<'c, A: Automaton> {
-    config: &'c A::Config,
-    scenario: &'c Scenario,
+/// The whole state of one simulated operation: every automaton, every message in flight, every
+/// pending timer and port. It is `Clone + Eq + Hash`, so a model checker can explore it; a run
+/// is a sequence of [`Sim::step`]s, each applying every event of the next instant.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Sim<A: Automaton> {
+    logp: LogP,
+    model: PortModel,
+    trace: bool,
     procs: Vec<Process<A>>,
-    events: BinaryHeap<Reverse<Event>>,
+    events: BTreeSet<Event>,
     seq: u64,
-    /// In-flight messages: (from, to, message, send time).
+    /// In-flight messages.
     slots: Vec<Option<InFlight<A::Msg>>>,
     free_slots: Vec<usize>,
     outbox: Outbox<A::Msg>,
@@ -192,8 +206,9 @@ struct Driver<'c, A: Automaton> {
     timer_generation: u64,
 }
 
-impl<'c, A: Automaton> Driver<'c, A> {
-    fn new(config: &'c A::Config, procs: u32, scenario: &'c Scenario) -> Result<Self, SimError> {
+impl<A: Automaton> Sim<A> {
+    /// The state before anything happened: every process waits for its arrival.
+    pub fn new(config: &A::Config, procs: u32, scenario: &Scenario) -> Result<Self, SimError> {
         if !scenario.arrivals.is_empty() && scenario.arrivals.len() != procs as usize {
             return Err(SimError::ArrivalsLength {
                 len: scenario.arrivals.len(),
@@ -224,10 +239,11 @@ impl<'c, A: Automaton> Driver<'c, A> {
             p.crash = p.crash.min(time);
         }
         let mut driver = Self {
-            config,
-            scenario,
+            logp: scenario.logp,
+            model: scenario.model,
+            trace: scenario.trace,
             procs: processes,
-            events: BinaryHeap::new(),
+            events: BTreeSet::new(),
             seq: 0,
             slots: Vec::new(),
             free_slots: Vec::new(),
@@ -247,13 +263,13 @@ impl<'c, A: Automaton> Driver<'c, A> {
 
     fn push(&mut self, time: Time, class: u8, rank: Rank, data: u64) {
         self.seq += 1;
-        self.events.push(Reverse(Event {
+        self.events.insert(Event {
             time,
             class,
             rank,
             seq: self.seq,
             data,
-        }));
+        });
     }
 
     fn alive(&self, rank: Rank, time: Time) -> bool {
@@ -270,23 +286,59 @@ impl<'c, A: Automaton> Driver<'c, A> {
         *finish = (*finish).max(time);
     }
 
-    fn run(mut self, max_events: u64) -> Result<Report, SimError> {
-        let mut processed = 0u64;
-        while let Some(Reverse(event)) = self.events.pop() {
-            processed += 1;
-            if processed > max_events {
-                return Err(SimError::EventBudget { events: processed });
-            }
+    /// The time of the next event, `None` once the operation is quiescent.
+    pub fn next_time(&self) -> Option<Time> {
+        self.events.first().map(|e| e.time)
+    }
+
+    /// Applies every event of the next instant (including those it creates at that instant).
+    pub fn step(&mut self, config: &A::Config) -> Result<(), SimError> {
+        let Some(now) = self.next_time() else {
+            return Ok(());
+        };
+        while let Some(event) = self.events.first().copied().filter(|e| e.time == now) {
+            self.events.remove(&event);
+            self.report.events += 1;
             match event.class {
                 ARRIVE => self.on_arrive(event),
-                DELIVER => self.on_deliver(event)?,
-                TIMER => self.on_timer(event)?,
-                START => self.on_start(event)?,
-                _ => self.on_poll(event)?,
+                DELIVER => self.on_deliver(config, event)?,
+                TIMER => self.on_timer(config, event)?,
+                START => self.on_start(config, event)?,
+                _ => self.on_poll(config, event)?,
             }
         }
-        self.report.events = processed;
-        Ok(self.report)
+        Ok(())
+    }
+
+    /// Crashes `rank` now: it does nothing at or after `at` (see the module documentation).
+    /// Used by model checkers to inject crashes between instants.
+    pub fn crash(&mut self, rank: Rank, at: Time) {
+        if let Some(p) = self.procs.get_mut(rank as usize) {
+            p.crash = p.crash.min(at);
+            self.report.crashed[rank as usize] = true;
+        }
+    }
+
+    /// Whether `rank` has crashed or will crash in this scenario.
+    pub fn has_crashed(&self, rank: Rank) -> bool {
+        self.procs
+            .get(rank as usize)
+            .is_none_or(|p| p.crash != NEVER)
+    }
+
+    /// The automaton of `rank`.
+    pub fn automaton(&self, rank: Rank) -> Option<&A> {
+        self.procs.get(rank as usize).map(|p| &p.automaton)
+    }
+
+    /// The metrics so far.
+    pub fn report(&self) -> &Report {
+        &self.report
+    }
+
+    /// Number of messages in flight.
+    pub fn in_flight(&self) -> usize {
+        self.slots.len() - self.free_slots.len()
     }
 
     fn take_slot(&mut self, slot: usize) -> InFlight<A::Msg> {
@@ -302,7 +354,7 @@ impl<'c, A: Automaton> Driver<'c, A> {
         if !self.alive(to, now) {
             let (from, to, msg, sent) = self.take_slot(slot);
             self.report.lost += 1;
-            if self.scenario.trace {
+            if self.trace {
                 self.report.trace.push(TraceEvent::Lost {
                     from,
                     to,
@@ -313,9 +365,9 @@ impl<'c, A: Automaton> Driver<'c, A> {
             }
             return;
         }
-        let o = self.scenario.logp.overhead();
+        let o = self.logp.overhead();
         let p = &mut self.procs[to as usize];
-        match self.scenario.model {
+        match self.model {
             PortModel::DualPort => {
                 let start = now.max(p.receive_free).max(p.arrival);
                 p.receive_free = start + o;
@@ -329,7 +381,7 @@ impl<'c, A: Automaton> Driver<'c, A> {
         }
     }
 
-    fn on_deliver(&mut self, event: Event) -> Result<(), SimError> {
+    fn on_deliver(&mut self, config: &A::Config, event: Event) -> Result<(), SimError> {
         let (from, to, msg, sent) = self.take_slot(event.data as usize);
         let now = event.time;
         self.activity(now);
@@ -338,7 +390,7 @@ impl<'c, A: Automaton> Driver<'c, A> {
             return Ok(());
         }
         self.process_activity(to, now);
-        if self.scenario.trace {
+        if self.trace {
             self.report.trace.push(TraceEvent::Message {
                 from,
                 to,
@@ -350,11 +402,11 @@ impl<'c, A: Automaton> Driver<'c, A> {
         let phase = msg.phase();
         let p = &mut self.procs[to as usize];
         p.automaton
-            .on_message(self.config, now, from, msg, &mut self.outbox);
+            .on_message(config, now, from, msg, &mut self.outbox);
         self.apply(to, now, Some(phase), false)
     }
 
-    fn on_timer(&mut self, event: Event) -> Result<(), SimError> {
+    fn on_timer(&mut self, config: &A::Config, event: Event) -> Result<(), SimError> {
         let (rank, now) = (event.rank, event.time);
         if !self.alive(rank, now) {
             return Ok(());
@@ -368,11 +420,11 @@ impl<'c, A: Automaton> Driver<'c, A> {
             return Ok(()); // replaced or cancelled
         };
         let (id, _, _) = p.timers.swap_remove(index);
-        p.automaton.on_timer(self.config, now, id, &mut self.outbox);
+        p.automaton.on_timer(config, now, id, &mut self.outbox);
         self.apply(rank, now, None, false)
     }
 
-    fn on_start(&mut self, event: Event) -> Result<(), SimError> {
+    fn on_start(&mut self, config: &A::Config, event: Event) -> Result<(), SimError> {
         let (rank, now) = (event.rank, event.time);
         if !self.alive(rank, now) {
             return Ok(());
@@ -382,7 +434,7 @@ impl<'c, A: Automaton> Driver<'c, A> {
         if rank == 0 {
             self.report.root_start = now;
         }
-        p.automaton.on_start(self.config, now, &mut self.outbox);
+        p.automaton.on_start(config, now, &mut self.outbox);
         let result = self.apply(
             rank,
             now,
@@ -393,9 +445,7 @@ impl<'c, A: Automaton> Driver<'c, A> {
             },
             false,
         );
-        if self.scenario.model == PortModel::SinglePort
-            && !self.procs[rank as usize].queue.is_empty()
-        {
+        if self.model == PortModel::SinglePort && !self.procs[rank as usize].queue.is_empty() {
             self.schedule_poll(rank, now);
         }
         result
@@ -411,7 +461,7 @@ impl<'c, A: Automaton> Driver<'c, A> {
         self.push(at, POLL, rank, 0);
     }
 
-    fn on_poll(&mut self, event: Event) -> Result<(), SimError> {
+    fn on_poll(&mut self, config: &A::Config, event: Event) -> Result<(), SimError> {
         let (rank, now) = (event.rank, event.time);
         {
             let p = &mut self.procs[rank as usize];
@@ -423,8 +473,8 @@ impl<'c, A: Automaton> Driver<'c, A> {
                 return Ok(());
             }
         }
-        if self.scenario.model == PortModel::SinglePort {
-            let o = self.scenario.logp.overhead();
+        if self.model == PortModel::SinglePort {
+            let o = self.logp.overhead();
             let p = &mut self.procs[rank as usize];
             if !p.queue.is_empty() {
                 let queue: Vec<(Rank, A::Msg)> = p
@@ -435,7 +485,7 @@ impl<'c, A: Automaton> Driver<'c, A> {
                         (*from, msg.clone())
                     })
                     .collect();
-                if let Some(i) = p.automaton.select_receive(self.config, now, &queue) {
+                if let Some(i) = p.automaton.select_receive(config, now, &queue) {
                     let Some(slot) = p.queue.remove(i) else {
                         return Err(SimError::Contract {
                             rank,
@@ -451,7 +501,7 @@ impl<'c, A: Automaton> Driver<'c, A> {
             }
         }
         let p = &mut self.procs[rank as usize];
-        p.automaton.on_send_slot(self.config, now, &mut self.outbox);
+        p.automaton.on_send_slot(config, now, &mut self.outbox);
         self.apply(rank, now, None, true)
     }
 
@@ -510,7 +560,7 @@ impl<'c, A: Automaton> Driver<'c, A> {
                 Action::Complete(value) => self.report.record_completion(rank, now, value),
                 Action::Ignored(reason) => {
                     self.report.ignored += 1;
-                    if self.scenario.trace {
+                    if self.trace {
                         self.report.trace.push(TraceEvent::Ignored {
                             rank,
                             at: now,
@@ -532,7 +582,7 @@ impl<'c, A: Automaton> Driver<'c, A> {
     }
 
     fn send(&mut self, from: Rank, to: Rank, msg: A::Msg, now: Time) {
-        let logp = self.scenario.logp;
+        let logp = self.logp;
         let phase = msg.phase();
         self.report.record_send(from, now, phase);
         let slot = match self.free_slots.pop() {

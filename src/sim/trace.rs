@@ -7,7 +7,7 @@ use crate::automaton::Phase;
 use crate::{Rank, Time};
 
 /// One traced event.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TraceEvent {
     /// A message sent at `sent` and handed to `to` at `received`.
     Message {
