@@ -313,3 +313,115 @@ impl Automaton for CorrectedTreeNode {
         }
     }
 }
+
+/// A correction variant as users spell it: `none`, `opportunistic:D`, `optimized:D`, `checked`,
+/// `delayed:DELAY`, `failproof:F[:TIMEOUT]` or `ack` (the tree with acknowledgments).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CorrectionSpec {
+    /// A correction variant; a failure-proof one without explicit timeout gets the default.
+    Correction(CorrectionKind),
+    /// `failproof:F` with the default SOS timeout for the operation's size.
+    FailProof(u32),
+    /// Tree with acknowledgments, no correction (CT §4.1).
+    Ack,
+}
+
+/// The allowed spellings of [`CorrectionSpec`].
+pub const CORRECTION_SPELLINGS: &str = "none, opportunistic:D, optimized:D, checked, delayed:DELAY, failproof:F[:TIMEOUT] or ack (D in 1..=2^31, F in 0..=2^31)";
+
+impl core::fmt::Display for CorrectionSpec {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Correction(CorrectionKind::None) => write!(f, "none"),
+            Self::Correction(CorrectionKind::Opportunistic { distance }) => {
+                write!(f, "opportunistic:{distance}")
+            }
+            Self::Correction(CorrectionKind::Optimized { distance }) => {
+                write!(f, "optimized:{distance}")
+            }
+            Self::Correction(CorrectionKind::Checked) => write!(f, "checked"),
+            Self::Correction(CorrectionKind::Delayed { delay }) => write!(f, "delayed:{delay}"),
+            Self::Correction(CorrectionKind::FailProof {
+                faults,
+                sos_timeout,
+            }) => {
+                write!(f, "failproof:{faults}:{sos_timeout}")
+            }
+            Self::FailProof(faults) => write!(f, "failproof:{faults}"),
+            Self::Ack => write!(f, "ack"),
+        }
+    }
+}
+
+impl core::str::FromStr for CorrectionSpec {
+    type Err = crate::topology::TopologyError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let unknown = crate::topology::TopologyError::Unknown {
+            field: "correction",
+            allowed: CORRECTION_SPELLINGS,
+        };
+        let number = |v: &str, min: u64, max: u64| -> Result<u64, crate::topology::TopologyError> {
+            v.parse::<u64>()
+                .ok()
+                .filter(|n| (min..=max).contains(n))
+                .ok_or_else(|| unknown.clone())
+        };
+        let mut parts = s.split(':');
+        let name = parts.next().unwrap_or("");
+        let args: alloc::vec::Vec<&str> = parts.collect();
+        let spec = match (name, args.as_slice()) {
+            ("none", []) => Self::Correction(CorrectionKind::None),
+            ("checked", []) => Self::Correction(CorrectionKind::Checked),
+            ("ack", []) => Self::Ack,
+            ("opportunistic", [d]) => Self::Correction(CorrectionKind::Opportunistic {
+                distance: number(d, 1, 1 << 31)? as u32,
+            }),
+            ("optimized", [d]) => Self::Correction(CorrectionKind::Optimized {
+                distance: number(d, 1, 1 << 31)? as u32,
+            }),
+            ("delayed", [d]) => Self::Correction(CorrectionKind::Delayed {
+                delay: number(d, 0, u64::MAX >> 2)?,
+            }),
+            ("failproof", [f]) => Self::FailProof(number(f, 0, 1 << 31)? as u32),
+            ("failproof", [f, t]) => Self::Correction(CorrectionKind::FailProof {
+                faults: number(f, 0, 1 << 31)? as u32,
+                sos_timeout: number(t, 0, u64::MAX >> 2)?,
+            }),
+            _ => return Err(unknown),
+        };
+        Ok(spec)
+    }
+}
+
+impl CorrectionSpec {
+    /// The configuration of a broadcast over `tree` with this variant. `failproof:F` gets the
+    /// SOS timeout `4·P·o + 2(2o + L)`: long enough for a corrector to sweep the ring twice.
+    pub fn config(self, tree: Tree, start: StartMode) -> CorrectedTreeConfig {
+        let logp = tree.logp();
+        let procs = u64::from(tree.procs());
+        let (kind, acks) = match self {
+            Self::Correction(kind) => (kind, false),
+            Self::Ack => (CorrectionKind::None, true),
+            Self::FailProof(faults) => (
+                CorrectionKind::FailProof {
+                    faults,
+                    sos_timeout: 4 * procs * logp.overhead() + 2 * logp.hop(),
+                },
+                false,
+            ),
+        };
+        let mut config = CorrectedTreeConfig::new(tree, kind, start);
+        config.acknowledgments = acks;
+        config
+    }
+}
+
+impl core::fmt::Display for StartMode {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Self::Synchronized => "sync",
+            Self::Overlapped => "overlap",
+        })
+    }
+}

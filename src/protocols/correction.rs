@@ -357,8 +357,11 @@ impl Corrector {
         out: &mut Outbox<Msg>,
     ) -> Option<(Rank, CorrectionMsg)> {
         let ring = self.ring;
-        if let Some(send) = self.poll_sos(ring) {
-            return Some(send);
+        if let Correction::FailProof(fp) = &self.state {
+            if fp.sos_next.is_some() {
+                // SOS ends the protocol for this process (CG Alg. 3, line 9: send to all, exit).
+                return self.poll_sos(ring);
+            }
         }
         if !self.begun {
             return None;
@@ -568,7 +571,7 @@ impl FailProof {
             }
             if self.offset[i] >= ring.others() {
                 // Line 28: a full loop without f + 1 correctors.
-                self.sos_next = Some(1);
+                self.sos_next.get_or_insert(1);
                 return None;
             }
             self.offset[i] += 1;

@@ -70,7 +70,7 @@ pub struct Scenario {
 }
 
 /// A run that could not be carried out.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum SimError {
     /// A rank in the scenario is not below `P`.
     RankOutOfRange {

@@ -4,8 +4,7 @@ use std::io::Write;
 
 use clap::{Args, ValueEnum};
 use ftcoll::automaton::Phase;
-use ftcoll::protocols::corrected_tree::{CorrectedTreeConfig, CorrectedTreeNode, StartMode};
-use ftcoll::protocols::correction::CorrectionKind;
+use ftcoll::protocols::corrected_tree::{CorrectedTreeNode, CorrectionSpec, StartMode};
 use ftcoll::protocols::Side;
 use ftcoll::sim::scenario::{self, ArrivalSpec, FaultSpec};
 use ftcoll::sim::{self as driver, chrome_trace_json, PortModel, Report};
@@ -15,76 +14,9 @@ use ftcoll::{Rank, Time};
 use crate::args;
 use crate::{CliError, UsageError};
 
-/// Correction variants as spelled on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CorrectionArg {
-    /// A correction variant (or none).
-    Kind(CorrectionKind),
-    /// Failure-proof with the default SOS timeout.
-    FailProof(u32),
-    /// Tree with acknowledgments (CT §4.1).
-    Ack,
-}
-
-impl std::fmt::Display for CorrectionArg {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Kind(CorrectionKind::None) => write!(f, "none"),
-            Self::Kind(CorrectionKind::Opportunistic { distance }) => {
-                write!(f, "opportunistic:{distance}")
-            }
-            Self::Kind(CorrectionKind::Optimized { distance }) => write!(f, "optimized:{distance}"),
-            Self::Kind(CorrectionKind::Checked) => write!(f, "checked"),
-            Self::Kind(CorrectionKind::Delayed { delay }) => write!(f, "delayed:{delay}"),
-            Self::Kind(CorrectionKind::FailProof {
-                faults,
-                sos_timeout,
-            }) => write!(f, "failproof:{faults}:{sos_timeout}"),
-            Self::FailProof(faults) => write!(f, "failproof:{faults}"),
-            Self::Ack => write!(f, "ack"),
-        }
-    }
-}
-
-const CORRECTIONS: &str =
-    "none, opportunistic:D, optimized:D, checked, delayed:DELAY, failproof:F[:TIMEOUT] or ack (D in 1..=2^31, F in 0..=2^31)";
-
 /// Parses `--correction`.
-pub fn correction(s: &str) -> Result<CorrectionArg, String> {
-    let number = |v: &str, max: u64| -> Result<u64, String> {
-        v.parse::<u64>()
-            .ok()
-            .filter(|&n| n <= max)
-            .ok_or_else(|| format!("'{v}' is not allowed: expected {CORRECTIONS}"))
-    };
-    let parts: Vec<&str> = s.split(':').collect();
-    Ok(match parts.as_slice() {
-        ["none"] => CorrectionArg::Kind(CorrectionKind::None),
-        ["checked"] => CorrectionArg::Kind(CorrectionKind::Checked),
-        ["ack"] => CorrectionArg::Ack,
-        ["opportunistic", d] => CorrectionArg::Kind(CorrectionKind::Opportunistic {
-            distance: number(d, 1 << 31)?.max(1) as u32,
-        }),
-        ["optimized", d] => CorrectionArg::Kind(CorrectionKind::Optimized {
-            distance: number(d, 1 << 31)?.max(1) as u32,
-        }),
-        ["delayed", d] => CorrectionArg::Kind(CorrectionKind::Delayed {
-            delay: number(d, u64::MAX >> 2)?,
-        }),
-        ["failproof", f] => CorrectionArg::FailProof(number(f, 1 << 31)? as u32),
-        ["failproof", f, t] => CorrectionArg::Kind(CorrectionKind::FailProof {
-            faults: number(f, 1 << 31)? as u32,
-            sos_timeout: number(t, u64::MAX >> 2)?,
-        }),
-        _ => return Err(format!("expected {CORRECTIONS}")),
-    })
-    .and_then(|c| match c {
-        CorrectionArg::Kind(
-            CorrectionKind::Opportunistic { distance: 0 }
-            | CorrectionKind::Optimized { distance: 0 },
-        ) => Err(format!("D must be at least 1: expected {CORRECTIONS}")),
-        c => Ok(c),
-    })
+pub fn correction(s: &str) -> Result<CorrectionSpec, String> {
+    s.parse::<CorrectionSpec>().map_err(|e| e.to_string())
 }
 
 /// `--start`.
@@ -181,7 +113,7 @@ pub struct SimulateArgs {
     order: Order,
     /// Correction: none, opportunistic:D, optimized:D, checked, delayed:DELAY, failproof:F[:TIMEOUT], ack.
     #[arg(long, value_parser = correction)]
-    correction: CorrectionArg,
+    correction: CorrectionSpec,
     /// When correction starts.
     #[arg(long, value_enum, default_value = "sync")]
     start: StartArg,
@@ -268,20 +200,7 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
         StartArg::Sync => StartMode::Synchronized,
         StartArg::Overlap => StartMode::Overlapped,
     };
-    let (kind, acks) = match a.correction {
-        CorrectionArg::Kind(k) => (k, false),
-        CorrectionArg::Ack => (CorrectionKind::None, true),
-        CorrectionArg::FailProof(faults) => (
-            CorrectionKind::FailProof {
-                faults,
-                // Long enough for the correctors to cover the whole ring twice (CG Alg. 3, l. 14).
-                sos_timeout: 4 * u64::from(procs) * a.overhead + 2 * logp.hop(),
-            },
-            false,
-        ),
-    };
-    let mut config = CorrectedTreeConfig::new(tree, kind, start);
-    config.acknowledgments = acks;
+    let mut config = a.correction.config(tree, start);
     config.first_side = match a.first_side {
         SideArg::Left => Side::Left,
         SideArg::Right => Side::Right,

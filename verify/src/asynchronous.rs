@@ -1,0 +1,284 @@
+//! The asynchronous model: any delivery order, timers firing at any moment, crashes at any
+//! moment — for protocols that claim timing independence (CT §4.2: optimized opportunistic
+//! correction "does not depend on precise timing").
+//!
+//! Every process starts at logical time 0 (in rank order). An action delivers any message in
+//! flight, fires any pending timer, offers a send slot to a process whose slot would do
+//! something, or crashes a live non-root process (at most `f` times, only while something is
+//! left to happen). `now` passed to the automata is the number of actions taken, so it increases
+//! along every path; each action removes a message or a timer, or makes a process send, and the
+//! automata's sends are bounded, so the graph is acyclic for the protocols checked here (a
+//! boundary on the logical clock catches the others as a termination violation).
+
+use ftcoll::automaton::{Action, Automaton, Outbox, TimerId, Value};
+use ftcoll::protocols::corrected_tree::CorrectedTreeNode;
+use ftcoll::{Rank, Time};
+use stateright::{Model, Property};
+
+use crate::{property, ProtocolSpec};
+
+/// An asynchronous model of automaton `A`.
+#[derive(Clone, Debug)]
+pub struct AsyncModel<A: Automaton> {
+    /// The protocol configuration.
+    pub config: A::Config,
+    /// `P`.
+    pub procs: u32,
+    /// The root's payload.
+    pub payload: Value,
+    /// At most this many crashes.
+    pub max_crashes: u32,
+    /// Largest logical time explored.
+    pub horizon: Time,
+}
+
+/// A state of the asynchronous model.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AsyncState<A: Automaton> {
+    /// Every automaton.
+    pub nodes: Vec<A>,
+    /// Crashed processes.
+    pub crashed: Vec<bool>,
+    /// Messages in flight `(from, to, msg)`, sorted (a multiset).
+    pub network: Vec<(Rank, Rank, A::Msg)>,
+    /// Pending timers, sorted.
+    pub timers: Vec<(Rank, TimerId)>,
+    /// Deliveries per process and the first value delivered.
+    pub deliveries: Vec<(u32, Option<Value>)>,
+    /// Crashes so far.
+    pub crashes: u32,
+    /// Logical time: actions taken.
+    pub clock: Time,
+    /// An automaton broke the contract.
+    pub broken: bool,
+}
+
+/// An action of the asynchronous model.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum AsyncAction<M> {
+    /// Deliver this message.
+    Deliver(Rank, Rank, M),
+    /// Fire this timer.
+    Timer(Rank, TimerId),
+    /// Offer a send slot.
+    Poll(Rank),
+    /// Crash this process.
+    Crash(Rank),
+}
+
+impl AsyncModel<CorrectedTreeNode> {
+    /// The asynchronous model of a Corrected Tree broadcast.
+    pub fn corrected_tree(
+        spec: &ProtocolSpec,
+        max_crashes: u32,
+    ) -> Result<Self, ftcoll::topology::TopologyError> {
+        let config = spec.config()?;
+        let p = u64::from(spec.procs);
+        Ok(Self {
+            payload: config.payload,
+            config,
+            procs: spec.procs,
+            max_crashes,
+            horizon: 16 * p * p + 64,
+        })
+    }
+}
+
+impl<A: Automaton> AsyncModel<A>
+where
+    A::Msg: Ord,
+{
+    fn absorb(
+        &self,
+        state: &mut AsyncState<A>,
+        rank: Rank,
+        out: &mut Outbox<A::Msg>,
+        send_slot: bool,
+    ) {
+        let mut sent = 0;
+        for action in out.drain() {
+            match action {
+                Action::Send { to, msg } => {
+                    sent += 1;
+                    if !send_slot || sent > 1 || to >= self.procs {
+                        state.broken = true;
+                    } else {
+                        state.network.push((rank, to, msg));
+                    }
+                }
+                Action::SetTimer { id, .. } => {
+                    if !state.timers.contains(&(rank, id)) {
+                        state.timers.push((rank, id));
+                    }
+                }
+                Action::CancelTimer { id } => state.timers.retain(|&t| t != (rank, id)),
+                Action::Deliver(value) => {
+                    let entry = &mut state.deliveries[rank as usize];
+                    entry.0 += 1;
+                    entry.1.get_or_insert(value);
+                }
+                Action::Complete(_) | Action::Ignored(_) => {}
+            }
+        }
+        state.network.sort();
+        state.timers.sort();
+    }
+
+    /// Whether offering `rank` a send slot would change anything.
+    fn poll_changes(&self, state: &AsyncState<A>, rank: Rank) -> bool {
+        let mut node = state.nodes[rank as usize].clone();
+        let mut out = Outbox::new();
+        node.on_send_slot(&self.config, state.clock, &mut out);
+        !out.is_empty() || node != state.nodes[rank as usize]
+    }
+
+    /// Nothing is left to happen.
+    pub fn quiescent(&self, state: &AsyncState<A>) -> bool {
+        state.broken
+            || (state.network.is_empty()
+                && state.timers.is_empty()
+                && (0..self.procs)
+                    .all(|r| state.crashed[r as usize] || !self.poll_changes(state, r)))
+    }
+
+    fn live_delivered(&self, state: &AsyncState<A>) -> bool {
+        (0..self.procs as usize).all(|r| state.crashed[r] || state.deliveries[r].0 > 0)
+    }
+}
+
+impl<A> Model for AsyncModel<A>
+where
+    A: Automaton + Send + Sync + 'static,
+    A::Msg: Ord + Send + Sync,
+    A::Config: Send + Sync + 'static,
+{
+    type State = AsyncState<A>;
+    type Action = AsyncAction<A::Msg>;
+
+    fn init_states(&self) -> Vec<Self::State> {
+        let n = self.procs as usize;
+        let mut state = AsyncState {
+            nodes: (0..self.procs).map(|r| A::new(&self.config, r)).collect(),
+            crashed: vec![false; n],
+            network: Vec::new(),
+            timers: Vec::new(),
+            deliveries: vec![(0, None); n],
+            crashes: 0,
+            clock: 0,
+            broken: false,
+        };
+        for rank in 0..self.procs {
+            let mut out = Outbox::new();
+            state.nodes[rank as usize].on_start(&self.config, 0, &mut out);
+            self.absorb(&mut state, rank, &mut out, false);
+        }
+        vec![state]
+    }
+
+    fn actions(&self, state: &Self::State, actions: &mut Vec<Self::Action>) {
+        if state.broken || state.clock >= self.horizon {
+            return;
+        }
+        let mut seen = Vec::new();
+        for (from, to, msg) in &state.network {
+            let action = AsyncAction::Deliver(*from, *to, msg.clone());
+            if !seen.contains(&action) {
+                seen.push(action);
+            }
+        }
+        actions.extend(seen);
+        for &(rank, id) in &state.timers {
+            actions.push(AsyncAction::Timer(rank, id));
+        }
+        for rank in 0..self.procs {
+            if !state.crashed[rank as usize] && self.poll_changes(state, rank) {
+                actions.push(AsyncAction::Poll(rank));
+            }
+        }
+        if state.crashes < self.max_crashes && !actions.is_empty() {
+            for rank in 1..self.procs {
+                if !state.crashed[rank as usize] {
+                    actions.push(AsyncAction::Crash(rank));
+                }
+            }
+        }
+    }
+
+    fn next_state(&self, state: &Self::State, action: Self::Action) -> Option<Self::State> {
+        let mut next = state.clone();
+        next.clock += 1;
+        let now = next.clock;
+        let mut out = Outbox::new();
+        match action {
+            AsyncAction::Deliver(from, to, msg) => {
+                let index = next
+                    .network
+                    .iter()
+                    .position(|(f, t, m)| *f == from && *t == to && *m == msg)?;
+                next.network.remove(index);
+                if !next.crashed[to as usize] {
+                    next.nodes[to as usize].on_message(&self.config, now, from, msg, &mut out);
+                    self.absorb(&mut next, to, &mut out, false);
+                }
+            }
+            AsyncAction::Timer(rank, id) => {
+                next.timers.retain(|&t| t != (rank, id));
+                if !next.crashed[rank as usize] {
+                    next.nodes[rank as usize].on_timer(&self.config, now, id, &mut out);
+                    self.absorb(&mut next, rank, &mut out, false);
+                }
+            }
+            AsyncAction::Poll(rank) => {
+                next.nodes[rank as usize].on_send_slot(&self.config, now, &mut out);
+                self.absorb(&mut next, rank, &mut out, true);
+            }
+            AsyncAction::Crash(rank) => {
+                next.crashed[rank as usize] = true;
+                next.crashes += 1;
+                next.timers.retain(|&(r, _)| r != rank);
+            }
+        }
+        Some(next)
+    }
+
+    fn properties(&self) -> Vec<Property<Self>> {
+        vec![
+            Property::always(property::INTEGRITY, integrity::<A>),
+            Property::always(property::NO_DUPLICATES, no_duplicates::<A>),
+            Property::always(property::LIVENESS, liveness::<A>),
+            Property::always(property::TERMINATION, termination::<A>),
+            Property::sometimes(property::SOMETIMES_QUIESCENT, quiescent::<A>),
+        ]
+    }
+}
+
+fn integrity<A: Automaton>(m: &AsyncModel<A>, s: &AsyncState<A>) -> bool {
+    s.deliveries
+        .iter()
+        .all(|(_, v)| v.is_none_or(|v| v == m.payload))
+}
+
+fn no_duplicates<A: Automaton>(_: &AsyncModel<A>, s: &AsyncState<A>) -> bool {
+    s.deliveries.iter().all(|(d, _)| *d <= 1)
+}
+
+fn liveness<A: Automaton>(m: &AsyncModel<A>, s: &AsyncState<A>) -> bool
+where
+    A::Msg: Ord,
+{
+    !m.quiescent(s) || m.live_delivered(s)
+}
+
+fn termination<A: Automaton>(m: &AsyncModel<A>, s: &AsyncState<A>) -> bool
+where
+    A::Msg: Ord,
+{
+    !s.broken && (s.clock < m.horizon || m.quiescent(s))
+}
+
+fn quiescent<A: Automaton>(m: &AsyncModel<A>, s: &AsyncState<A>) -> bool
+where
+    A::Msg: Ord,
+{
+    m.quiescent(s)
+}

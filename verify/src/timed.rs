@@ -1,0 +1,293 @@
+//! The timed model: the LogP driver's exact semantics as a [`stateright::Model`].
+//!
+//! A state is a whole [`Sim`] (every automaton, message, timer and port) plus the number of
+//! crashes so far. Actions: `Step` applies every event of the next instant (deterministic);
+//! `Crash(r)` crashes a live non-root process right before the next instant (only with
+//! [`CrashTiming::Any`], at most `f` times). With [`CrashTiming::Pre`] the crash sets are the
+//! initial states. Time increases with every `Step` and crashes only add up, so the state graph
+//! is acyclic; liveness is an `always` property of quiescent states.
+
+use ftcoll::automaton::{Automaton, Value};
+use ftcoll::protocols::corrected_tree::{CorrectedTreeNode, CorrectionSpec};
+use ftcoll::protocols::correction::CorrectionKind;
+use ftcoll::sim::{PortModel, Report, Scenario, Sim, SimError, TraceEvent};
+use ftcoll::topology::LogP;
+use ftcoll::{Rank, Time};
+use stateright::{Model, Property};
+
+use crate::{predicates, property, ProtocolSpec};
+
+/// When crashes may happen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CrashTiming {
+    /// Before the operation only.
+    Pre,
+    /// Before the operation or right before any instant of it.
+    Any,
+}
+
+impl core::fmt::Display for CrashTiming {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Self::Pre => "pre",
+            Self::Any => "any",
+        })
+    }
+}
+
+/// A timed model of one operation of automaton `A`.
+#[derive(Clone, Debug)]
+pub struct TimedModel<A: Automaton> {
+    /// The protocol configuration.
+    pub config: A::Config,
+    /// `P`.
+    pub procs: u32,
+    /// Timing.
+    pub logp: LogP,
+    /// Dual- or single-port.
+    pub port_model: PortModel,
+    /// The root's payload (for integrity).
+    pub payload: Value,
+    /// `f`: at most this many crashes.
+    pub max_crashes: u32,
+    /// When crashes happen.
+    pub timing: CrashTiming,
+    /// Latest instant by which the operation must be quiescent.
+    pub horizon: Time,
+}
+
+/// A state of the timed model.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TimedState<A: Automaton> {
+    /// The simulation.
+    pub sim: Sim<A>,
+    /// Crashes injected so far.
+    pub crashes: u32,
+    /// A driver error (an automaton broke the contract), if any.
+    pub error: Option<SimError>,
+}
+
+/// An action of the timed model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TimedAction {
+    /// Apply every event of the instant `time`.
+    Step {
+        /// The instant.
+        time: Time,
+    },
+    /// Crash `rank` right before the instant `time`.
+    Crash {
+        /// The process.
+        rank: Rank,
+        /// The instant it is dead from.
+        time: Time,
+    },
+}
+
+impl TimedModel<CorrectedTreeNode> {
+    /// The model of a Corrected Tree broadcast with at most `max_crashes` crashes.
+    pub fn corrected_tree(
+        spec: &ProtocolSpec,
+        max_crashes: u32,
+        timing: CrashTiming,
+    ) -> Result<Self, ftcoll::topology::TopologyError> {
+        let config = spec.config()?;
+        let hop = spec.logp.hop();
+        let sos = match spec.correction {
+            CorrectionSpec::Correction(CorrectionKind::FailProof { sos_timeout, .. }) => {
+                sos_timeout
+            }
+            CorrectionSpec::FailProof(_) => {
+                4 * u64::from(spec.procs) * spec.logp.overhead() + 2 * hop
+            }
+            _ => 0,
+        };
+        // Generous: a corrector sweeps the ring twice per final round, plus SOS.
+        let horizon = config.correction_start
+            + sos
+            + (8 * u64::from(spec.procs) + 8) * hop * (u64::from(max_crashes) + 2);
+        Ok(Self {
+            payload: config.payload,
+            config,
+            procs: spec.procs,
+            logp: spec.logp,
+            port_model: PortModel::DualPort,
+            max_crashes,
+            timing,
+            horizon,
+        })
+    }
+}
+
+impl<A: Automaton> TimedModel<A> {
+    fn scenario(&self, crashed: &[Rank], trace: bool) -> Scenario {
+        Scenario {
+            logp: self.logp,
+            model: self.port_model,
+            arrivals: Vec::new(),
+            crashes: crashed.iter().map(|&r| (r, 0)).collect(),
+            trace,
+        }
+    }
+
+    fn initial(&self, crashed: &[Rank], trace: bool) -> TimedState<A> {
+        let scenario = self.scenario(crashed, trace);
+        match Sim::new(&self.config, self.procs, &scenario) {
+            Ok(sim) => TimedState {
+                sim,
+                crashes: crashed.len() as u32,
+                error: None,
+            },
+            Err(e) => TimedState {
+                sim: Sim::new(&self.config, self.procs, &self.scenario(&[], trace))
+                    .expect("empty scenario is valid"),
+                crashes: 0,
+                error: Some(e),
+            },
+        }
+    }
+
+    /// Replays `actions` from the matching initial state with tracing on, returning every event
+    /// and the final report: the counterexample traces of `docs/traces/`.
+    pub fn replay(
+        &self,
+        initial_crashes: &[Rank],
+        actions: &[TimedAction],
+    ) -> (Vec<TraceEvent>, Report) {
+        let mut state = self.initial(initial_crashes, true);
+        for &action in actions {
+            if let Some(next) = self.apply(&state, action) {
+                state = next;
+            }
+        }
+        let report = state.sim.report().clone();
+        (report.trace.clone(), report)
+    }
+
+    fn apply(&self, state: &TimedState<A>, action: TimedAction) -> Option<TimedState<A>> {
+        let mut next = state.clone();
+        match action {
+            TimedAction::Step { .. } => {
+                if let Err(e) = next.sim.step(&self.config) {
+                    next.error = Some(e);
+                }
+            }
+            TimedAction::Crash { rank, time } => {
+                next.sim.crash(rank, time);
+                next.crashes += 1;
+            }
+        }
+        Some(next)
+    }
+
+    /// Whether nothing is left to happen.
+    pub fn quiescent(state: &TimedState<A>) -> bool {
+        state.sim.next_time().is_none() || state.error.is_some()
+    }
+}
+
+/// Non-root subsets of `1..procs` with at most `max` elements, in lexicographic order.
+pub fn crash_sets(procs: u32, max: u32) -> Vec<Vec<Rank>> {
+    let mut sets = vec![Vec::new()];
+    let mut frontier = vec![Vec::new()];
+    for _ in 0..max {
+        let mut next = Vec::new();
+        for set in &frontier {
+            let from = set.last().map_or(1, |&r: &Rank| r + 1);
+            for r in from..procs {
+                let mut s = set.clone();
+                s.push(r);
+                next.push(s);
+            }
+        }
+        sets.extend(next.iter().cloned());
+        frontier = next;
+    }
+    sets
+}
+
+impl<A> Model for TimedModel<A>
+where
+    A: Automaton + Send + Sync + 'static,
+    A::Msg: Send + Sync,
+    A::Config: Send + Sync + 'static,
+{
+    type State = TimedState<A>;
+    type Action = TimedAction;
+
+    fn init_states(&self) -> Vec<Self::State> {
+        match self.timing {
+            CrashTiming::Pre => crash_sets(self.procs, self.max_crashes)
+                .iter()
+                .map(|set| self.initial(set, false))
+                .collect(),
+            CrashTiming::Any => vec![self.initial(&[], false)],
+        }
+    }
+
+    fn actions(&self, state: &Self::State, actions: &mut Vec<Self::Action>) {
+        if state.error.is_some() {
+            return;
+        }
+        let Some(time) = state.sim.next_time() else {
+            return;
+        };
+        if time > self.horizon {
+            return;
+        }
+        actions.push(TimedAction::Step { time });
+        if self.timing == CrashTiming::Any && state.crashes < self.max_crashes {
+            for rank in 1..self.procs {
+                if !state.sim.has_crashed(rank) {
+                    actions.push(TimedAction::Crash { rank, time });
+                }
+            }
+        }
+    }
+
+    fn next_state(&self, state: &Self::State, action: Self::Action) -> Option<Self::State> {
+        self.apply(state, action)
+    }
+
+    fn format_action(&self, action: &Self::Action) -> String {
+        match action {
+            TimedAction::Step { time } => format!("t={time}: apply every event"),
+            TimedAction::Crash { rank, time } => format!("rank {rank} crashes before t={time}"),
+        }
+    }
+
+    fn properties(&self) -> Vec<Property<Self>> {
+        vec![
+            Property::always(property::INTEGRITY, integrity::<A>),
+            Property::always(property::NO_DUPLICATES, no_duplicates::<A>),
+            Property::always(property::LIVENESS, liveness::<A>),
+            Property::always(property::TERMINATION, termination::<A>),
+            Property::sometimes(property::SOMETIMES_CORRECTED, corrected::<A>),
+            Property::sometimes(property::SOMETIMES_QUIESCENT, quiescent::<A>),
+        ]
+    }
+}
+
+fn integrity<A: Automaton>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    predicates::integrity(s.sim.report(), m.payload)
+}
+
+fn no_duplicates<A: Automaton>(_: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    predicates::no_duplicates(s.sim.report())
+}
+
+fn liveness<A: Automaton>(_: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    !TimedModel::quiescent(s) || predicates::all_live_delivered(s.sim.report())
+}
+
+fn termination<A: Automaton>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    s.error.is_none() && s.sim.next_time().is_none_or(|t| t <= m.horizon)
+}
+
+fn corrected<A: Automaton>(_: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    predicates::some_corrected(s.sim.report())
+}
+
+fn quiescent<A: Automaton>(_: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    s.sim.next_time().is_none()
+}
