@@ -13,7 +13,11 @@ fn ftcoll(args: &[&str]) -> Output {
 
 fn stdout(args: &[&str]) -> String {
     let out = ftcoll(args);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -34,40 +38,60 @@ fn tree_json_prints_figure_5() {
         r#"{"rank":8,"parent":2,"children":[],"recv_time":7}]}"#,
         "\n"
     );
-    let args = ["tree", "--tree", "lame:3", "--procs", "9", "-L", "1", "-o", "1", "--format", "json"];
+    let args = [
+        "tree", "--tree", "lame:3", "--procs", "9", "-L", "1", "-o", "1", "--format", "json",
+    ];
     assert_eq!(stdout(&args), expected);
 }
 
 /// CT Fig. 3 left: the in-order binary tree, as text and dot.
 #[test]
 fn tree_text_and_dot_print_the_in_order_binary_tree() {
-    let args = ["tree", "--tree", "kary:2", "--order", "in-order", "--procs", "7", "-L", "1", "-o", "1"];
+    let args = [
+        "tree", "--tree", "kary:2", "--order", "in-order", "--procs", "7", "-L", "1", "-o", "1",
+    ];
     let text = stdout(&[&args[..], &["--format", "text"]].concat());
     let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
     // Receive times: 1 at 3, 4 at 4 (second send of the root), 2 at 6, 3 at 7, 5 at 7, 6 at 8.
     assert_eq!(
         lines,
-        ["0 - 1,4 0", "1 0 2,3 3", "2 1 - 6", "3 1 - 7", "4 0 5,6 4", "5 4 - 7", "6 4 - 8"]
+        [
+            "0 - 1,4 0",
+            "1 0 2,3 3",
+            "2 1 - 6",
+            "3 1 - 7",
+            "4 0 5,6 4",
+            "5 4 - 7",
+            "6 4 - 8"
+        ]
     );
     assert!(text.starts_with("# tree=kary:2 order=in-order procs=7 L=1 o=1 deadline=8\n"));
     let dot = stdout(&[&args[..], &["--format", "dot"]].concat());
-    for edge in ["0 -> 1;", "0 -> 4;", "1 -> 2;", "1 -> 3;", "4 -> 5;", "4 -> 6;"] {
+    for edge in [
+        "0 -> 1;", "0 -> 4;", "1 -> 2;", "1 -> 3;", "4 -> 5;", "4 -> 6;",
+    ] {
         assert!(dot.contains(edge), "{edge} missing from {dot}");
     }
     assert_eq!(dot.matches("->").count(), 6);
 }
 
-/// CT §3.2 / Fig. 3: failing rank 2 of the interleaved binary tree leaves 4 and 6 uncolored,
-/// two gaps of size 1; failing 4 of the in-order tree leaves 5 and 6, one run of 3 ranks.
+/// CT §3.2 / Fig. 3: failing rank 2 of the interleaved binary tree leaves 4 and 6 uncolored:
+/// three gaps of size 1 ({2} failed, {4}, {6}); failing 4 of the in-order tree leaves 5 and 6,
+/// one run of 3 ranks.
 #[test]
 fn gaps_prints_uncolored_gmax_and_histogram() {
     let out = stdout(&["gaps", "--tree", "kary:2", "--procs", "7", "--faults", "2"]);
     assert_eq!(
         out,
-        "{\"procs\":7,\"tree\":\"kary:2\",\"order\":\"interleaved\",\"L\":2,\"o\":1,\"faults\":[2],\"uncolored\":[4,6],\"gmax\":1,\"gaps\":{\"1\":2}}\n"
+        "{\"procs\":7,\"tree\":\"kary:2\",\"order\":\"interleaved\",\"L\":2,\"o\":1,\"faults\":[2],\"uncolored\":[4,6],\"gmax\":1,\"gaps\":{\"1\":3}}\n"
     );
-    let out = stdout(&["gaps", "--tree", "kary:2", "--order", "in-order", "--procs", "7", "--faults", "4"]);
-    assert!(out.contains("\"uncolored\":[5,6],\"gmax\":3,\"gaps\":{\"3\":1}"), "{out}");
+    let out = stdout(&[
+        "gaps", "--tree", "kary:2", "--order", "in-order", "--procs", "7", "--faults", "4",
+    ]);
+    assert!(
+        out.contains("\"uncolored\":[5,6],\"gmax\":3,\"gaps\":{\"3\":1}"),
+        "{out}"
+    );
 }
 
 /// Large P streams: the first lines of a 2^32 − 1 rank tree come out without building it.
@@ -77,7 +101,17 @@ fn text_format_streams_for_the_largest_p() {
     use std::process::Stdio;
     for order in ["interleaved", "in-order"] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_ftcoll"))
-            .args(["tree", "--tree", "binomial", "--order", order, "--procs", "4294967295", "--format", "text"])
+            .args([
+                "tree",
+                "--tree",
+                "binomial",
+                "--order",
+                order,
+                "--procs",
+                "4294967295",
+                "--format",
+                "text",
+            ])
             .stdout(Stdio::piped())
             .spawn()
             .unwrap();
@@ -114,10 +148,19 @@ fn bad_input_is_one_line_naming_the_flag_with_exit_code_2() {
     assert_usage_error(&["tree", "--tree", "kary:0", "--procs", "9"], "--tree");
     assert_usage_error(&["tree", "--tree", "lame:65537", "--procs", "9"], "--tree");
     assert_usage_error(&["tree", "--tree", "fibonacci", "--procs", "9"], "--tree");
-    assert_usage_error(&[&tree[..], &["--procs", "9", "--order", "sideways"]].concat(), "--order");
+    assert_usage_error(
+        &[&tree[..], &["--procs", "9", "--order", "sideways"]].concat(),
+        "--order",
+    );
     assert_usage_error(&[&tree[..], &["--procs", "9", "-o", "0"]].concat(), "-o");
-    assert_usage_error(&[&tree[..], &["--procs", "9", "-L", "70000"]].concat(), "-L");
-    assert_usage_error(&[&tree[..], &["--procs", "9", "--format", "xml"]].concat(), "--format");
+    assert_usage_error(
+        &[&tree[..], &["--procs", "9", "-L", "70000"]].concat(),
+        "-L",
+    );
+    assert_usage_error(
+        &[&tree[..], &["--procs", "9", "--format", "xml"]].concat(),
+        "--format",
+    );
     assert_usage_error(&[&tree[..], &["--procs"]].concat(), "--procs");
     let gaps = ["gaps", "--tree", "binomial", "--procs", "9"];
     assert_usage_error(&[&gaps[..], &["--faults", "9"]].concat(), "--faults");

@@ -152,33 +152,24 @@ impl Report {
         self.sent.iter().filter(|s| s[1] > 0).count() as u32
     }
 
-    /// `g_max` after dissemination: the longest ring run of processes not colored by
-    /// dissemination (crashed ones included) that holds at least one live such process
-    /// (see `topology::Reach` for the same definition on a tree).
+    /// `g_max` after dissemination: the longest ring run of processes not colored by a
+    /// dissemination message, crashed ones included (DESIGN §3, CT Lemma 3; the same definition
+    /// as `topology::Reach`, but measured: processes colored early by correction count as not
+    /// colored by dissemination).
     pub fn gmax_after_dissemination(&self) -> u64 {
         let n = self.procs as usize;
         let dark = |r: usize| !self.by_dissemination[r];
-        if (0..n).all(dark) {
-            return if (0..n).any(|r| !self.crashed[r]) {
-                n as u64
-            } else {
-                0
-            };
-        }
+        let Some(start) = (0..n).find(|&r| !dark(r)) else {
+            return n as u64;
+        };
         // Start right after a colored rank so runs do not wrap.
-        let start = (0..n).find(|&r| !dark(r)).unwrap_or(0);
-        let (mut best, mut run, mut live_in_run) = (0u64, 0u64, false);
+        let (mut best, mut run) = (0u64, 0u64);
         for i in 1..=n {
-            let r = (start + i) % n;
-            if dark(r) {
+            if dark((start + i) % n) {
                 run += 1;
-                live_in_run |= !self.crashed[r];
+                best = best.max(run);
             } else {
-                if live_in_run {
-                    best = best.max(run);
-                }
                 run = 0;
-                live_in_run = false;
             }
         }
         best

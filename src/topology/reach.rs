@@ -2,10 +2,12 @@
 //!
 //! After the tree phase a live rank is *uncolored* when one of its ancestors failed. On the
 //! correction ring (ranks `0..P`, `P - 1` next to 0) a *gap* is a maximal run of consecutive
-//! ranks that hold no message (failed or uncolored) and that contains at least one live
-//! uncolored rank; its size counts every rank of the run, failed ones included, because
-//! correction messages must cross them (CT Lemma 3's `g_max`). Rank 0 is always colored, so no
-//! run crosses the wrap-around from `P - 1` to 0.
+//! ranks that hold no message: failed or uncolored (DESIGN §3). Its size counts every rank of the
+//! run, failed ones included, because correction messages must cross them: that is the `g_max`
+//! of CT Lemma 3 (a run of failed ranks alone still delays correction, see
+//! `tests/sim_lemmas.rs`). Each gap also reports how many of its ranks are live and uncolored
+//! (CT Fig. 3's text counts only those). Rank 0 is always colored, so no run crosses the
+//! wrap-around from `P - 1` to 0.
 
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
@@ -20,7 +22,7 @@ pub struct Gap {
     pub start: Rank,
     /// Number of ranks in the run (failed and uncolored).
     pub size: u64,
-    /// Live uncolored ranks in the run (at least one).
+    /// Live uncolored ranks in the run (0 for a run of failed ranks only).
     pub uncolored: u64,
 }
 
@@ -85,13 +87,11 @@ impl Reach {
                 j += 1;
             }
             let live = dark[i..=j].iter().filter(|&&r| !is_failed(r)).count() as u64;
-            if live > 0 {
-                gaps.push(Gap {
-                    start,
-                    size: (j - i + 1) as u64,
-                    uncolored: live,
-                });
-            }
+            gaps.push(Gap {
+                start,
+                size: (j - i + 1) as u64,
+                uncolored: live,
+            });
             i = j + 1;
         }
         Ok(Self { uncolored, gaps })

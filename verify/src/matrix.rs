@@ -1,14 +1,457 @@
-//! The verification matrix (placeholder, filled in below).
+//! The verification matrix (DESIGN §6), generated into `docs/verification.md` with every
+//! counterexample under `docs/traces/` — never typed by hand:
+//!
+//! ```text
+//! cargo run -p ftcoll-verify --release -- matrix --max-procs 8 --max-crashes 2
+//! ```
+//!
+//! Rows: correction variant × tree kind × order × start mode. Columns: crash timing {before the
+//! operation, any instant} × `f`. A cell is checked for every `P` from 2 to `--max-procs`
+//! (smallest first); it reads "holds ≤ P" with the states explored at the largest `P` and the
+//! total time, or names each violated property with the smallest `P` violating it and links its
+//! shortest (BFS) counterexample. A "claims" section decides the papers' claims one by one.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
+use ftcoll::protocols::correction::CorrectionKind;
+use ftcoll::topology::{LogP, Order, TreeKind};
+
+use crate::{check, property, CrashTiming, ModelKind, ProtocolSpec};
 
 /// `matrix` arguments.
-#[derive(clap::Args, Debug)]
+#[derive(clap::Args, Debug, Clone)]
 pub struct MatrixArgs {
-    /// Largest P.
-    #[arg(long, default_value = "8")]
+    /// Largest P checked in the grid (every P from 2 up is checked).
+    #[arg(long, default_value = "8", value_parser = clap::value_parser!(u32).range(2..=12))]
     pub max_procs: u32,
+    /// Largest f in the grid.
+    #[arg(long, default_value = "2", value_parser = clap::value_parser!(u32).range(0..=4))]
+    pub max_crashes: u32,
+    /// Output file (traces go to a `traces/` directory beside it).
+    #[arg(long, default_value = "docs/verification.md")]
+    pub out: PathBuf,
+    /// Worker threads.
+    #[arg(long, default_value = "2", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub threads: u32,
 }
 
-/// Regenerates the matrix.
-pub fn run(_args: &MatrixArgs) -> Result<(), String> {
-    Err("not yet".into())
+/// One verdict of one cell.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cell {
+    /// The protocol (at P = 2; the grid varies P).
+    pub row: Row,
+    /// Crash timing.
+    pub timing: CrashTiming,
+    /// `f`.
+    pub crashes: u32,
+    /// For each property of [`property::ALL`]: `None` if it held for every P checked, else the
+    /// smallest violating P and its trace.
+    pub verdicts: Vec<Option<(u32, Vec<String>)>>,
+    /// Largest P checked.
+    pub max_procs: u32,
+    /// States explored at the largest P checked.
+    pub states: usize,
+    /// Total seconds.
+    pub seconds: f64,
+}
+
+/// A matrix row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Row {
+    /// Correction variant.
+    pub correction: CorrectionSpec,
+    /// Tree kind.
+    pub tree: TreeKind,
+    /// Order.
+    pub order: Order,
+    /// Start mode.
+    pub start: StartMode,
+}
+
+/// The rows of the matrix.
+pub fn rows() -> Vec<Row> {
+    let corrections = [
+        CorrectionSpec::Correction(CorrectionKind::None),
+        CorrectionSpec::Ack,
+        CorrectionSpec::Correction(CorrectionKind::Opportunistic { distance: 1 }),
+        CorrectionSpec::Correction(CorrectionKind::Opportunistic { distance: 2 }),
+        CorrectionSpec::Correction(CorrectionKind::Optimized { distance: 2 }),
+        CorrectionSpec::Correction(CorrectionKind::Checked),
+        CorrectionSpec::Correction(CorrectionKind::Delayed { delay: 4 }),
+        CorrectionSpec::FailProof(1),
+    ];
+    let trees = [
+        TreeKind::KAry(2),
+        TreeKind::Binomial,
+        TreeKind::Lame(2),
+        TreeKind::Optimal,
+    ];
+    let mut rows = Vec::new();
+    for correction in corrections {
+        for tree in trees {
+            for order in [Order::Interleaved, Order::InOrder] {
+                for start in [StartMode::Synchronized, StartMode::Overlapped] {
+                    rows.push(Row {
+                        correction,
+                        tree,
+                        order,
+                        start,
+                    });
+                }
+            }
+        }
+    }
+    rows
+}
+
+fn spec(row: &Row, procs: u32) -> ProtocolSpec {
+    ProtocolSpec {
+        tree: row.tree,
+        order: row.order,
+        correction: row.correction,
+        start: row.start,
+        procs,
+        logp: LogP::default(),
+    }
+}
+
+/// Checks one cell for P = 2..=max_procs (f is capped at P − 1).
+pub fn check_cell(row: Row, timing: CrashTiming, crashes: u32, max_procs: u32) -> Cell {
+    let mut verdicts: Vec<Option<(u32, Vec<String>)>> = vec![None; property::ALL.len()];
+    let (mut states, mut seconds) = (0, 0.0);
+    for procs in 2..=max_procs {
+        let f = crashes.min(procs - 1);
+        let result = check(&spec(&row, procs), f, timing, ModelKind::Timed).expect("valid spec");
+        states = result.states;
+        seconds += result.seconds;
+        for (i, name) in property::ALL.iter().enumerate() {
+            if verdicts[i].is_none() {
+                if let Some(v) = result.violations.iter().find(|v| v.property == *name) {
+                    verdicts[i] = Some((procs, v.trace.clone()));
+                }
+            }
+        }
+    }
+    Cell {
+        row,
+        timing,
+        crashes,
+        verdicts,
+        max_procs,
+        states,
+        seconds,
+    }
+}
+
+fn slug(row: &Row, timing: CrashTiming, crashes: u32) -> String {
+    format!(
+        "{}-{}-{}-{}-{}-f{}",
+        row.correction, row.tree, row.order, row.start, timing, crashes
+    )
+    .replace(':', "")
+}
+
+/// Runs `jobs` on `threads` threads, keeping the input order.
+fn parallel<T: Send, R: Send>(jobs: Vec<T>, threads: u32, work: impl Fn(T) -> R + Sync) -> Vec<R> {
+    let next = AtomicUsize::new(0);
+    let jobs: Vec<Mutex<Option<T>>> = jobs.into_iter().map(|j| Mutex::new(Some(j))).collect();
+    let results: Vec<Mutex<Option<R>>> = (0..jobs.len()).map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(slot) = jobs.get(i) else { break };
+                let job = slot
+                    .lock()
+                    .expect("job lock")
+                    .take()
+                    .expect("each job once");
+                let result = work(job);
+                *results[i].lock().expect("result lock") = Some(result);
+            });
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| r.into_inner().expect("lock").expect("every job ran"))
+        .collect()
+}
+
+/// A targeted claim of the papers and how it was decided.
+pub struct Claim {
+    /// The claim, with its source.
+    pub text: &'static str,
+    /// Checks: (protocol, f, timing, property, expected to hold).
+    pub checks: Vec<(ProtocolSpec, u32, CrashTiming, &'static str, bool)>,
+}
+
+fn protocol(
+    tree: TreeKind,
+    order: Order,
+    correction: CorrectionSpec,
+    start: StartMode,
+    procs: u32,
+) -> ProtocolSpec {
+    ProtocolSpec {
+        tree,
+        order,
+        correction,
+        start,
+        procs,
+        logp: LogP::default(),
+    }
+}
+
+/// The papers' claims the matrix must decide (issue 4, item 3).
+pub fn claims() -> Vec<Claim> {
+    use CorrectionKind::*;
+    use CorrectionSpec::Correction as C;
+    use Order::*;
+    use StartMode::*;
+    let sync = Synchronized;
+    vec![
+        Claim {
+            text: "The plain tree fails liveness with one pre-operation crash (CT §2.1).",
+            checks: vec![(protocol(TreeKind::KAry(2), Interleaved, C(None), sync, 4), 1, CrashTiming::Pre, property::LIVENESS, false)],
+        },
+        Claim {
+            text: "k-ary interleaved + opportunistic(d = k) survives k − 1 pre-operation crashes and not k (CT §3.2.1, §4.2).",
+            checks: vec![
+                (protocol(TreeKind::KAry(2), Interleaved, C(Opportunistic { distance: 2 }), sync, 8), 1, CrashTiming::Pre, property::LIVENESS, true),
+                (protocol(TreeKind::KAry(2), Interleaved, C(Opportunistic { distance: 2 }), sync, 8), 2, CrashTiming::Pre, property::LIVENESS, false),
+                (protocol(TreeKind::KAry(3), Interleaved, C(Opportunistic { distance: 3 }), sync, 10), 2, CrashTiming::Pre, property::LIVENESS, true),
+                (protocol(TreeKind::KAry(3), Interleaved, C(Opportunistic { distance: 3 }), sync, 10), 3, CrashTiming::Pre, property::LIVENESS, false),
+            ],
+        },
+        Claim {
+            text: "Checked correction colors every live process for any number of pre-operation crashes (CT §4.2, CG Claim 3).",
+            checks: vec![
+                (protocol(TreeKind::Lame(2), Interleaved, C(Checked), sync, 8), 7, CrashTiming::Pre, property::LIVENESS, true),
+                (protocol(TreeKind::KAry(2), InOrder, C(Checked), StartMode::Overlapped, 8), 7, CrashTiming::Pre, property::LIVENESS, true),
+            ],
+        },
+        Claim {
+            text: "Checked correction under crashes during correction: CG §III.C says nodes may get stuck.",
+            checks: vec![
+                (protocol(TreeKind::Lame(2), Interleaved, C(Checked), sync, 8), 2, CrashTiming::Any, property::LIVENESS, true),
+                (protocol(TreeKind::Lame(2), Interleaved, C(Checked), sync, 8), 2, CrashTiming::Any, property::TERMINATION, true),
+            ],
+        },
+        Claim {
+            text: "Failure-proof(f) colors every live process under f crashes at any instant (CG Claim 4).",
+            checks: vec![
+                (protocol(TreeKind::Lame(2), Interleaved, CorrectionSpec::FailProof(1), sync, 8), 1, CrashTiming::Any, property::LIVENESS, true),
+                (protocol(TreeKind::Lame(2), Interleaved, CorrectionSpec::FailProof(2), sync, 7), 2, CrashTiming::Any, property::LIVENESS, true),
+            ],
+        },
+        Claim {
+            text: "Interleaved trees leave smaller gaps than in-order ones: with one pre-operation crash, opportunistic(1) colors everyone on the interleaved binary tree but not on the in-order one (CT §3.2).",
+            checks: vec![
+                (protocol(TreeKind::KAry(2), Interleaved, C(Opportunistic { distance: 1 }), sync, 8), 1, CrashTiming::Pre, property::LIVENESS, true),
+                (protocol(TreeKind::KAry(2), InOrder, C(Opportunistic { distance: 1 }), sync, 8), 1, CrashTiming::Pre, property::LIVENESS, false),
+            ],
+        },
+    ]
+}
+
+/// The outcome of one claim check: (holds?, smallest violating P or None, trace).
+pub fn decide(
+    spec: &ProtocolSpec,
+    crashes: u32,
+    timing: CrashTiming,
+    property: &'static str,
+) -> (bool, u32, usize, Vec<String>) {
+    let mut states = 0;
+    for procs in 2..=spec.procs {
+        let s = ProtocolSpec { procs, ..*spec };
+        let result =
+            check(&s, crashes.min(procs - 1), timing, ModelKind::Timed).expect("valid spec");
+        states = result.states;
+        if let Some(v) = result.violations.iter().find(|v| v.property == property) {
+            return (false, procs, states, v.trace.clone());
+        }
+    }
+    (true, spec.procs, states, Vec::new())
+}
+
+/// Regenerates the matrix file and its traces.
+pub fn run(args: &MatrixArgs) -> Result<(), String> {
+    let started = std::time::Instant::now();
+    let traces_dir = args
+        .out
+        .parent()
+        .unwrap_or_else(|| std::path::Path::new("."))
+        .join("traces");
+    std::fs::create_dir_all(&traces_dir)
+        .map_err(|e| format!("--out: cannot create {}: {e}", traces_dir.display()))?;
+    let mut jobs = Vec::new();
+    for row in rows() {
+        for timing in [CrashTiming::Pre, CrashTiming::Any] {
+            for crashes in 1..=args.max_crashes {
+                jobs.push((row, timing, crashes));
+            }
+        }
+    }
+    let max_procs = args.max_procs;
+    let cells = parallel(jobs, args.threads, |(row, timing, crashes)| {
+        check_cell(row, timing, crashes, max_procs)
+    });
+    let claim_list = claims();
+    let claim_jobs: Vec<_> = claim_list
+        .iter()
+        .flat_map(|c| c.checks.iter().cloned())
+        .collect();
+    let claim_results = parallel(
+        claim_jobs.clone(),
+        args.threads,
+        |(spec, f, timing, property, _)| decide(&spec, f, timing, property),
+    );
+
+    let mut doc = String::new();
+    let _ = writeln!(doc, "# Verification matrix\n");
+    let _ = writeln!(
+        doc,
+        "Generated by `cargo run -p ftcoll-verify --release -- matrix --max-procs {} --max-crashes {}` \
+         (do not edit: `verify/tests/matrix.rs` re-checks a sample of these verdicts). Timed model \
+         (the LogP driver's exact semantics, `L = 2, o = 1`), exhaustive BFS for every `P` from 2 to \
+         {}; `f` crash-stop crashes of non-root processes (capped at `P − 1`), either *pre* (before \
+         the operation) or *any* (before any instant of it). Properties: {}. \
+         A cell lists the violated properties with the smallest violating `P` and a link to the \
+         shortest counterexample, or says that all hold, with the unique states at the largest `P` and \
+         the total time.\n",
+        args.max_procs,
+        args.max_crashes,
+        args.max_procs,
+        property::ALL.iter().map(|p| format!("*{p}*")).collect::<Vec<_>>().join("; ")
+    );
+    let _ = writeln!(doc, "## Claims\n");
+    let mut k = 0;
+    for claim in &claim_list {
+        let _ = writeln!(doc, "- **{}**", claim.text);
+        for (spec, f, timing, property, expected) in &claim.checks {
+            let (holds, procs, states, trace) = &claim_results[k];
+            k += 1;
+            let verdict = if *holds {
+                format!("holds, exhaustive up to P = {procs} ({states} states at P = {procs})")
+            } else {
+                let name = format!("claim-{}-f{}-{}.txt", slug_spec(spec), f, timing);
+                write_trace(
+                    &traces_dir.join(&name),
+                    &format!("{} f={f} {timing}: {property}", spec.name()),
+                    trace,
+                )?;
+                format!("violated: shortest counterexample at P = {procs}, [trace](traces/{name})")
+            };
+            let agrees = if holds == expected {
+                "as the paper says"
+            } else {
+                "**contradicts the paper's claim**"
+            };
+            let _ = writeln!(
+                doc,
+                "  - `{}`, f = {f}, {timing}: *{}* — {verdict} ({agrees})",
+                spec.name(),
+                short(property)
+            );
+        }
+    }
+    let _ = writeln!(doc, "\n## Grid\n");
+    let mut header = String::from("| correction | tree | order | start |");
+    let mut rule = String::from("|---|---|---|---|");
+    for timing in [CrashTiming::Pre, CrashTiming::Any] {
+        for f in 1..=args.max_crashes {
+            let _ = write!(header, " {timing}, f = {f} |");
+            rule.push_str("---|");
+        }
+    }
+    let _ = writeln!(doc, "{header}\n{rule}");
+    let per_row = 2 * args.max_crashes as usize;
+    let mut total_states = 0usize;
+    for chunk in cells.chunks(per_row) {
+        let row = chunk[0].row;
+        let mut line = format!(
+            "| {} | {} | {} | {} |",
+            row.correction, row.tree, row.order, row.start
+        );
+        for cell in chunk {
+            total_states += cell.states;
+            let violated: Vec<String> = cell
+                .verdicts
+                .iter()
+                .zip(property::SHORT)
+                .filter_map(|(v, name)| v.as_ref().map(|(p, _)| format!("{name} ✗ P={p}")))
+                .collect();
+            let text = if violated.is_empty() {
+                format!(
+                    "all hold ≤ {} ({} st, {:.2} s)",
+                    cell.max_procs, cell.states, cell.seconds
+                )
+            } else {
+                let name = format!("{}.txt", slug(&cell.row, cell.timing, cell.crashes));
+                let mut body = Vec::new();
+                for ((v, prop), short_name) in
+                    cell.verdicts.iter().zip(property::ALL).zip(property::SHORT)
+                {
+                    if let Some((p, trace)) = v {
+                        body.push(format!("== {prop} (short: {short_name}), smallest P = {p}"));
+                        body.extend(trace.iter().cloned());
+                    }
+                }
+                let title = format!(
+                    "{} {} {} {} f={} {}",
+                    row.correction, row.tree, row.order, row.start, cell.crashes, cell.timing
+                );
+                write_trace(&traces_dir.join(&name), &title, &body)?;
+                format!("{} [trace](traces/{name})", violated.join(", "))
+            };
+            let _ = write!(line, " {text} |");
+        }
+        let _ = writeln!(doc, "{line}");
+    }
+    let _ = writeln!(
+        doc,
+        "\n{} cells, {} unique states at the largest P in total, {:.1} s on {} threads.",
+        cells.len(),
+        total_states,
+        started.elapsed().as_secs_f64(),
+        args.threads
+    );
+    std::fs::write(&args.out, doc)
+        .map_err(|e| format!("--out: cannot write {}: {e}", args.out.display()))?;
+    println!(
+        "wrote {} ({} cells) in {:.1} s",
+        args.out.display(),
+        cells.len(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn short(property: &str) -> &'static str {
+    property::ALL
+        .iter()
+        .zip(property::SHORT)
+        .find(|(p, _)| **p == property)
+        .map_or("?", |(_, s)| s)
+}
+
+fn slug_spec(spec: &ProtocolSpec) -> String {
+    format!(
+        "{}-{}-{}-{}-P{}",
+        spec.correction, spec.tree, spec.order, spec.start, spec.procs
+    )
+    .replace(':', "")
+}
+
+fn write_trace(path: &std::path::Path, title: &str, lines: &[String]) -> Result<(), String> {
+    let mut text = format!("# {title}\n");
+    for line in lines {
+        text.push_str(line);
+        text.push('\n');
+    }
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

@@ -136,7 +136,7 @@ pub struct SimulateArgs {
     #[arg(long, value_parser = clap::value_parser!(u32))]
     fault_count: Option<u32>,
     /// Every non-root rank fails before the operation with this probability.
-    #[arg(long, value_parser = rate)]
+    #[arg(long, value_parser = rate, allow_negative_numbers = true)]
     fault_rate: Option<f64>,
     /// Crashes during the operation: RANK@TIME,...
     #[arg(long, value_parser = crash_list, default_value = "")]
