@@ -358,6 +358,16 @@ impl Tree {
         self.logp
     }
 
+    /// The numbering arithmetic to use: a chain (k-ary with k = 1) is numbered depth-first and
+    /// interleaved alike, so it uses the O(1) interleaved arithmetic instead of walking the chain.
+    fn numbering(&self) -> Order {
+        if self.kind == TreeKind::KAry(1) {
+            Order::Interleaved
+        } else {
+            self.order
+        }
+    }
+
     /// Whether `rank < P`.
     pub fn contains(&self, rank: Rank) -> bool {
         rank < self.procs
@@ -365,7 +375,7 @@ impl Tree {
 
     /// The interleaved node carrying `rank`, and for in-order trees the rank of its parent.
     fn locate(&self, rank: Rank) -> (u64, Option<Rank>) {
-        match self.order {
+        match self.numbering() {
             Order::Interleaved => (
                 u64::from(rank),
                 self.shape.parent(u64::from(rank)).map(|p| p as Rank),
@@ -384,7 +394,7 @@ impl Tree {
 
     /// Children of `rank` in send order (empty for ranks `>= P`).
     pub fn children(&self, rank: Rank) -> Children<'_> {
-        let inner = match self.order {
+        let inner = match self.numbering() {
             Order::Interleaved => ChildrenInner::Interleaved(self.shape.children(u64::from(rank))),
             Order::InOrder if self.contains(rank) => {
                 let (node, _) = self.locate(rank);
@@ -448,7 +458,7 @@ impl Tree {
     /// Every rank's parent (`None` for the root), materialized in `O(P)` memory for checkers.
     pub fn parents(&self) -> Vec<Option<Rank>> {
         let mut parents = vec![None; self.procs as usize];
-        match self.order {
+        match self.numbering() {
             Order::Interleaved => {
                 for rank in 0..self.procs {
                     for child in self.children(rank) {
@@ -561,7 +571,7 @@ impl Iterator for Nodes<'_> {
         }
         let rank = self.next_rank as Rank;
         self.next_rank += 1;
-        if tree.order == Order::Interleaved {
+        if tree.numbering() == Order::Interleaved {
             return Some(Node {
                 rank,
                 parent: tree.parent(rank),
