@@ -36,7 +36,7 @@ use alloc::collections::{BTreeSet, VecDeque};
 use alloc::vec::Vec;
 use core::fmt;
 
-pub use metrics::Report;
+pub use metrics::{Report, RunMetrics};
 pub use trace::{chrome_trace_json, TraceEvent};
 
 use crate::automaton::{Action, Automaton, Message, Outbox, Phase, TimerId};

@@ -1,0 +1,391 @@
+//! An exact fast path for Corrected Tree broadcast with **synchronized checked correction**
+//! under dual-port LogP, every process arriving at 0 and failures before the operation: the
+//! setting of CT §4.2–4.3 (Table 1, Fig. 1b, 8, 9, 10). It gives the same [`RunMetrics`] as
+//! [`crate::sim::run`] (`tests/fastpath.rs` compares both on random failure sets) at a small
+//! fraction of the cost.
+//!
+//! # Why it is exact
+//!
+//! - *Tree phase.* With failures before the operation, every live process whose ancestors are
+//!   live receives its tree message at its fault-free time, all of them by the deadline `D`, and
+//!   every tree send ends before `D`. The uncolored set is the union of the failed subtrees; the
+//!   tree messages are the edges whose parent is colored.
+//! - *Correction phase.* Every tree-colored process (a *corrector*) starts at `D` and sends at
+//!   `D, D + o, …` until its checked stop rule ends it for good. A corrector whose two ring
+//!   neighbours are correctors (*calm*) first hears from them at fixed instants (`2o + L` and
+//!   `3o + L` after `D`, before any other message can reach it, with a free receive port), and
+//!   checked correction only keeps the nearest distance heard per side, so it sends exactly the
+//!   fault-free pattern whatever else it receives.
+//! - *Windows.* Each cluster of gaps (runs of failed or uncolored ranks) is simulated in a
+//!   window reaching `M` ranks beyond it, with `R` phantom correctors on each side replaying the
+//!   calm pattern (`R` its reach). The window is valid when every message of a non-calm
+//!   corrector stays inside it (checked; otherwise the run is redone with a doubled margin):
+//!   then every process outside all windows is calm and receives only calm messages, so it
+//!   behaves exactly as in the fault-free run. Windows of identical shape give identical
+//!   results and are memoized by their pattern.
+//! - When windows would cover most of the ring, the whole ring is simulated instead (the same
+//!   engine, every correction message).
+
+mod segment;
+
+use alloc::collections::BTreeMap;
+use alloc::vec;
+use alloc::vec::Vec;
+
+use crate::protocols::Side;
+use crate::sim::RunMetrics;
+use crate::topology::{LogP, Tree};
+use crate::{Rank, Time};
+
+use segment::{
+    calm_pattern, Outcome, Pattern, Scratch, Segment, CORRECTOR, FAILED, PHANTOM, UNCOLORED,
+};
+
+/// Largest window core (ranks from the first to the last failed or uncolored rank) whose result
+/// is memoized.
+const MEMO_CORE: usize = 96;
+/// The memo is cleared when it holds this many windows.
+const MEMO_LIMIT: usize = 1 << 19;
+
+/// A failure set the fast path cannot take.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FastPathError {
+    /// A rank `>= P` or the root.
+    BadRank(Rank),
+}
+
+impl core::fmt::Display for FastPathError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::BadRank(r) => write!(f, "faults: rank {r} is the root or not below P"),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for FastPathError {}
+
+/// The precomputed tables of one configuration (tree, `L`, `o`, first side).
+#[derive(Clone, Debug)]
+pub struct SyncChecked {
+    procs: u32,
+    logp: LogP,
+    first_is_left: bool,
+    deadline: Time,
+    /// Children of every rank (CSR).
+    child_start: Vec<u32>,
+    child_list: Vec<Rank>,
+    /// Ranks by decreasing fault-free receive time, with that time.
+    by_receive: Vec<(Time, Rank)>,
+    pattern: Pattern,
+    /// Fault-free activity of a calm corrector after `D`.
+    calm_quiet: Time,
+    margin: usize,
+}
+
+/// Per-thread buffers and the window memo of a [`SyncChecked`] engine.
+#[derive(Clone, Debug, Default)]
+pub struct Workspace {
+    kinds: Vec<u8>,
+    stack: Vec<Rank>,
+    runs: Vec<(usize, usize)>,
+    window: Vec<u8>,
+    key: Vec<u8>,
+    scratch: Scratch,
+    memo: BTreeMap<Vec<u8>, Outcome>,
+    /// Windows simulated, windows taken from the memo, whole-ring simulations.
+    pub stats: [u64; 3],
+}
+
+impl Workspace {
+    /// Empty buffers.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl SyncChecked {
+    /// Tables for `tree` with synchronized checked correction starting on `first_side`.
+    pub fn new(tree: &Tree, first_side: Side) -> Self {
+        let procs = tree.procs();
+        let logp = tree.logp();
+        let n = procs as usize;
+        let mut child_start = Vec::with_capacity(n + 1);
+        let mut child_list = Vec::with_capacity(n.saturating_sub(1));
+        let mut time = vec![0 as Time; n];
+        child_start.push(0u32);
+        for rank in 0..procs {
+            for (i, child) in tree.children(rank).enumerate() {
+                child_list.push(child);
+                time[child as usize] =
+                    time[rank as usize] + i as Time * logp.overhead() + logp.hop();
+            }
+            child_start.push(child_list.len() as u32);
+        }
+        let mut by_receive: Vec<(Time, Rank)> = time
+            .iter()
+            .enumerate()
+            .map(|(r, &t)| (t, r as Rank))
+            .collect();
+        by_receive.sort_unstable_by(|a, b| b.cmp(a));
+        let pattern = calm_pattern(logp.latency(), logp.overhead());
+        let calm_quiet = if pattern.sends.is_empty() {
+            0
+        } else {
+            (pattern.sends.len() as Time + 1) * logp.overhead() + logp.latency()
+        };
+        let margin = pattern.reach as usize + 1;
+        Self {
+            procs,
+            logp,
+            first_is_left: first_side == Side::Left,
+            deadline: tree.deadline(),
+            child_start,
+            child_list,
+            by_receive,
+            pattern,
+            calm_quiet,
+            margin,
+        }
+    }
+
+    /// The synchronized start `D` (the tree's fault-free deadline).
+    pub fn deadline(&self) -> Time {
+        self.deadline
+    }
+
+    /// Correction messages a calm corrector sends (CT Corollary 1 when `o | L`).
+    pub fn calm_messages(&self) -> usize {
+        self.pattern.sends.len()
+    }
+
+    /// The metrics of the run where the ranks in `failed` fail before the operation.
+    pub fn run(&self, ws: &mut Workspace, failed: &[Rank]) -> Result<RunMetrics, FastPathError> {
+        let n = self.procs as usize;
+        ws.kinds.clear();
+        ws.kinds.resize(n, CORRECTOR);
+        let mut sorted_ok = true;
+        for w in failed.windows(2) {
+            sorted_ok &= w[0] < w[1];
+        }
+        let mut owned;
+        let failed = if sorted_ok {
+            failed
+        } else {
+            owned = failed.to_vec();
+            owned.sort_unstable();
+            owned.dedup();
+            &owned[..]
+        };
+        // Uncolored: the union of the failed subtrees (parents have lower ranks, so ascending
+        // order meets every top failed rank before its descendants).
+        let (mut dark, mut tops) = (0u64, 0u64);
+        for &f in failed {
+            if f == 0 || f >= self.procs {
+                return Err(FastPathError::BadRank(f));
+            }
+            if ws.kinds[f as usize] != CORRECTOR {
+                continue;
+            }
+            tops += 1;
+            ws.stack.clear();
+            ws.stack.push(f);
+            while let Some(x) = ws.stack.pop() {
+                ws.kinds[x as usize] = UNCOLORED;
+                dark += 1;
+                let (a, b) = (
+                    self.child_start[x as usize] as usize,
+                    self.child_start[x as usize + 1] as usize,
+                );
+                ws.stack.extend_from_slice(&self.child_list[a..b]);
+            }
+        }
+        for &f in failed {
+            ws.kinds[f as usize] = FAILED;
+        }
+        // Gaps: maximal runs of non-correctors (rank 0 corrects, so none wraps).
+        ws.runs.clear();
+        let mut i = 0;
+        while i < n {
+            if ws.kinds[i] == CORRECTOR {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < n && ws.kinds[i] != CORRECTOR {
+                i += 1;
+            }
+            ws.runs.push((start, i - start));
+        }
+        let gmax = ws.runs.iter().map(|r| r.1).max().unwrap_or(0) as u64;
+        let messages_dissemination = u64::from(self.procs) - 1 - (dark - tops);
+        let tree_coloring = self
+            .by_receive
+            .iter()
+            .find(|&&(_, r)| ws.kinds[r as usize] == CORRECTOR)
+            .map_or(0, |&(t, _)| t);
+
+        let total = self.correction(ws);
+        let coloring_latency = match total.colored {
+            Some(t) => self.deadline + t,
+            None => tree_coloring,
+        };
+        let quiescence_latency = if total.messages == 0 {
+            0 // only P = 1: nothing is ever sent
+        } else {
+            self.deadline + total.activity
+        };
+        Ok(RunMetrics {
+            faults: failed.len() as u64,
+            coloring_latency,
+            quiescence_latency,
+            correction_latency: quiescence_latency.saturating_sub(self.deadline),
+            messages: messages_dissemination + total.messages,
+            messages_dissemination,
+            messages_correction: total.messages,
+            messages_acknowledgment: 0,
+            gmax,
+            undelivered: total.undelivered,
+            participants: total.participants,
+        })
+    }
+
+    fn segment<'a>(
+        &self,
+        kinds: &'a [u8],
+        phantoms: usize,
+        circular: bool,
+        order_start: usize,
+    ) -> Segment<'a> {
+        Segment {
+            kinds,
+            phantoms,
+            circular,
+            order_start,
+            others: self.procs - 1,
+            overhead: self.logp.overhead(),
+            latency: self.logp.latency(),
+            first_is_left: self.first_is_left,
+        }
+    }
+
+    fn whole_ring(&self, ws: &mut Workspace) -> Outcome {
+        ws.stats[2] += 1;
+        let seg = self.segment(&ws.kinds, 0, true, 0);
+        seg.simulate(&self.pattern, &mut ws.scratch)
+    }
+
+    /// The correction phase of the whole ring, by windows when they are small enough.
+    fn correction(&self, ws: &mut Workspace) -> Outcome {
+        let n = self.procs as usize;
+        let r = self.pattern.reach as usize;
+        let mut base = self.margin;
+        'retry: loop {
+            if ws.runs.is_empty() || 2 * base + 2 * r + 2 >= n / 4 {
+                return self.whole_ring(ws);
+            }
+            // Clusters of runs: each run wants `base + 2·len` ranks of margin (a sweeper may
+            // overshoot the far side of its gap); runs closer than the two margins merge, so
+            // windows [first - M, last + M) are disjoint and the R ranks beyond each window are
+            // calm correctors.
+            let mut clusters: Vec<(usize, usize, usize)> = Vec::new(); // dark start, end, margin
+            for &(start, len) in &ws.runs {
+                let want = base + 2 * len;
+                match clusters.last_mut() {
+                    Some(last) if start - last.1 < last.2 + want => {
+                        last.1 = start + len;
+                        last.2 = last.2.max(want);
+                    }
+                    _ => clusters.push((start, start + len, want)),
+                }
+            }
+            if clusters.len() > 1 {
+                let (first, last) = (clusters[0], clusters[clusters.len() - 1]);
+                if n - last.1 + first.0 < first.2 + last.2 {
+                    // Merge across the wrap: the window then runs through rank 0.
+                    clusters.pop();
+                    clusters[0] = (last.0, first.1 + n, first.2.max(last.2));
+                }
+            }
+            let covered: usize = clusters.iter().map(|c| c.1 - c.0 + 2 * c.2).sum();
+            if covered >= n / 2 {
+                return self.whole_ring(ws);
+            }
+            let mut total = Outcome {
+                contained: true,
+                ..Outcome::default()
+            };
+            for &(start, end, margin) in &clusters {
+                if margin + r >= n / 4 {
+                    return self.whole_ring(ws);
+                }
+                let outcome = self.window(ws, start, end, margin);
+                if !outcome.contained {
+                    base *= 2;
+                    continue 'retry;
+                }
+                total.messages += outcome.messages;
+                total.participants += outcome.participants;
+                total.activity = total.activity.max(outcome.activity);
+                total.colored = match (total.colored, outcome.colored) {
+                    (Some(a), Some(b)) => Some(a.max(b)),
+                    (a, b) => a.or(b),
+                };
+                total.undelivered += outcome.undelivered;
+            }
+            // Everyone outside the windows is calm and sees only calm messages.
+            let outside = (n - covered) as u64;
+            if outside > 0 {
+                total.messages += outside * self.pattern.sends.len() as u64;
+                if !self.pattern.sends.is_empty() {
+                    total.participants += outside;
+                }
+                total.activity = total.activity.max(self.calm_quiet);
+            }
+            return total;
+        }
+    }
+
+    /// Simulates the window around the dark ranks `start..end` (`end` may exceed `P`: wrap).
+    fn window(&self, ws: &mut Workspace, start: usize, end: usize, margin: usize) -> Outcome {
+        let n = self.procs as usize;
+        let r = self.pattern.reach as usize;
+        let core = end - start;
+        let wraps = end > n || start < margin + r || end + margin + r > n;
+        if !wraps && core <= MEMO_CORE {
+            ws.key.clear();
+            ws.key.extend_from_slice(&(margin as u32).to_le_bytes());
+            ws.key.extend_from_slice(&ws.kinds[start..end]);
+            if let Some(hit) = ws.memo.get(&ws.key[..]) {
+                ws.stats[1] += 1;
+                return *hit;
+            }
+        }
+        ws.stats[0] += 1;
+        // Positions: R phantoms, M margin, the core, M margin, R phantoms.
+        let first = (start + n - margin - r) % n; // rank of position 0
+        let len = core + 2 * margin + 2 * r;
+        ws.window.clear();
+        for j in 0..len {
+            let kind = if j < r || j >= len - r {
+                PHANTOM
+            } else {
+                ws.kinds[(first + j) % n]
+            };
+            ws.window.push(kind);
+        }
+        // Sends of one tick are made in rank order: from rank 0's position if the window wraps.
+        let order_start = if first + len > n { n - first } else { 0 };
+        let outcome = {
+            let seg = self.segment(&ws.window, r, false, order_start);
+            seg.simulate(&self.pattern, &mut ws.scratch)
+        };
+        if !wraps && core <= MEMO_CORE {
+            if ws.memo.len() >= MEMO_LIMIT {
+                ws.memo.clear();
+            }
+            ws.memo.insert(ws.key.clone(), outcome);
+        }
+        outcome
+    }
+}
