@@ -291,20 +291,37 @@ impl SyncChecked {
             let mut clusters: Vec<(usize, usize, usize)> = Vec::new(); // dark start, end, margin
             for &(start, len) in &ws.runs {
                 let want = base + 2 * len;
-                match clusters.last_mut() {
-                    Some(last) if start - last.1 < last.2 + want => {
-                        last.1 = start + len;
-                        last.2 = last.2.max(want);
+                // A grown margin may now reach the previous clusters: merge back as needed.
+                let mut cluster = (start, start + len, want);
+                while let Some(&last) = clusters.last() {
+                    if cluster.0 - last.1 < last.2 + cluster.2 {
+                        clusters.pop();
+                        cluster = (last.0, cluster.1, last.2.max(cluster.2));
+                    } else {
+                        break;
                     }
-                    _ => clusters.push((start, start + len, want)),
                 }
+                clusters.push(cluster);
             }
-            if clusters.len() > 1 {
+            // Across the wrap: the window then runs through rank 0.
+            while clusters.len() > 1 {
                 let (first, last) = (clusters[0], clusters[clusters.len() - 1]);
-                if n - last.1 + first.0 < first.2 + last.2 {
-                    // Merge across the wrap: the window then runs through rank 0.
-                    clusters.pop();
-                    clusters[0] = (last.0, first.1 + n, first.2.max(last.2));
+                let between = if first.0 > last.1 {
+                    first.0 - last.1 // the first cluster already runs through rank 0
+                } else {
+                    n - last.1 + first.0
+                };
+                if between >= first.2 + last.2 {
+                    break;
+                }
+                clusters.pop();
+                clusters[0] = (last.0, first.1 + n, first.2.max(last.2));
+                // The grown first cluster may now reach its right neighbour.
+                while clusters.len() > 1
+                    && clusters[1].0 + n - clusters[0].1 < clusters[0].2 + clusters[1].2
+                {
+                    let next = clusters.remove(1);
+                    clusters[0] = (clusters[0].0, next.1 + n, clusters[0].2.max(next.2));
                 }
             }
             let covered: usize = clusters.iter().map(|c| c.1 - c.0 + 2 * c.2).sum();
