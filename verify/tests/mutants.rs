@@ -1,0 +1,194 @@
+//! Every property can fail (DESIGN §6): each mutant of `ftcoll_verify::mutants` breaks exactly
+//! the property its name says, the checker finds a counterexample, and the unmutated protocol
+//! passes the same check. State counts are pinned (stateright's paxos example style) so a
+//! change of the model's semantics shows up.
+
+use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
+use ftcoll::protocols::correction::CorrectionKind;
+use ftcoll::topology::{LogP, Order, TreeKind};
+use ftcoll_verify::mutants::{Bug, Mutant, MutantConfig};
+use ftcoll_verify::timed::TimedModel;
+use ftcoll_verify::{check, property, CrashTiming, ModelKind, ProtocolSpec};
+use stateright::{Checker, Model};
+
+fn spec(tree: TreeKind, correction: CorrectionSpec, procs: u32) -> ProtocolSpec {
+    ProtocolSpec {
+        tree,
+        order: Order::Interleaved,
+        correction,
+        start: StartMode::Synchronized,
+        procs,
+        logp: LogP::default(),
+    }
+}
+
+/// Runs the timed model of `spec` with `bug` injected; returns the violated properties.
+fn violated_by(
+    bug: Bug,
+    spec: &ProtocolSpec,
+    crashes: u32,
+    timing: CrashTiming,
+) -> Vec<&'static str> {
+    let real = TimedModel::corrected_tree(spec, crashes, timing).unwrap();
+    let mutant = TimedModel::<Mutant>::new(
+        MutantConfig {
+            inner: spec.config().unwrap(),
+            bug,
+        },
+        spec.procs,
+        spec.logp,
+        real.payload,
+        crashes,
+        timing,
+        real.horizon,
+    );
+    let checker = mutant.checker().spawn_bfs().join();
+    property::ALL
+        .into_iter()
+        .filter(|p| checker.discovery(p).is_some())
+        .collect()
+}
+
+fn holds_everything(spec: &ProtocolSpec, crashes: u32, timing: CrashTiming) -> usize {
+    let result = check(spec, crashes, timing, ModelKind::Timed).unwrap();
+    assert!(
+        result.violations.is_empty(),
+        "{}: {:?}",
+        spec.name(),
+        result.violations
+    );
+    result.states
+}
+
+/// CT §2.1 integrity: a relay that flips a payload bit is caught; the real broadcast is not.
+#[test]
+fn integrity_catches_a_relay_that_corrupts_the_payload() {
+    let s = spec(
+        TreeKind::Binomial,
+        CorrectionSpec::Correction(CorrectionKind::Checked),
+        4,
+    );
+    assert_eq!(
+        violated_by(Bug::CorruptsRelayedPayload, &s, 0, CrashTiming::Pre),
+        [property::INTEGRITY]
+    );
+    holds_everything(&s, 0, CrashTiming::Pre);
+}
+
+/// CT §2.1 no duplicates: delivering on every copy is caught (checked correction sends colored
+/// processes extra copies even without failures).
+#[test]
+fn no_duplicates_catches_a_process_that_delivers_every_copy() {
+    let s = spec(
+        TreeKind::Lame(2),
+        CorrectionSpec::Correction(CorrectionKind::Checked),
+        4,
+    );
+    assert_eq!(
+        violated_by(Bug::DeliversEveryCopy, &s, 0, CrashTiming::Pre),
+        [property::NO_DUPLICATES]
+    );
+    holds_everything(&s, 0, CrashTiming::Pre);
+}
+
+/// CG Claim 3 / CT §3.1 liveness: a checked corrector that believes a message came from both
+/// sides stops a side it never covered; with one crash before the operation a live process is
+/// left uncolored. The real checked correction colors everyone under the same crashes.
+#[test]
+fn liveness_catches_checked_correction_that_confuses_directions() {
+    let s = spec(
+        TreeKind::KAry(2),
+        CorrectionSpec::Correction(CorrectionKind::Checked),
+        8,
+    );
+    assert_eq!(
+        violated_by(Bug::ConfusesDirections, &s, 1, CrashTiming::Pre),
+        [property::LIVENESS]
+    );
+    holds_everything(&s, 1, CrashTiming::Pre);
+}
+
+/// DESIGN §6 termination: a process that answers every correction message with another one
+/// never quiesces; the real protocol does.
+#[test]
+fn termination_catches_a_process_that_echoes_forever() {
+    let s = spec(
+        TreeKind::Lame(2),
+        CorrectionSpec::Correction(CorrectionKind::Checked),
+        3,
+    );
+    assert_eq!(
+        violated_by(Bug::EchoesCorrection, &s, 0, CrashTiming::Pre),
+        [property::TERMINATION]
+    );
+    holds_everything(&s, 0, CrashTiming::Pre);
+}
+
+/// CT §2.1: the plain tree loses liveness with one pre-operation crash, with a trace naming the
+/// uncolored rank; `sometimes` properties show the checker reaches correction and quiescence.
+#[test]
+fn plain_tree_fails_liveness_with_one_crash_and_sometimes_properties_are_reached() {
+    let s = spec(
+        TreeKind::KAry(2),
+        CorrectionSpec::Correction(CorrectionKind::None),
+        4,
+    );
+    let result = check(&s, 1, CrashTiming::Pre, ModelKind::Timed).unwrap();
+    assert!(!result.holds(property::LIVENESS));
+    let trace = &result.violations[0].trace;
+    assert_eq!(
+        trace.first().map(String::as_str),
+        Some("before the operation: ranks [1] crash")
+    );
+    assert!(
+        trace.last().unwrap().contains("never delivered: [3]"),
+        "{trace:?}"
+    );
+    let checked = spec(
+        TreeKind::KAry(2),
+        CorrectionSpec::Correction(CorrectionKind::Checked),
+        4,
+    );
+    let result = check(&checked, 1, CrashTiming::Pre, ModelKind::Timed).unwrap();
+    assert!(result.reached.contains(&property::SOMETIMES_CORRECTED));
+    assert!(result.reached.contains(&property::SOMETIMES_QUIESCENT));
+}
+
+/// Pinned state counts of the timed model (any change to the driver's semantics moves them).
+#[test]
+fn pinned_state_counts() {
+    let checked = |p| {
+        spec(
+            TreeKind::Lame(2),
+            CorrectionSpec::Correction(CorrectionKind::Checked),
+            p,
+        )
+    };
+    assert_eq!(holds_everything(&checked(8), 2, CrashTiming::Pre), 604);
+    assert_eq!(holds_everything(&checked(6), 1, CrashTiming::Any), 868);
+}
+
+/// The asynchronous model explores reorderings: opportunistic(2) with overlapped start holds on
+/// three processes with one crash, and its state space is larger than the timed one's.
+#[test]
+fn asynchronous_model_checks_reorderings() {
+    let mut s = spec(
+        TreeKind::Lame(2),
+        CorrectionSpec::Correction(CorrectionKind::Opportunistic { distance: 2 }),
+        3,
+    );
+    s.start = StartMode::Overlapped;
+    let asynchronous = check(&s, 1, CrashTiming::Any, ModelKind::Async).unwrap();
+    assert!(
+        asynchronous.violations.is_empty(),
+        "{:?}",
+        asynchronous.violations
+    );
+    let timed = check(&s, 1, CrashTiming::Any, ModelKind::Timed).unwrap();
+    assert!(
+        asynchronous.states > timed.states,
+        "{} vs {}",
+        asynchronous.states,
+        timed.states
+    );
+}
