@@ -266,7 +266,7 @@ where
 }
 
 /// One trace line.
-fn describe(event: &ftcoll::sim::TraceEvent) -> String {
+pub fn describe(event: &ftcoll::sim::TraceEvent) -> String {
     use ftcoll::sim::TraceEvent;
     match event {
         TraceEvent::Message {

@@ -84,6 +84,57 @@ pub enum TimedAction {
     },
 }
 
+impl<A: Automaton> TimedModel<A> {
+    /// A model of any automaton: `payload` is what integrity compares deliveries with, and the
+    /// operation must be quiescent by `horizon`.
+    pub fn new(
+        config: A::Config,
+        procs: u32,
+        logp: LogP,
+        payload: Value,
+        max_crashes: u32,
+        timing: CrashTiming,
+        horizon: Time,
+    ) -> Self {
+        Self {
+            config,
+            procs,
+            logp,
+            port_model: PortModel::DualPort,
+            payload,
+            max_crashes,
+            timing,
+            horizon,
+        }
+    }
+
+    /// The actions that replay a fixed schedule: `crash_at` crashes `(rank, time)` happen right
+    /// before the first instant at or after `time`; steps run to quiescence or the horizon. With
+    /// [`Self::replay`] this turns a simulated counterexample into a trace of the checker's model.
+    pub fn schedule(&self, pre: &[Rank], crash_at: &[(Rank, Time)]) -> Vec<TimedAction> {
+        let mut state = self.initial(pre, false);
+        let mut pending: Vec<(Rank, Time)> = crash_at.to_vec();
+        pending.sort_by_key(|&(r, t)| (t, r));
+        let mut actions = Vec::new();
+        while let Some(time) = state.sim.next_time().filter(|&t| t <= self.horizon) {
+            while let Some(&(rank, at)) = pending.first().filter(|&&(_, at)| at <= time) {
+                let _ = at;
+                pending.remove(0);
+                let action = TimedAction::Crash { rank, time };
+                actions.push(action);
+                state = self.apply(&state, action).expect("crash applies");
+            }
+            let action = TimedAction::Step { time };
+            actions.push(action);
+            state = self.apply(&state, action).expect("step applies");
+            if state.error.is_some() {
+                break;
+            }
+        }
+        actions
+    }
+}
+
 impl TimedModel<CorrectedTreeNode> {
     /// The model of a Corrected Tree broadcast with at most `max_crashes` crashes.
     pub fn corrected_tree(
