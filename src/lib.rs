@@ -18,6 +18,7 @@ extern crate alloc;
 extern crate std;
 
 pub mod automaton;
+pub mod experiment;
 pub mod fastpath;
 pub mod protocols;
 pub mod rng;

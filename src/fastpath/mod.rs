@@ -93,6 +93,8 @@ pub struct Workspace {
     key: Vec<u8>,
     scratch: Scratch,
     memo: BTreeMap<Vec<u8>, Outcome>,
+    /// `(P, L, o, first side)` the memo belongs to: window results depend on nothing else.
+    owner: Option<(u32, Time, Time, bool)>,
     /// Windows simulated, windows taken from the memo, whole-ring simulations.
     pub stats: [u64; 3],
 }
@@ -162,6 +164,16 @@ impl SyncChecked {
     /// The metrics of the run where the ranks in `failed` fail before the operation.
     pub fn run(&self, ws: &mut Workspace, failed: &[Rank]) -> Result<RunMetrics, FastPathError> {
         let n = self.procs as usize;
+        let owner = Some((
+            self.procs,
+            self.logp.latency(),
+            self.logp.overhead(),
+            self.first_is_left,
+        ));
+        if ws.owner != owner {
+            ws.memo.clear();
+            ws.owner = owner;
+        }
         ws.kinds.clear();
         ws.kinds.resize(n, CORRECTOR);
         let mut sorted_ok = true;

@@ -101,9 +101,28 @@ pub fn draw_faults(
             }
             // Floyd's sampling of n distinct values in 1..procs.
             let mut chosen: Vec<Rank> = Vec::with_capacity(*n as usize);
+            // Membership: a linear scan for a few faults, a bitset or a tree beyond (same picks).
+            let mut bits: Vec<u64> = Vec::new();
+            let mut tree = alloc::collections::BTreeSet::new();
+            let use_bits = *n > 32 && procs <= 1 << 26;
+            if use_bits {
+                bits.resize(procs as usize / 64 + 1, 0);
+            }
             for j in (max - n)..max {
                 let t = 1 + rng.below(u64::from(j) + 1) as Rank;
-                let pick = if chosen.contains(&t) { j + 1 } else { t };
+                let taken = if *n <= 32 {
+                    chosen.contains(&t)
+                } else if use_bits {
+                    bits[t as usize / 64] >> (t % 64) & 1 == 1
+                } else {
+                    tree.contains(&t)
+                };
+                let pick = if taken { j + 1 } else { t };
+                if use_bits {
+                    bits[pick as usize / 64] |= 1 << (pick % 64);
+                } else if *n > 32 {
+                    tree.insert(pick);
+                }
                 chosen.push(pick);
             }
             chosen

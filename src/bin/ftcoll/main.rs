@@ -4,7 +4,9 @@
 //! line on stderr naming the flag and what is allowed, exit code 2, and nothing on stdout.
 
 mod args;
+mod reproduce_cmd;
 mod simulate_cmd;
+mod sweep_cmd;
 mod tree_cmd;
 
 use std::io::Write;
@@ -28,6 +30,12 @@ enum Command {
     Gaps(tree_cmd::GapsArgs),
     /// Simulate Corrected Tree broadcasts under LogP: latency, messages, coloring.
     Simulate(simulate_cmd::SimulateArgs),
+    /// Seeded Monte-Carlo over a grid of simulate's parameters, with per-point summaries.
+    Sweep(sweep_cmd::SweepArgs),
+    /// Combine the outputs of `sweep --shard` into the output of one unsharded sweep.
+    Merge(sweep_cmd::MergeArgs),
+    /// Regenerate a paper's tables and figures (CSV, SVG) and a report beside the published numbers.
+    Reproduce(reproduce_cmd::ReproduceArgs),
 }
 
 /// A user error: printed as one line on stderr, exit code 2.
@@ -55,6 +63,9 @@ fn main() -> ExitCode {
         Command::Tree(a) => tree_cmd::tree(a, &mut out),
         Command::Gaps(a) => tree_cmd::gaps(a, &mut out),
         Command::Simulate(a) => simulate_cmd::simulate(a, &mut out),
+        Command::Sweep(a) => sweep_cmd::sweep(a, &mut out),
+        Command::Merge(a) => sweep_cmd::merge(a, &mut out),
+        Command::Reproduce(a) => reproduce_cmd::reproduce(a, &mut out),
     };
     match result.and_then(|()| out.flush().map_err(Into::into)) {
         Ok(()) => ExitCode::SUCCESS,

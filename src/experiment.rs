@@ -1,0 +1,338 @@
+//! Seeded Monte-Carlo experiments: one *point* (a full set of simulation parameters) run many
+//! times, each run's [`RunMetrics`] folded into exact integer histograms so that summaries
+//! (mean, standard deviation, percentiles, max) do not depend on the order runs finish in.
+//!
+//! Run `i` of a point with seed `s` draws its failures from `SplitMix64::stream(s, i)`, exactly
+//! as `ftcoll simulate --seed s` does for its run `i`. Points with synchronized checked
+//! correction under dual-port LogP use [`crate::fastpath`] (same metrics, much faster); every
+//! other point runs the full simulator.
+
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::fastpath::{SyncChecked, Workspace};
+use crate::protocols::corrected_tree::{
+    CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
+};
+use crate::protocols::correction::CorrectionKind;
+use crate::protocols::Side;
+use crate::rng::SplitMix64;
+use crate::sim::scenario::{draw_faults, ArrivalSpec, FaultSpec, ScenarioSpec};
+use crate::sim::{self, PortModel, RunMetrics};
+use crate::topology::{LogP, Order, Tree, TreeKind};
+use crate::Time;
+
+/// Exact distribution of one integer metric: value → number of runs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Histogram {
+    counts: BTreeMap<u64, u64>,
+}
+
+impl Histogram {
+    /// Records one value.
+    pub fn add(&mut self, value: u64) {
+        *self.counts.entry(value).or_insert(0) += 1;
+    }
+
+    /// Adds every value of `other`.
+    pub fn merge(&mut self, other: &Self) {
+        for (&v, &c) in &other.counts {
+            *self.counts.entry(v).or_insert(0) += c;
+        }
+    }
+
+    /// Number of values.
+    pub fn count(&self) -> u64 {
+        self.counts.values().sum()
+    }
+
+    /// `(value, count)` in increasing value order.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.counts.iter().map(|(&v, &c)| (v, c))
+    }
+
+    /// Arithmetic mean (0 when empty).
+    pub fn mean(&self) -> f64 {
+        let n = self.count();
+        if n == 0 {
+            return 0.0;
+        }
+        let sum: u128 = self
+            .iter()
+            .map(|(v, c)| u128::from(v) * u128::from(c))
+            .sum();
+        sum as f64 / n as f64
+    }
+
+    /// Sample standard deviation (`n − 1` in the denominator; 0 for fewer than two values),
+    /// computed from exact integer sums.
+    pub fn std(&self) -> f64 {
+        let n = u128::from(self.count());
+        if n < 2 {
+            return 0.0;
+        }
+        let (mut s1, mut s2) = (0u128, 0u128);
+        for (v, c) in self.iter() {
+            let (v, c) = (u128::from(v), u128::from(c));
+            s1 += v * c;
+            s2 += v * v * c;
+        }
+        let numerator = n * s2 - s1 * s1;
+        libm_sqrt(numerator as f64 / (n * (n - 1)) as f64)
+    }
+
+    /// The nearest-rank percentile: the smallest value such that at least `q·n` values are
+    /// `<=` it (`q` in `0..=1`; 0 when empty).
+    pub fn percentile(&self, q: f64) -> u64 {
+        let n = self.count();
+        if n == 0 {
+            return 0;
+        }
+        // ceil(q·n) without floating error for the q used here (multiples of 0.001).
+        let permille = (q * 1000.0 + 0.5) as u128;
+        let rank = ((permille * u128::from(n)).div_ceil(1000)).max(1) as u64;
+        let mut seen = 0;
+        for (v, c) in self.iter() {
+            seen += c;
+            if seen >= rank {
+                return v;
+            }
+        }
+        self.max()
+    }
+
+    /// Largest value (0 when empty).
+    pub fn max(&self) -> u64 {
+        self.counts.keys().next_back().copied().unwrap_or(0)
+    }
+}
+
+/// Square root without `std` (Newton's method on `f64`; exact enough for reporting).
+fn libm_sqrt(x: f64) -> f64 {
+    if x <= 0.0 {
+        return 0.0;
+    }
+    let mut r = if x >= 1.0 { x / 2.0 } else { 1.0 };
+    for _ in 0..200 {
+        let next = 0.5 * (r + x / r);
+        if next == r {
+            break;
+        }
+        r = next;
+    }
+    r
+}
+
+/// The summary statistics reported for every metric, in output order.
+pub const STATISTICS: [&str; 8] = ["mean", "std", "p5", "p50", "p95", "p99", "p99.9", "max"];
+
+/// Everything measured at one point.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PointStats {
+    /// One histogram per [`RunMetrics::NAMES`] entry.
+    pub metrics: [Histogram; 11],
+    /// Joint distribution of `(gmax, correction_latency)` (CT Fig. 10).
+    pub gmax_vs_correction: BTreeMap<(u64, u64), u64>,
+}
+
+impl PointStats {
+    /// Records one run.
+    pub fn add(&mut self, m: &RunMetrics) {
+        for (h, v) in self.metrics.iter_mut().zip(m.values()) {
+            h.add(v);
+        }
+        *self
+            .gmax_vs_correction
+            .entry((m.gmax, m.correction_latency))
+            .or_insert(0) += 1;
+    }
+
+    /// Adds every run of `other`.
+    pub fn merge(&mut self, other: &Self) {
+        for (h, o) in self.metrics.iter_mut().zip(&other.metrics) {
+            h.merge(o);
+        }
+        for (&k, &c) in &other.gmax_vs_correction {
+            *self.gmax_vs_correction.entry(k).or_insert(0) += c;
+        }
+    }
+
+    /// Number of runs.
+    pub fn runs(&self) -> u64 {
+        self.metrics[0].count()
+    }
+
+    /// The histogram of the metric called `name` (see [`RunMetrics::NAMES`]).
+    pub fn metric(&self, name: &str) -> Option<&Histogram> {
+        RunMetrics::NAMES
+            .iter()
+            .position(|&n| n == name)
+            .map(|i| &self.metrics[i])
+    }
+
+    /// The [`STATISTICS`] of every metric, formatted (means and deviations with 4 decimals).
+    pub fn summary(&self) -> Vec<[String; 8]> {
+        self.metrics
+            .iter()
+            .map(|h| {
+                [
+                    format!("{:.4}", h.mean()),
+                    format!("{:.4}", h.std()),
+                    format!("{}", h.percentile(0.05)),
+                    format!("{}", h.percentile(0.5)),
+                    format!("{}", h.percentile(0.95)),
+                    format!("{}", h.percentile(0.99)),
+                    format!("{}", h.percentile(0.999)),
+                    format!("{}", h.max()),
+                ]
+            })
+            .collect()
+    }
+}
+
+/// Which processes fail before the operation, per point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Faults {
+    /// Nobody.
+    None,
+    /// Exactly this many random non-root ranks.
+    Count(u32),
+    /// Every non-root rank independently with this probability.
+    Rate(f64),
+    /// `round(fraction · P)` random non-root ranks (CT §4.3: "the fraction of failed processes").
+    Fraction(f64),
+}
+
+impl core::fmt::Display for Faults {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::None => write!(f, "none"),
+            Self::Count(n) => write!(f, "count:{n}"),
+            Self::Rate(r) => write!(f, "rate:{r}"),
+            Self::Fraction(x) => write!(f, "fraction:{x}"),
+        }
+    }
+}
+
+/// One point of a sweep: every parameter of `ftcoll simulate` but the seed's runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point {
+    /// `P`.
+    pub procs: u32,
+    /// Tree shape.
+    pub tree: TreeKind,
+    /// Numbering.
+    pub order: Order,
+    /// Correction variant.
+    pub correction: CorrectionSpec,
+    /// Synchronized or overlapped.
+    pub start: StartMode,
+    /// Dual- or single-port.
+    pub model: PortModel,
+    /// `L`.
+    pub latency: Time,
+    /// `o`.
+    pub overhead: Time,
+    /// First correction side.
+    pub first_side: Side,
+    /// Failures before the operation.
+    pub faults: Faults,
+}
+
+/// A point ready to run: its tree, configuration and (when it applies) the fast path.
+#[derive(Debug)]
+pub struct Prepared {
+    config: CorrectedTreeConfig,
+    spec: ScenarioSpec,
+    fast: Option<SyncChecked>,
+}
+
+/// A point whose parameters do not describe a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PointError(pub String);
+
+impl Point {
+    /// Builds the tree, the protocol configuration and, when `fast` allows it and the point is
+    /// synchronized checked correction under dual-port LogP, the fast path tables.
+    pub fn prepare(&self, fast: bool) -> Result<Prepared, PointError> {
+        let logp =
+            LogP::new(self.latency, self.overhead).map_err(|e| PointError(format!("{e}")))?;
+        let tree = Tree::new(self.tree, self.order, u64::from(self.procs), logp)
+            .map_err(|e| PointError(format!("{e}")))?;
+        let mut config = self.correction.config(tree, self.start);
+        config.first_side = self.first_side;
+        let faults = match self.faults {
+            Faults::None => FaultSpec::None,
+            Faults::Count(n) => FaultSpec::Count(n),
+            Faults::Rate(r) => FaultSpec::Rate(r),
+            Faults::Fraction(x) => FaultSpec::Count(((x * f64::from(self.procs)) + 0.5) as u32),
+        };
+        if let FaultSpec::Count(n) = faults {
+            if n >= self.procs {
+                return Err(PointError(format!(
+                    "faults: {n} failed processes out of P = {}: allowed 0..={}",
+                    self.procs,
+                    self.procs - 1
+                )));
+            }
+        }
+        let spec = ScenarioSpec {
+            procs: self.procs,
+            logp,
+            model: self.model,
+            faults,
+            crash_at: Vec::new(),
+            arrivals: ArrivalSpec::None,
+        };
+        let eligible = config.correction == CorrectionKind::Checked
+            && !config.acknowledgments
+            && self.start == StartMode::Synchronized
+            && self.model == PortModel::DualPort;
+        let fast = (fast && eligible).then(|| SyncChecked::new(&config.tree, self.first_side));
+        Ok(Prepared { config, spec, fast })
+    }
+}
+
+impl Prepared {
+    /// The tree's fault-free deadline.
+    pub fn deadline(&self) -> Time {
+        self.config.tree.deadline()
+    }
+
+    /// Whether runs take the fast path.
+    pub fn is_fast(&self) -> bool {
+        self.fast.is_some()
+    }
+
+    /// Run `run` of `seed`. `ws` is scratch space (keep one per thread).
+    pub fn run(&self, seed: u64, run: u64, ws: &mut Workspace) -> Result<RunMetrics, PointError> {
+        let procs = self.spec.procs;
+        match &self.fast {
+            Some(engine) => {
+                let mut rng = SplitMix64::stream(seed, run);
+                let failed = draw_faults(&self.spec.faults, procs, &mut rng)
+                    .map_err(|e| PointError(format!("{e}")))?;
+                engine
+                    .run(ws, &failed)
+                    .map_err(|e| PointError(format!("{e}")))
+            }
+            None => {
+                let (scenario, failed) = self
+                    .spec
+                    .build(seed, run)
+                    .map_err(|e| PointError(format!("{e}")))?;
+                let p = u64::from(procs);
+                let budget = 64 * p * p.max(64) + 1_000_000;
+                let report = sim::run::<CorrectedTreeNode>(&self.config, procs, &scenario, budget)
+                    .map_err(|e| PointError(format!("simulation: {e}")))?;
+                Ok(RunMetrics::from_report(
+                    &report,
+                    self.deadline(),
+                    failed.len() as u64,
+                ))
+            }
+        }
+    }
+}
