@@ -50,6 +50,8 @@ pub(crate) struct Pattern {
     pub sends: Vec<(u8, u32)>,
     /// Largest distance on either side.
     pub reach: u32,
+    /// Distances covered on both sides together.
+    pub total: u64,
 }
 
 /// Per-position state of one simulation (32 bytes).
@@ -65,6 +67,8 @@ struct Proc {
     next: u8,
     /// Uncolored process reached by correction, or corrector that sent.
     touched: bool,
+    /// Replays the calm pattern (a calm corrector or a phantom) instead of deciding.
+    calm: bool,
 }
 
 /// Scratch buffers reused between segments.
@@ -123,10 +127,13 @@ impl Segment<'_> {
             },
         );
         s.active.clear();
+        // The calm pattern is exact for calm correctors when its sweep fits in the ring.
+        let fits = pattern.total <= u64::from(self.others);
         for j in 0..n {
             let i = (self.order_start + j) % n;
             if self.is_corrector(i) {
                 s.active.push(i as u32);
+                s.procs[i].calm = self.kinds[i] == PHANTOM || (fits && self.is_calm(i));
             }
         }
         for b in s.buckets.iter_mut() {
@@ -160,7 +167,7 @@ impl Segment<'_> {
             let mut keep = 0;
             for a in 0..s.active.len() {
                 let i = s.active[a] as usize;
-                let send = if self.kinds[i] == PHANTOM {
+                let send = if s.procs[i].calm {
                     pattern.sends.get(tick).copied()
                 } else {
                     let p = &mut s.procs[i];
@@ -202,7 +209,7 @@ impl Segment<'_> {
                 };
                 let inside = target.filter(|t| window.contains(t));
                 let Some(t) = inside else {
-                    if !phantom && !self.is_calm(i) {
+                    if !s.procs[i].calm {
                         out.contained = false;
                     }
                     continue;
@@ -223,7 +230,8 @@ impl Segment<'_> {
                         } else {
                             // The receiver hears from the side opposite to the travel direction.
                             let heard = side as usize ^ 1;
-                            if dist < q.nearest[heard] {
+                            // Only deciding correctors listen: calm ones replay the pattern.
+                            if !q.calm && dist < q.nearest[heard] {
                                 let at = if o == 1 { end } else { end.div_ceil(o) } as usize;
                                 if at >= s.buckets.len() {
                                     s.buckets.resize_with(at + 1, Vec::new);
@@ -292,5 +300,10 @@ pub(crate) fn calm_pattern(latency: Time, overhead: Time) -> Pattern {
         }
     }
     let reach = reached[0].max(reached[1]);
-    Pattern { sends, reach }
+    let total = u64::from(reached[0]) + u64::from(reached[1]);
+    Pattern {
+        sends,
+        reach,
+        total,
+    }
 }
