@@ -1,0 +1,259 @@
+//! `ftcoll sweep` and `ftcoll merge`: determinism, shards merged into the unsharded bytes,
+//! resuming after an interruption, the full and fast engines agreeing byte for byte, summaries
+//! matching `simulate`, and the bad-input contract.
+#![cfg(feature = "cli")]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn ftcoll(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ftcoll"))
+        .args(args)
+        .output()
+        .expect("the ftcoll binary runs")
+}
+
+fn stdout(args: &[&str]) -> String {
+    let out = ftcoll(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ftcoll-sweep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+const GRID: [&str; 12] = [
+    "sweep",
+    "--procs",
+    "64,300",
+    "--tree",
+    "lame:2,binomial",
+    "--correction",
+    "checked,opportunistic:2",
+    "--fault-count",
+    "0,3,12",
+    "--runs",
+    "12",
+    "--seed=7",
+];
+
+fn grid(extra: &[&str]) -> Vec<String> {
+    GRID.iter().chain(extra).map(|s| s.to_string()).collect()
+}
+
+fn run(args: &[String]) -> String {
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    stdout(&refs)
+}
+
+#[test]
+fn sweep_is_deterministic_and_has_one_row_per_point() {
+    let a = run(&grid(&[]));
+    let b = run(&grid(&["--threads", "1"]));
+    assert_eq!(a, b, "thread count must not change the bytes");
+    let lines: Vec<&str> = a.lines().collect();
+    assert_eq!(lines.len(), 1 + 2 * 2 * 2 * 3);
+    assert!(lines[0].starts_with("point,procs,tree,order,correction,start,model,L,o,first_side,faults,runs,seed,deadline,faults_mean,"));
+    assert!(lines[0].contains("quiescence_latency_p99.9"));
+    let columns = lines[0].split(',').count();
+    for (i, l) in lines[1..].iter().enumerate() {
+        assert!(l.starts_with(&format!("{i},")), "{l}");
+        assert_eq!(l.split(',').count(), columns);
+    }
+}
+
+#[test]
+fn fast_and_full_engines_write_the_same_bytes() {
+    let args = |engine: &str| {
+        let mut a = grid(&["--engine", engine]);
+        a[6] = "checked".into();
+        a
+    };
+    assert_eq!(run(&args("auto")), run(&args("full")));
+}
+
+#[test]
+fn shards_merge_into_the_unsharded_bytes() {
+    for format in ["csv", "json"] {
+        let whole = run(&grid(&["--format", format]));
+        let mut shards = Vec::new();
+        for i in 0..3 {
+            let path = temp(&format!("shard{i}.{format}"));
+            let p = path.to_str().unwrap().to_string();
+            run(&grid(&[
+                "--format",
+                format,
+                "--shard",
+                &format!("{i}/3"),
+                "--output",
+                &p,
+            ]));
+            shards.push(p);
+        }
+        let mut merge = vec!["merge".to_string(), "--format".into(), format.into()];
+        merge.extend(shards.iter().rev().cloned());
+        assert_eq!(run(&merge), whole, "{format}");
+    }
+}
+
+#[test]
+fn an_interrupted_sweep_resumes_to_the_same_bytes() {
+    let whole = run(&grid(&[]));
+    let path = temp("resume.csv");
+    // Two complete points and half a line, as after a kill during a write.
+    let mut cut: String = whole.lines().take(3).map(|l| format!("{l}\n")).collect();
+    cut.push_str("2,64,lame:2,inter");
+    std::fs::write(&path, cut).unwrap();
+    let p = path.to_str().unwrap().to_string();
+    assert_eq!(run(&grid(&["--output", &p])), "");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), whole);
+    // A different sweep into the same file is refused.
+    let other = ftcoll(&[
+        "sweep",
+        "--procs",
+        "65",
+        "--tree",
+        "lame:2",
+        "--correction",
+        "checked",
+        "--output",
+        &p,
+    ]);
+    assert_eq!(other.status.code(), Some(2));
+    assert!(other.stdout.is_empty());
+}
+
+#[test]
+fn summaries_agree_with_simulate() {
+    let rows = stdout(&[
+        "simulate",
+        "--procs",
+        "300",
+        "--tree",
+        "lame:2",
+        "--correction",
+        "checked",
+        "--fault-count",
+        "12",
+        "--runs",
+        "12",
+        "--seed",
+        "7",
+        "--format",
+        "csv",
+    ]);
+    let mut quiescence: Vec<u64> = rows
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(13).unwrap().parse().unwrap())
+        .collect();
+    quiescence.sort_unstable();
+    let sweep = stdout(&[
+        "sweep",
+        "--procs",
+        "300",
+        "--tree",
+        "lame:2",
+        "--correction",
+        "checked",
+        "--fault-count",
+        "12",
+        "--runs",
+        "12",
+        "--seed",
+        "7",
+    ]);
+    let header: Vec<&str> = sweep.lines().next().unwrap().split(',').collect();
+    let row: Vec<&str> = sweep.lines().nth(1).unwrap().split(',').collect();
+    let cell = |name: &str| row[header.iter().position(|h| *h == name).unwrap()];
+    let mean = quiescence.iter().sum::<u64>() as f64 / 12.0;
+    assert_eq!(cell("quiescence_latency_mean"), format!("{mean:.4}"));
+    assert_eq!(cell("quiescence_latency_max"), quiescence[11].to_string());
+    assert_eq!(cell("quiescence_latency_p50"), quiescence[5].to_string());
+    assert_eq!(cell("quiescence_latency_p5"), quiescence[0].to_string());
+}
+
+#[test]
+fn bad_input_names_the_flag() {
+    for (args, flag) in [
+        (
+            vec![
+                "--procs",
+                "0",
+                "--tree",
+                "lame:2",
+                "--correction",
+                "checked",
+            ],
+            "--procs",
+        ),
+        (
+            vec![
+                "--procs",
+                "16",
+                "--tree",
+                "lame:2",
+                "--correction",
+                "checked",
+                "--fault-count",
+                "16",
+            ],
+            "--fault-count",
+        ),
+        (
+            vec![
+                "--procs",
+                "16",
+                "--tree",
+                "lame:2",
+                "--correction",
+                "checked",
+                "--shard",
+                "3/3",
+            ],
+            "--shard",
+        ),
+        (
+            vec![
+                "--procs",
+                "16",
+                "--tree",
+                "lame:2",
+                "--correction",
+                "checked",
+                "--fault-rate",
+                "1.5",
+            ],
+            "--fault-rate",
+        ),
+        (
+            vec![
+                "--procs",
+                "16,x",
+                "--tree",
+                "lame:2",
+                "--correction",
+                "checked",
+            ],
+            "--procs",
+        ),
+    ] {
+        let mut all = vec!["sweep"];
+        all.extend(args);
+        let out = ftcoll(&all);
+        assert_eq!(out.status.code(), Some(2), "{all:?}");
+        assert!(out.stdout.is_empty(), "{all:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(flag), "{all:?}: {err}");
+    }
+}
