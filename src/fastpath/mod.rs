@@ -75,8 +75,10 @@ pub struct SyncChecked {
     /// Children of every rank (CSR).
     child_start: Vec<u32>,
     child_list: Vec<Rank>,
-    /// Ranks by decreasing fault-free receive time, with that time.
-    by_receive: Vec<(Time, Rank)>,
+    /// Ranks by decreasing fault-free receive time.
+    by_receive: Vec<Rank>,
+    /// `(time, first index in by_receive)` for each distinct receive time, decreasing.
+    receive_steps: Vec<(Time, usize)>,
     pattern: Pattern,
     /// Fault-free activity of a calm corrector after `D`.
     calm_quiet: Time,
@@ -124,12 +126,26 @@ impl SyncChecked {
             }
             child_start.push(child_list.len() as u32);
         }
-        let mut by_receive: Vec<(Time, Rank)> = time
-            .iter()
-            .enumerate()
-            .map(|(r, &t)| (t, r as Rank))
-            .collect();
-        by_receive.sort_unstable_by(|a, b| b.cmp(a));
+        // Counting sort by receive time (times are at most the deadline).
+        let deadline = tree.deadline();
+        let mut count = vec![0usize; deadline as usize + 2];
+        for &t in &time {
+            count[(deadline - t) as usize + 1] += 1;
+        }
+        let mut receive_steps = Vec::new();
+        for d in 0..=deadline as usize {
+            if count[d + 1] > 0 {
+                receive_steps.push((deadline - d as Time, count[d]));
+            }
+            count[d + 1] += count[d];
+        }
+        let mut by_receive = vec![0 as Rank; n];
+        for (r, &t) in time.iter().enumerate() {
+            let slot = &mut count[(deadline - t) as usize];
+            by_receive[*slot] = r as Rank;
+            *slot += 1;
+        }
+        drop(time);
         let pattern = calm_pattern(logp.latency(), logp.overhead());
         let calm_quiet = if pattern.sends.is_empty() {
             0
@@ -145,6 +161,7 @@ impl SyncChecked {
             child_start,
             child_list,
             by_receive,
+            receive_steps,
             pattern,
             calm_quiet,
             margin,
@@ -234,8 +251,11 @@ impl SyncChecked {
         let tree_coloring = self
             .by_receive
             .iter()
-            .find(|&&(_, r)| ws.kinds[r as usize] == CORRECTOR)
-            .map_or(0, |&(t, _)| t);
+            .position(|&r| ws.kinds[r as usize] == CORRECTOR)
+            .map_or(0, |i| {
+                let step = self.receive_steps.partition_point(|&(_, start)| start <= i);
+                self.receive_steps[step - 1].0
+            });
 
         let total = self.correction(ws);
         let coloring_latency = match total.colored {

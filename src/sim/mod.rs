@@ -29,10 +29,11 @@
 //! is crashing before the operation.
 
 mod metrics;
+mod queue;
 pub mod scenario;
 mod trace;
 
-use alloc::collections::{BTreeSet, VecDeque};
+use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use core::fmt;
 
@@ -134,19 +135,17 @@ const NEVER: Time = Time::MAX;
 type InFlight<M> = (Rank, Rank, M, Time);
 
 /// Event classes in the order they apply at one instant.
-const ARRIVE: u8 = 0;
-const DELIVER: u8 = 1;
-const TIMER: u8 = 2;
-const START: u8 = 3;
-const POLL: u8 = 4;
+const ARRIVE: usize = 0;
+const DELIVER: usize = 1;
+const TIMER: usize = 2;
+const START: usize = 3;
+const POLL: usize = queue::POLL_CLASS;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug)]
 struct Event {
     time: Time,
-    class: u8,
     rank: Rank,
-    seq: u64,
-    /// Message slot (ARRIVE, DELIVER), timer id (TIMER), unused otherwise.
+    /// Message slot (ARRIVE, DELIVER), timer generation (TIMER), unused otherwise.
     data: u64,
 }
 
@@ -196,7 +195,7 @@ pub struct Sim<A: Automaton> {
     model: PortModel,
     trace: bool,
     procs: Vec<Process<A>>,
-    events: BTreeSet<Event>,
+    events: queue::Queue,
     seq: u64,
     /// In-flight messages.
     slots: Vec<Option<InFlight<A::Msg>>>,
@@ -243,7 +242,7 @@ impl<A: Automaton> Sim<A> {
             model: scenario.model,
             trace: scenario.trace,
             procs: processes,
-            events: BTreeSet::new(),
+            events: queue::Queue::new(scenario.trace),
             seq: 0,
             slots: Vec::new(),
             free_slots: Vec::new(),
@@ -261,15 +260,9 @@ impl<A: Automaton> Sim<A> {
         Ok(driver)
     }
 
-    fn push(&mut self, time: Time, class: u8, rank: Rank, data: u64) {
+    fn push(&mut self, time: Time, class: usize, rank: Rank, data: u64) {
         self.seq += 1;
-        self.events.insert(Event {
-            time,
-            class,
-            rank,
-            seq: self.seq,
-            data,
-        });
+        self.events.push(time, class, rank, data);
     }
 
     fn alive(&self, rank: Rank, time: Time) -> bool {
@@ -288,7 +281,7 @@ impl<A: Automaton> Sim<A> {
 
     /// The time of the next event, `None` once the operation is quiescent.
     pub fn next_time(&self) -> Option<Time> {
-        self.events.first().map(|e| e.time)
+        self.events.next_time()
     }
 
     /// Applies every event of the next instant (including those it creates at that instant).
@@ -296,17 +289,29 @@ impl<A: Automaton> Sim<A> {
         let Some(now) = self.next_time() else {
             return Ok(());
         };
-        while let Some(event) = self.events.first().copied().filter(|e| e.time == now) {
-            self.events.remove(&event);
+        while let Some((class, rank, data)) = self.events.pop(now) {
+            let event = Event {
+                time: now,
+                rank,
+                data,
+            };
             self.report.events += 1;
-            match event.class {
-                ARRIVE => self.on_arrive(event),
-                DELIVER => self.on_deliver(config, event)?,
-                TIMER => self.on_timer(config, event)?,
-                START => self.on_start(config, event)?,
-                _ => self.on_poll(config, event)?,
+            let result = match class {
+                ARRIVE => {
+                    self.on_arrive(event);
+                    Ok(())
+                }
+                DELIVER => self.on_deliver(config, event),
+                TIMER => self.on_timer(config, event),
+                START => self.on_start(config, event),
+                _ => self.on_poll(config, event),
+            };
+            if result.is_err() {
+                self.events.finish(now);
+                return result;
             }
         }
+        self.events.finish(now);
         Ok(())
     }
 
@@ -514,8 +519,32 @@ impl<A: Automaton> Sim<A> {
         send_slot: bool,
     ) -> Result<(), SimError> {
         let mut sent = false;
-        let actions: Vec<Action<A::Msg>> = self.outbox.drain().collect();
-        for action in actions {
+        let mut outbox = core::mem::replace(&mut self.outbox, Outbox::new());
+        let result = self.apply_actions(rank, now, cause, send_slot, &mut sent, &mut outbox);
+        outbox.drain();
+        self.outbox = outbox;
+        result?;
+        // The port is free and something changed: offer a send slot once every input at this
+        // instant has been applied (POLL is the last class).
+        if !sent && !send_slot {
+            let free = self.procs[rank as usize].port_free;
+            if free <= now {
+                self.schedule_poll(rank, now);
+            }
+        }
+        Ok(())
+    }
+
+    fn apply_actions(
+        &mut self,
+        rank: Rank,
+        now: Time,
+        cause: Option<Phase>,
+        send_slot: bool,
+        sent: &mut bool,
+        outbox: &mut Outbox<A::Msg>,
+    ) -> Result<(), SimError> {
+        for action in outbox.drain() {
             match action {
                 Action::Send { to, msg } => {
                     if !send_slot {
@@ -525,7 +554,7 @@ impl<A: Automaton> Sim<A> {
                             what: "sent outside on_send_slot",
                         });
                     }
-                    if sent {
+                    if *sent {
                         return Err(SimError::Contract {
                             rank,
                             time: now,
@@ -539,7 +568,7 @@ impl<A: Automaton> Sim<A> {
                             what: "sent to a rank outside 0..P or to itself",
                         });
                     }
-                    sent = true;
+                    *sent = true;
                     self.send(rank, to, msg, now);
                 }
                 Action::SetTimer { id, at } => {
@@ -568,14 +597,6 @@ impl<A: Automaton> Sim<A> {
                         });
                     }
                 }
-            }
-        }
-        // The port is free and something changed: offer a send slot once every input at this
-        // instant has been applied (POLL is the last class).
-        if !sent && !send_slot {
-            let free = self.procs[rank as usize].port_free;
-            if free <= now {
-                self.schedule_poll(rank, now);
             }
         }
         Ok(())

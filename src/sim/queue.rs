@@ -1,0 +1,136 @@
+//! The driver's event queue: one bucket per pending instant, one list per event class.
+//!
+//! The driver's order is `(time, class, rank, creation)`. Only two parts of it can change a run:
+//! events of one rank are applied in creation order (the lists are kept in insertion order), and
+//! send-port polls of one instant are applied in rank order, because the sends they make create
+//! arrivals whose creation order decides the FIFO order of a receive port (the poll list is sorted
+//! by rank, stably, when its instant comes). Arrivals, receive completions, timers and process
+//! starts of different ranks touch different processes, so their relative order does not matter;
+//! with tracing on every class is sorted by rank so traces keep the documented order.
+//!
+//! Equality and hashing see each list sorted by rank (stably), so states that differ only in the
+//! interleaving of independent events compare equal.
+
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+use core::hash::{Hash, Hasher};
+
+use crate::{Rank, Time};
+
+/// Number of event classes.
+pub(crate) const CLASSES: usize = 5;
+/// The send-port poll class (the last one).
+pub(crate) const POLL_CLASS: usize = 4;
+
+/// `(rank, data)`: the message slot, timer generation, or 0.
+pub(crate) type Entry = (Rank, u64);
+
+#[derive(Clone, Debug, Default)]
+struct Bucket {
+    lists: [Vec<Entry>; CLASSES],
+    /// Next entry to apply in each list (entries before it are done).
+    cursor: [usize; CLASSES],
+    /// Whether the pending part of the list is sorted by rank (then new events are inserted
+    /// in place; otherwise they are appended).
+    ranked: [bool; CLASSES],
+}
+
+impl Bucket {
+    fn is_empty(&self) -> bool {
+        (0..CLASSES).all(|c| self.cursor[c] >= self.lists[c].len())
+    }
+
+    fn pending(&self, class: usize) -> &[Entry] {
+        &self.lists[class][self.cursor[class]..]
+    }
+}
+
+/// Pending events by instant.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Queue {
+    buckets: BTreeMap<Time, Bucket>,
+    /// Sort every class by rank (tracing).
+    strict: bool,
+}
+
+impl Queue {
+    pub(crate) fn new(strict: bool) -> Self {
+        Self {
+            buckets: BTreeMap::new(),
+            strict,
+        }
+    }
+
+    pub(crate) fn push(&mut self, time: Time, class: usize, rank: Rank, data: u64) {
+        let bucket = self.buckets.entry(time).or_default();
+        let list = &mut bucket.lists[class];
+        if bucket.ranked[class] {
+            // An event for a list already being applied: keep the pending part in order.
+            let start = bucket.cursor[class];
+            let at = start + list[start..].partition_point(|e| e.0 <= rank);
+            list.insert(at, (rank, data));
+        } else {
+            list.push((rank, data));
+        }
+    }
+
+    /// The earliest pending instant.
+    pub(crate) fn next_time(&self) -> Option<Time> {
+        self.buckets.keys().next().copied()
+    }
+
+    /// The next event of instant `now`: the lowest class first, within it by rank (polls, or
+    /// every class when strict) or by insertion.
+    pub(crate) fn pop(&mut self, now: Time) -> Option<(usize, Rank, u64)> {
+        let bucket = self.buckets.get_mut(&now)?;
+        for class in 0..CLASSES {
+            let c = bucket.cursor[class];
+            if c >= bucket.lists[class].len() {
+                continue;
+            }
+            if !bucket.ranked[class] && (self.strict || class == POLL_CLASS) {
+                bucket.lists[class][c..].sort_by_key(|e| e.0);
+                bucket.ranked[class] = true;
+            }
+            bucket.cursor[class] = c + 1;
+            let (rank, data) = bucket.lists[class][c];
+            return Some((class, rank, data));
+        }
+        None
+    }
+
+    /// Drops the bucket of `now` once it is empty.
+    pub(crate) fn finish(&mut self, now: Time) {
+        if self.buckets.get(&now).is_some_and(Bucket::is_empty) {
+            self.buckets.remove(&now);
+        }
+    }
+
+    /// Every pending event in the canonical order: `(time, class, rank)`, stable.
+    fn canonical(&self) -> Vec<(Time, usize, Rank, u64)> {
+        let mut all = Vec::new();
+        for (&time, bucket) in &self.buckets {
+            for class in 0..CLASSES {
+                let mut list: Vec<Entry> = bucket.pending(class).to_vec();
+                list.sort_by_key(|e| e.0);
+                all.extend(list.into_iter().map(|(r, d)| (time, class, r, d)));
+            }
+        }
+        all
+    }
+}
+
+impl PartialEq for Queue {
+    fn eq(&self, other: &Self) -> bool {
+        self.strict == other.strict && self.canonical() == other.canonical()
+    }
+}
+
+impl Eq for Queue {}
+
+impl Hash for Queue {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.strict.hash(state);
+        self.canonical().hash(state);
+    }
+}
