@@ -1,0 +1,68 @@
+//! Unique states per second of the timed and asynchronous models (issue 4, item 5).
+//!
+//! Run: `cargo bench -p ftcoll-verify --bench checker`. Criterion reports the throughput in
+//! states/s (elements/s) for each model.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
+use ftcoll::protocols::correction::CorrectionKind;
+use ftcoll::topology::{LogP, Order, TreeKind};
+use ftcoll_verify::{check, CrashTiming, ModelKind, ProtocolSpec};
+
+fn spec(correction: CorrectionSpec, start: StartMode, procs: u32) -> ProtocolSpec {
+    ProtocolSpec {
+        tree: TreeKind::Lame(2),
+        order: Order::Interleaved,
+        correction,
+        start,
+        procs,
+        logp: LogP::default(),
+    }
+}
+
+fn states_per_second(c: &mut Criterion) {
+    let mut group = c.benchmark_group("checker");
+    group.sample_size(10);
+    let cases = [
+        (
+            "timed checked P=8 f=2 any",
+            spec(
+                CorrectionSpec::Correction(CorrectionKind::Checked),
+                StartMode::Synchronized,
+                8,
+            ),
+            2,
+            CrashTiming::Any,
+            ModelKind::Timed,
+        ),
+        (
+            "timed failproof:1 P=8 f=1 any",
+            spec(CorrectionSpec::FailProof(1), StartMode::Synchronized, 8),
+            1,
+            CrashTiming::Any,
+            ModelKind::Timed,
+        ),
+        (
+            "async opportunistic:2 P=4 f=0",
+            spec(
+                CorrectionSpec::Correction(CorrectionKind::Opportunistic { distance: 2 }),
+                StartMode::Overlapped,
+                4,
+            ),
+            0,
+            CrashTiming::Any,
+            ModelKind::Async,
+        ),
+    ];
+    for (name, spec, crashes, timing, model) in cases {
+        let states = check(&spec, crashes, timing, model).unwrap().states;
+        group.throughput(Throughput::Elements(states as u64));
+        group.bench_function(name, |b| {
+            b.iter(|| check(&spec, crashes, timing, model).unwrap().states)
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, states_per_second);
+criterion_main!(benches);
