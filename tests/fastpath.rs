@@ -25,6 +25,7 @@ fn full(
 }
 
 /// One configuration, `runs` failure sets of `faults` ranks each.
+#[allow(clippy::too_many_arguments)]
 fn compare(
     kind: TreeKind,
     order: Order,
@@ -94,6 +95,38 @@ fn fast_path_equals_full_simulation_on_random_failure_sets() {
         let faults = rng.below(max_faults + 1) as u32;
         sets += compare(kind, order, procs, l, o, side, faults, 40, case);
         case += 1;
+    }
+}
+
+/// Larger rings with sparse failures: many separate windows, most of them from the memo.
+#[test]
+fn fast_path_equals_full_simulation_with_many_windows() {
+    let mut rng = SplitMix64::new(0xa11ce);
+    for case in 0..12u64 {
+        let kind = [
+            TreeKind::Lame(2),
+            TreeKind::Binomial,
+            TreeKind::KAry(4),
+            TreeKind::Optimal,
+        ][case as usize % 4];
+        let procs = 2000 + rng.below(3000);
+        let faults = 1 + rng.below(procs / 40) as u32;
+        let side = if case % 3 == 0 {
+            Side::Right
+        } else {
+            Side::Left
+        };
+        compare(
+            kind,
+            Order::Interleaved,
+            procs,
+            2,
+            1,
+            side,
+            faults,
+            25,
+            1000 + case,
+        );
     }
 }
 

@@ -28,7 +28,6 @@
 
 mod segment;
 
-use alloc::collections::BTreeMap;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -42,10 +41,64 @@ use segment::{
 };
 
 /// Largest window core (ranks from the first to the last failed or uncolored rank) whose result
-/// is memoized.
-const MEMO_CORE: usize = 96;
-/// The memo is cleared when it holds this many windows.
-const MEMO_LIMIT: usize = 1 << 19;
+/// is memoized: 2 bits per rank, the length and the margin fit a `u128` key.
+const MEMO_CORE: usize = 56;
+/// Slots of the memo table (a power of two); it is cleared when half full.
+const MEMO_SLOTS: usize = 1 << 20;
+
+/// An open-addressing table from window shapes to outcomes (deterministic, no `std`).
+#[derive(Clone, Debug, Default)]
+struct Memo {
+    slots: Vec<(u128, Outcome)>,
+    len: usize,
+}
+
+impl Memo {
+    fn slot(&self, key: u128) -> usize {
+        let x = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
+        let h = x.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        (h >> 44) as usize & (MEMO_SLOTS - 1)
+    }
+
+    fn get(&self, key: u128) -> Option<Outcome> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mut i = self.slot(key);
+        loop {
+            let (k, v) = self.slots[i];
+            if k == key {
+                return Some(v);
+            }
+            if k == 0 {
+                return None;
+            }
+            i = (i + 1) & (MEMO_SLOTS - 1);
+        }
+    }
+
+    fn insert(&mut self, key: u128, value: Outcome) {
+        if self.slots.is_empty() || self.len >= MEMO_SLOTS / 2 {
+            self.clear();
+            self.slots.resize(MEMO_SLOTS, (0, Outcome::default()));
+        }
+        let mut i = self.slot(key);
+        while self.slots[i].0 != 0 && self.slots[i].0 != key {
+            i = (i + 1) & (MEMO_SLOTS - 1);
+        }
+        if self.slots[i].0 == 0 {
+            self.len += 1;
+        }
+        self.slots[i] = (key, value);
+    }
+
+    fn clear(&mut self) {
+        for s in self.slots.iter_mut() {
+            s.0 = 0;
+        }
+        self.len = 0;
+    }
+}
 
 /// A failure set the fast path cannot take.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -91,10 +144,10 @@ pub struct Workspace {
     kinds: Vec<u8>,
     stack: Vec<Rank>,
     runs: Vec<(usize, usize)>,
+    clusters: Vec<(usize, usize, usize, Outcome)>,
     window: Vec<u8>,
-    key: Vec<u8>,
     scratch: Scratch,
-    memo: BTreeMap<Vec<u8>, Outcome>,
+    memo: Memo,
     /// `(P, L, o, first side)` the memo belongs to: window results depend on nothing else.
     owner: Option<(u32, Time, Time, bool)>,
     /// Windows simulated, windows taken from the memo, whole-ring simulations.
@@ -311,88 +364,116 @@ impl SyncChecked {
     fn correction(&self, ws: &mut Workspace) -> Outcome {
         let n = self.procs as usize;
         let r = self.pattern.reach as usize;
-        let mut base = self.margin;
-        'retry: loop {
-            if ws.runs.is_empty() || 2 * base + 2 * r + 2 >= n / 4 {
-                return self.whole_ring(ws);
-            }
-            // Clusters of runs: each run wants `base + 2·len` ranks of margin (a sweeper may
-            // overshoot the far side of its gap); runs closer than the two margins merge, so
-            // windows [first - M, last + M) are disjoint and the R ranks beyond each window are
-            // calm correctors.
-            let mut clusters: Vec<(usize, usize, usize)> = Vec::new(); // dark start, end, margin
-            for &(start, len) in &ws.runs {
-                let want = base + 2 * len;
-                // A grown margin may now reach the previous clusters: merge back as needed.
-                let mut cluster = (start, start + len, want);
-                while let Some(&last) = clusters.last() {
-                    if cluster.0 - last.1 < last.2 + cluster.2 {
-                        clusters.pop();
-                        cluster = (last.0, cluster.1, last.2.max(cluster.2));
+        let base = self.margin;
+        if ws.runs.is_empty() || 2 * base + 2 * r + 2 >= n / 4 {
+            return self.whole_ring(ws);
+        }
+        // Dense gaps: windows would cover most of the ring; simulating it whole is cheaper.
+        let estimate: usize = ws.runs.iter().map(|&(_, l)| 3 * l + 2 * base).sum();
+        if estimate >= n {
+            return self.whole_ring(ws);
+        }
+        // One pass over the runs, left to right. A cluster absorbs the next run while their
+        // margins (`base + len` ranks beyond a run: a sweeper may overshoot the far side of its
+        // gap) would overlap, so windows [first - M, last + M) are disjoint and the R ranks
+        // beyond each window are calm correctors. A window whose non-calm sweepers leave it
+        // doubles its margin, merging back with finished clusters it now reaches.
+        ws.clusters.clear(); // finished: (dark start, dark end, margin, outcome)
+        let runs = ws.runs.len();
+        let mut next = 0;
+        while next < runs {
+            let (s0, l0) = ws.runs[next];
+            next += 1;
+            let mut cluster = (s0, s0 + l0, base + l0);
+            loop {
+                while next < runs {
+                    let (s, l) = ws.runs[next];
+                    if s - cluster.1 < cluster.2 + base + l {
+                        cluster = (cluster.0, s + l, cluster.2.max(base + l));
+                        next += 1;
                     } else {
                         break;
                     }
                 }
-                clusters.push(cluster);
-            }
-            // Across the wrap: the window then runs through rank 0.
-            while clusters.len() > 1 {
-                let (first, last) = (clusters[0], clusters[clusters.len() - 1]);
-                let between = if first.0 > last.1 {
-                    first.0 - last.1 // the first cluster already runs through rank 0
-                } else {
-                    n - last.1 + first.0
-                };
-                if between >= first.2 + last.2 {
+                while let Some(&(ps, pe, pm, _)) = ws.clusters.last() {
+                    if cluster.0 - pe < pm + cluster.2 {
+                        ws.clusters.pop();
+                        cluster = (ps, cluster.1, pm.max(cluster.2));
+                    } else {
+                        break;
+                    }
+                }
+                if cluster.1 - cluster.0 + 2 * cluster.2 + 2 * r + 2 >= n || cluster.2 + r >= n / 4
+                {
+                    return self.whole_ring(ws);
+                }
+                let outcome = self.window(ws, cluster.0, cluster.1, cluster.2);
+                if outcome.contained {
+                    ws.clusters.push((cluster.0, cluster.1, cluster.2, outcome));
                     break;
                 }
-                clusters.pop();
-                clusters[0] = (last.0, first.1 + n, first.2.max(last.2));
-                // The grown first cluster may now reach its right neighbour.
-                while clusters.len() > 1
-                    && clusters[1].0 + n - clusters[0].1 < clusters[0].2 + clusters[1].2
-                {
-                    let next = clusters.remove(1);
-                    clusters[0] = (clusters[0].0, next.1 + n, clusters[0].2.max(next.2));
-                }
+                cluster.2 *= 2;
             }
-            let covered: usize = clusters.iter().map(|c| c.1 - c.0 + 2 * c.2).sum();
-            if covered >= n / 2 {
-                return self.whole_ring(ws);
+        }
+        // Across the wrap: merge the last and first windows into one through rank 0.
+        while ws.clusters.len() > 1 {
+            let (fs, fe, fm, _) = ws.clusters[0];
+            let (ls, le, lm, _) = ws.clusters[ws.clusters.len() - 1];
+            let between = if fs > le { fs - le } else { n - le + fs };
+            if between >= fm + lm {
+                break;
             }
-            let mut total = Outcome {
-                contained: true,
-                ..Outcome::default()
-            };
-            for &(start, end, margin) in &clusters {
-                if margin + r >= n / 4 {
+            let mut margin = fm.max(lm);
+            let (start, end) = (ls, if fs > le { fe } else { fe + n });
+            loop {
+                if end - start + 2 * margin + 2 * r + 2 >= n || margin + r >= n / 4 {
                     return self.whole_ring(ws);
                 }
                 let outcome = self.window(ws, start, end, margin);
-                if !outcome.contained {
-                    base *= 2;
-                    continue 'retry;
+                if outcome.contained {
+                    ws.clusters.pop();
+                    ws.clusters[0] = (start, end, margin, outcome);
+                    break;
                 }
-                total.messages += outcome.messages;
-                total.participants += outcome.participants;
-                total.activity = total.activity.max(outcome.activity);
-                total.colored = match (total.colored, outcome.colored) {
-                    (Some(a), Some(b)) => Some(a.max(b)),
-                    (a, b) => a.or(b),
-                };
-                total.undelivered += outcome.undelivered;
+                margin *= 2;
             }
-            // Everyone outside the windows is calm and sees only calm messages.
-            let outside = (n - covered) as u64;
-            if outside > 0 {
-                total.messages += outside * self.pattern.sends.len() as u64;
-                if !self.pattern.sends.is_empty() {
-                    total.participants += outside;
+            // The merged window may now reach its neighbours: take the whole ring then.
+            let (s, e, m, _) = ws.clusters[0];
+            let k = ws.clusters.len();
+            if k > 1 {
+                let (ns, _, nm, _) = ws.clusters[1];
+                let (_, pe, pm, _) = ws.clusters[k - 1];
+                if ns + n - e < m + nm || s - pe < m + pm {
+                    return self.whole_ring(ws);
                 }
-                total.activity = total.activity.max(self.calm_quiet);
             }
-            return total;
         }
+        let mut total = Outcome {
+            contained: true,
+            ..Outcome::default()
+        };
+        let mut covered = 0;
+        for &(start, end, margin, outcome) in &ws.clusters {
+            covered += end - start + 2 * margin;
+            total.messages += outcome.messages;
+            total.participants += outcome.participants;
+            total.activity = total.activity.max(outcome.activity);
+            total.colored = match (total.colored, outcome.colored) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            };
+            total.undelivered += outcome.undelivered;
+        }
+        // Everyone outside the windows is calm and sees only calm messages.
+        let outside = (n - covered) as u64;
+        if outside > 0 {
+            total.messages += outside * self.pattern.sends.len() as u64;
+            if !self.pattern.sends.is_empty() {
+                total.participants += outside;
+            }
+            total.activity = total.activity.max(self.calm_quiet);
+        }
+        total
     }
 
     /// Simulates the window around the dark ranks `start..end` (`end` may exceed `P`: wrap).
@@ -401,13 +482,17 @@ impl SyncChecked {
         let r = self.pattern.reach as usize;
         let core = end - start;
         let wraps = end > n || start < margin + r || end + margin + r > n;
-        if !wraps && core <= MEMO_CORE {
-            ws.key.clear();
-            ws.key.extend_from_slice(&(margin as u32).to_le_bytes());
-            ws.key.extend_from_slice(&ws.kinds[start..end]);
-            if let Some(hit) = ws.memo.get(&ws.key[..]) {
+        let memo = !wraps && core <= MEMO_CORE && margin < 256;
+        // Key: a leading 1 bit, the core's kinds (2 bits each), its length, the margin.
+        let mut key = 1u128;
+        if memo {
+            for &k in &ws.kinds[start..end] {
+                key = (key << 2) | u128::from(k);
+            }
+            key = (key << 14) | ((core as u128) << 8) | margin as u128;
+            if let Some(hit) = ws.memo.get(key) {
                 ws.stats[1] += 1;
-                return *hit;
+                return hit;
             }
         }
         ws.stats[0] += 1;
@@ -429,11 +514,8 @@ impl SyncChecked {
             let seg = self.segment(&ws.window, r, false, order_start);
             seg.simulate(&self.pattern, &mut ws.scratch)
         };
-        if !wraps && core <= MEMO_CORE {
-            if ws.memo.len() >= MEMO_LIMIT {
-                ws.memo.clear();
-            }
-            ws.memo.insert(ws.key.clone(), outcome);
+        if memo {
+            ws.memo.insert(key, outcome);
         }
         outcome
     }
