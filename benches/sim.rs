@@ -1,1 +1,109 @@
-fn main() {}
+//! Simulator throughput (issue 5): events/s, messages/s and runs/s of the full LogP driver and of
+//! the synchronized-checked fast path, at P ∈ {2^10, 2^16, 2^20}.
+//!
+//! Run: `cargo bench --bench sim` (or one group: `cargo bench --bench sim -- driver`).
+//! Criterion's `thrpt` is events/s, messages/s or runs/s as the group name says.
+
+use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use ftcoll::fastpath::{SyncChecked, Workspace};
+use ftcoll::protocols::corrected_tree::{CorrectedTreeConfig, CorrectedTreeNode, StartMode};
+use ftcoll::protocols::correction::CorrectionKind;
+use ftcoll::protocols::Side;
+use ftcoll::rng::SplitMix64;
+use ftcoll::sim::scenario::{draw_faults, FaultSpec};
+use ftcoll::sim::{self, Scenario};
+use ftcoll::topology::{LogP, Order, Tree, TreeKind};
+
+const SIZES: [u32; 3] = [1 << 10, 1 << 16, 1 << 20];
+
+fn config(procs: u32) -> CorrectedTreeConfig {
+    let tree = Tree::new(
+        TreeKind::Lame(2),
+        Order::Interleaved,
+        u64::from(procs),
+        LogP::new(2, 1).unwrap(),
+    )
+    .unwrap();
+    CorrectedTreeConfig::new(tree, CorrectionKind::Checked, StartMode::Synchronized)
+}
+
+/// The full driver, fault-free Lamé(2) + synchronized checked correction: events/s and
+/// messages/s (one iteration is one run, so runs/s is 1 / time).
+fn driver(c: &mut Criterion) {
+    for (name, per_event) in [("driver_events", true), ("driver_messages", false)] {
+        let mut group = c.benchmark_group(name);
+        group.sample_size(10);
+        for procs in SIZES {
+            let config = config(procs);
+            let scenario = Scenario::default();
+            let report =
+                sim::run::<CorrectedTreeNode>(&config, procs, &scenario, u64::MAX).unwrap();
+            let units = if per_event {
+                report.events
+            } else {
+                report.messages_total()
+            };
+            group.throughput(Throughput::Elements(units));
+            group.bench_function(BenchmarkId::from_parameter(procs), |b| {
+                b.iter(|| {
+                    black_box(
+                        sim::run::<CorrectedTreeNode>(&config, procs, &scenario, u64::MAX)
+                            .unwrap()
+                            .events,
+                    )
+                })
+            });
+        }
+        group.finish();
+    }
+}
+
+/// The fast path's whole-ring engine, fault-free (every correction message simulated):
+/// messages/s, tree messages included in the count.
+fn fast_fault_free(c: &mut Criterion) {
+    let mut group = c.benchmark_group("fastpath_fault_free_messages");
+    group.sample_size(10);
+    for procs in SIZES {
+        let engine = SyncChecked::new(&config(procs).tree, Side::Left);
+        let mut ws = Workspace::new();
+        let m = engine.run(&mut ws, &[]).unwrap();
+        group.throughput(Throughput::Elements(m.messages));
+        group.bench_function(BenchmarkId::from_parameter(procs), |b| {
+            b.iter(|| black_box(engine.run(&mut ws, &[]).unwrap().quiescence_latency))
+        });
+    }
+    group.finish();
+}
+
+/// The fast path on random failure sets (`round(F·P)` failed ranks, as in CT Table 1): runs/s.
+fn fast_runs(c: &mut Criterion) {
+    let mut group = c.benchmark_group("fastpath_runs");
+    group.sample_size(10);
+    for procs in SIZES {
+        let engine = SyncChecked::new(&config(procs).tree, Side::Left);
+        for fraction in [0.0001, 0.01, 0.04] {
+            let count = (fraction * f64::from(procs)).round() as u32;
+            let sets: Vec<Vec<u32>> = (0..16)
+                .map(|run| {
+                    let mut rng = SplitMix64::stream(1, run);
+                    draw_faults(&FaultSpec::Count(count), procs, &mut rng).unwrap()
+                })
+                .collect();
+            let mut ws = Workspace::new();
+            group.throughput(Throughput::Elements(sets.len() as u64));
+            group.bench_function(BenchmarkId::new(format!("F={fraction}"), procs), |b| {
+                b.iter(|| {
+                    let mut acc = 0;
+                    for set in &sets {
+                        acc += engine.run(&mut ws, set).unwrap().quiescence_latency;
+                    }
+                    black_box(acc)
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, driver, fast_fault_free, fast_runs);
+criterion_main!(benches);

@@ -134,8 +134,7 @@ fn an_interrupted_sweep_resumes_to_the_same_bytes() {
 
 #[test]
 fn summaries_agree_with_simulate() {
-    let rows = stdout(&[
-        "simulate",
+    let common = [
         "--procs",
         "300",
         "--tree",
@@ -148,30 +147,22 @@ fn summaries_agree_with_simulate() {
         "12",
         "--seed",
         "7",
-        "--format",
-        "csv",
-    ]);
+    ];
+    let with = |first: &str, last: &[&'static str]| -> Vec<String> {
+        std::iter::once(first)
+            .chain(common)
+            .chain(last.iter().copied())
+            .map(String::from)
+            .collect()
+    };
+    let rows = run(&with("simulate", &["--format", "csv"]));
     let mut quiescence: Vec<u64> = rows
         .lines()
         .skip(1)
         .map(|l| l.split(',').nth(13).unwrap().parse().unwrap())
         .collect();
     quiescence.sort_unstable();
-    let sweep = stdout(&[
-        "sweep",
-        "--procs",
-        "300",
-        "--tree",
-        "lame:2",
-        "--correction",
-        "checked",
-        "--fault-count",
-        "12",
-        "--runs",
-        "12",
-        "--seed",
-        "7",
-    ]);
+    let sweep = run(&with("sweep", &[]));
     let header: Vec<&str> = sweep.lines().next().unwrap().split(',').collect();
     let row: Vec<&str> = sweep.lines().nth(1).unwrap().split(',').collect();
     let cell = |name: &str| row[header.iter().position(|h| *h == name).unwrap()];

@@ -138,6 +138,18 @@ struct Series {
     scatter: bool,
 }
 
+impl Series {
+    /// A line through `(x, y)` points.
+    fn line(name: String, points: Vec<(f64, f64)>) -> Self {
+        Self {
+            name,
+            points: points.into_iter().map(|(x, y)| (x, y, y, y)).collect(),
+            whiskers: false,
+            scatter: false,
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn chart(
     path: &Path,
@@ -310,7 +322,7 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
         Scale {
             table_runs: 100_000,
             table_procs: 65_536,
-            fig1_runs: 10_000,
+            fig1_runs: 1_000,
             fig1_procs: vec![16_384, 65_536, 262_144],
             fault_free_procs: (4..=20).map(|e| 1u32 << e).collect(),
         }
@@ -393,21 +405,11 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
                 if correction == checked() {
                     checked_corr_per_proc.push(corr);
                 }
-                s6.push((f64::from(procs), per, per, per));
-                s7.push((f64::from(procs), q, q, q));
+                s6.push((f64::from(procs), per));
+                s7.push((f64::from(procs), q));
             }
-            fig6.push(Series {
-                name: format!("{tree}, {name}"),
-                points: s6,
-                whiskers: false,
-                scatter: false,
-            });
-            fig7.push(Series {
-                name: format!("{tree}, {name}"),
-                points: s7,
-                whiskers: false,
-                scatter: false,
-            });
+            fig6.push(Series::line(format!("{tree}, {name}"), s6));
+            fig7.push(Series::line(format!("{tree}, {name}"), s7));
         }
     }
     write_file(&dir.join("fig6_fig7_fault_free.csv"), &csv)?;
@@ -574,24 +576,16 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
     }
     write_file(&dir.join("fig10_gmax_vs_correction.csv"), &csv)?;
     let lff = (4 * O + L + (L / O) * O) as f64;
-    let bounds = |f: &dyn Fn(f64) -> f64| {
-        (0..=gmax_top)
-            .map(|g| (g as f64, f(g as f64), f(g as f64), f(g as f64)))
-            .collect()
-    };
+    let bounds = |f: &dyn Fn(f64) -> f64| (0..=gmax_top).map(|g| (g as f64, f(g as f64))).collect();
     let mut lines = vec![
-        Series {
-            name: "Lemma 3 lower: L_FF + g·o".into(),
-            points: bounds(&|g| lff + g * O as f64),
-            whiskers: false,
-            scatter: false,
-        },
-        Series {
-            name: "Lemma 3 upper: L_FF + (2g+1)·o".into(),
-            points: bounds(&|g| lff + (2.0 * g + 1.0) * O as f64),
-            whiskers: false,
-            scatter: false,
-        },
+        Series::line(
+            "Lemma 3 lower: L_FF + g·o".into(),
+            bounds(&|g| lff + g * O as f64),
+        ),
+        Series::line(
+            "Lemma 3 upper: L_FF + (2g+1)·o".into(),
+            bounds(&|g| lff + (2.0 * g + 1.0) * O as f64),
+        ),
     ];
     lines.extend(series);
     chart_fig10(&dir.join("fig10_gmax_vs_correction.svg"), &lines)?;
@@ -630,14 +624,9 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
                 if procs == scale.table_procs && order == Order::Interleaved {
                     interleaved_64k_max = interleaved_64k_max.max(c.mean());
                 }
-                pts.push((f * 100.0, c.mean(), c.mean(), c.mean()));
+                pts.push((f * 100.0, c.mean()));
             }
-            fig1.push(Series {
-                name: format!("{order}, P = {procs}"),
-                points: pts,
-                whiskers: false,
-                scatter: false,
-            });
+            fig1.push(Series::line(format!("{order}, P = {procs}"), pts));
         }
     }
     write_file(&dir.join("fig1b_inorder_vs_interleaved.csv"), &csv)?;

@@ -56,57 +56,40 @@ fn list<T>(s: &str, item: impl Fn(&str) -> Result<T, String>) -> Result<Vec<T>, 
 #[derive(Clone, Debug)]
 pub struct List<T>(pub Vec<T>);
 
-fn procs_list(s: &str) -> Result<List<u64>, String> {
-    list(s, args::procs).map(List)
+/// `name(s)` parses a comma-separated list of what `item` parses.
+macro_rules! list_parser {
+    ($($name:ident: $t:ty = $item:expr;)*) => {
+        $(fn $name(s: &str) -> Result<List<$t>, String> {
+            list(s, $item).map(List)
+        })*
+    };
 }
-fn tree_list(s: &str) -> Result<List<TreeKind>, String> {
-    list(s, args::tree).map(List)
+
+fn keyword<T: Copy>(
+    allowed: &'static str,
+    table: &'static [(&'static str, T)],
+) -> impl Fn(&str) -> Result<T, String> {
+    move |v| {
+        table
+            .iter()
+            .find(|(k, _)| *k == v)
+            .map(|&(_, t)| t)
+            .ok_or_else(|| format!("expected {allowed}"))
+    }
 }
-fn order_list(s: &str) -> Result<List<Order>, String> {
-    list(s, args::order).map(List)
-}
-fn correction_list(s: &str) -> Result<List<CorrectionSpec>, String> {
-    list(s, crate::simulate_cmd::correction).map(List)
-}
-fn latency_list(s: &str) -> Result<List<u64>, String> {
-    list(s, args::latency).map(List)
-}
-fn overhead_list(s: &str) -> Result<List<u64>, String> {
-    list(s, args::overhead).map(List)
-}
-fn start_list(s: &str) -> Result<List<StartMode>, String> {
-    list(s, |v| match v {
-        "sync" => Ok(StartMode::Synchronized),
-        "overlap" => Ok(StartMode::Overlapped),
-        _ => Err("expected sync or overlap".into()),
-    })
-    .map(List)
-}
-fn model_list(s: &str) -> Result<List<PortModel>, String> {
-    list(s, |v| match v {
-        "dual" => Ok(PortModel::DualPort),
-        "single" => Ok(PortModel::SinglePort),
-        _ => Err("expected dual or single".into()),
-    })
-    .map(List)
-}
-fn side_list(s: &str) -> Result<List<Side>, String> {
-    list(s, |v| match v {
-        "left" => Ok(Side::Left),
-        "right" => Ok(Side::Right),
-        _ => Err("expected left or right".into()),
-    })
-    .map(List)
-}
-fn rate_list(s: &str) -> Result<List<f64>, String> {
-    list(s, crate::simulate_cmd::rate).map(List)
-}
-fn count_list(s: &str) -> Result<List<u32>, String> {
-    list(s, |v| {
-        v.parse::<u32>()
-            .map_err(|_| "expected integers in 0..=4294967294".to_string())
-    })
-    .map(List)
+
+list_parser! {
+    procs_list: u64 = args::procs;
+    tree_list: TreeKind = args::tree;
+    order_list: Order = args::order;
+    correction_list: CorrectionSpec = crate::simulate_cmd::correction;
+    latency_list: u64 = args::latency;
+    overhead_list: u64 = args::overhead;
+    rate_list: f64 = crate::simulate_cmd::rate;
+    start_list: StartMode = keyword("sync or overlap", &[("sync", StartMode::Synchronized), ("overlap", StartMode::Overlapped)]);
+    model_list: PortModel = keyword("dual or single", &[("dual", PortModel::DualPort), ("single", PortModel::SinglePort)]);
+    side_list: Side = keyword("left or right", &[("left", Side::Left), ("right", Side::Right)]);
+    count_list: u32 = |v: &str| v.parse::<u32>().map_err(|_| "expected integers in 0..=4294967294".to_string());
 }
 
 /// Parses `--shard i/n`.
