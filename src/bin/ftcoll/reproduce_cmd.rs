@@ -593,7 +593,7 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
     // ---- Fig. 1b: binomial tree, interleaved vs in-order.
     let mut csv = String::from("procs,order,fault_fraction,runs,correction_mean,correction_p5,correction_p95,correction_max\n");
     let mut fig1 = Vec::new();
-    let mut interleaved_64k_max = 0f64;
+    let mut interleaved_means: Vec<(f64, f64)> = Vec::new();
     for &procs in &scale.fig1_procs {
         for order in [Order::Interleaved, Order::InOrder] {
             let mut pts = Vec::new();
@@ -622,7 +622,7 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
                     c.max()
                 );
                 if procs == scale.table_procs && order == Order::Interleaved {
-                    interleaved_64k_max = interleaved_64k_max.max(c.mean());
+                    interleaved_means.push((f, c.mean()));
                 }
                 pts.push((f * 100.0, c.mean()));
             }
@@ -719,10 +719,24 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
         "| Fig. 6: correction messages per process, synchronized checked, fault-free (every tree, P = 2^4…) | 5 | {corr5_min:.4} … {corr5:.4} | {} |",
         diff(corr5, 5.0)
     );
+    // Fig. 1b's 10.5: the text gives no fault range; show where our mean stays below it.
+    let below = interleaved_means
+        .iter()
+        .filter(|&&(_, m)| m <= 10.5)
+        .map(|&(f, _)| f)
+        .fold(None, |a: Option<f64>, f| Some(a.map_or(f, |a| a.max(f))));
+    let means: Vec<String> = interleaved_means
+        .iter()
+        .map(|&(f, m)| format!("{m:.2} at {} %", pct(f)))
+        .collect();
     let _ = writeln!(
         md,
-        "| Fig. 1b: expected correction time, interleaved binomial, P = {procs}, fault rates up to 4 % (max over rates of the mean) | ≤ 10.5 | {interleaved_64k_max:.4} | {:+.4} |",
-        interleaved_64k_max - 10.5
+        "| Fig. 1b: expected correction time of the interleaved binomial tree, P = {procs}, \"does not exceed 10.5\" | ≤ 10.5 | {} | {} |",
+        means.join(", "),
+        match below {
+            Some(f) => format!("≤ 10.5 up to {} % failed, above beyond", pct(f)),
+            None => "above 10.5 at every rate".into(),
+        }
     );
     let _ = writeln!(
         md,
