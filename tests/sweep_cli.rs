@@ -175,71 +175,24 @@ fn summaries_agree_with_simulate() {
 
 #[test]
 fn bad_input_names_the_flag() {
-    for (args, flag) in [
-        (
-            vec![
-                "--procs",
-                "0",
-                "--tree",
-                "lame:2",
-                "--correction",
-                "checked",
-            ],
-            "--procs",
-        ),
-        (
-            vec![
-                "--procs",
-                "16",
-                "--tree",
-                "lame:2",
-                "--correction",
-                "checked",
-                "--fault-count",
-                "16",
-            ],
-            "--fault-count",
-        ),
-        (
-            vec![
-                "--procs",
-                "16",
-                "--tree",
-                "lame:2",
-                "--correction",
-                "checked",
-                "--shard",
-                "3/3",
-            ],
-            "--shard",
-        ),
-        (
-            vec![
-                "--procs",
-                "16",
-                "--tree",
-                "lame:2",
-                "--correction",
-                "checked",
-                "--fault-rate",
-                "1.5",
-            ],
-            "--fault-rate",
-        ),
-        (
-            vec![
-                "--procs",
-                "16,x",
-                "--tree",
-                "lame:2",
-                "--correction",
-                "checked",
-            ],
-            "--procs",
-        ),
+    for (procs, extra, flag) in [
+        ("0", &[][..], "--procs"),
+        ("16,x", &[], "--procs"),
+        ("16", &["--fault-count", "16"], "--fault-count"),
+        ("16", &["--shard", "3/3"], "--shard"),
+        ("16", &["--fault-rate", "1.5"], "--fault-rate"),
+        ("16", &["--fault-fraction", "2"], "--fault-fraction"),
     ] {
-        let mut all = vec!["sweep"];
-        all.extend(args);
+        let mut all = vec![
+            "sweep",
+            "--tree",
+            "lame:2",
+            "--correction",
+            "checked",
+            "--procs",
+            procs,
+        ];
+        all.extend(extra);
         let out = ftcoll(&all);
         assert_eq!(out.status.code(), Some(2), "{all:?}");
         assert!(out.stdout.is_empty(), "{all:?}");
