@@ -159,9 +159,78 @@ struct Process<A> {
     receive_free: Time,
     poll_at: Time,
     /// Pending timers: id → (firing time, generation).
-    timers: Vec<(TimerId, Time, u64)>,
+    timers: Timers,
     /// Single-port: messages waiting to be handled (message slots).
     queue: VecDeque<usize>,
+}
+
+/// A pending timer: id, firing time, generation.
+type Timer = (TimerId, Time, u64);
+
+/// A process's pending timers as one list, the first kept inline: most processes have at most
+/// one, and a heap list per process would cost an allocation each.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+struct Timers {
+    /// The list's first entry (`None` only when the list is empty).
+    first: Option<Timer>,
+    /// The rest, in order.
+    rest: Vec<Timer>,
+}
+
+impl Timers {
+    fn len(&self) -> usize {
+        usize::from(self.first.is_some()) + self.rest.len()
+    }
+
+    fn get(&self, i: usize) -> Option<&Timer> {
+        if i == 0 {
+            self.first.as_ref()
+        } else {
+            self.rest.get(i - 1)
+        }
+    }
+
+    fn push(&mut self, t: Timer) {
+        if self.first.is_none() {
+            self.first = Some(t);
+        } else {
+            self.rest.push(t);
+        }
+    }
+
+    fn position(&self, pred: impl Fn(&Timer) -> bool) -> Option<usize> {
+        (0..self.len()).find(|&i| self.get(i).is_some_and(&pred))
+    }
+
+    /// `Vec::retain` on the list.
+    fn retain(&mut self, keep: impl Fn(&Timer) -> bool) {
+        self.rest.retain(&keep);
+        while let Some(t) = self.first {
+            if keep(&t) {
+                break;
+            }
+            self.first = if self.rest.is_empty() {
+                None
+            } else {
+                Some(self.rest.remove(0))
+            };
+        }
+    }
+
+    /// `Vec::swap_remove` on the list.
+    fn swap_remove(&mut self, i: usize) -> Timer {
+        let last = match self.rest.pop() {
+            Some(t) => t,
+            None => return self.first.take().expect("timer index in range"),
+        };
+        if i == 0 {
+            self.first.replace(last).expect("timer index in range")
+        } else if i - 1 == self.rest.len() {
+            last
+        } else {
+            core::mem::replace(&mut self.rest[i - 1], last)
+        }
+    }
 }
 
 /// Runs one operation of `P = procs` processes of automaton `A` to quiescence.
@@ -223,7 +292,7 @@ impl<A: Automaton> Sim<A> {
                 port_free: 0,
                 receive_free: 0,
                 poll_at: NEVER,
-                timers: Vec::new(),
+                timers: Timers::default(),
                 queue: VecDeque::new(),
             })
             .collect();
@@ -419,7 +488,6 @@ impl<A: Automaton> Sim<A> {
         let p = &mut self.procs[rank as usize];
         let Some(index) = p
             .timers
-            .iter()
             .position(|&(_, at, generation)| at == now && generation == event.data)
         else {
             return Ok(()); // replaced or cancelled
