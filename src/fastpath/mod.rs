@@ -125,9 +125,10 @@ pub struct SyncChecked {
     logp: LogP,
     first_is_left: bool,
     deadline: Time,
-    /// Children of every rank (CSR).
-    child_start: Vec<u32>,
-    child_list: Vec<Rank>,
+    /// Ranks in depth-first preorder: every subtree is a contiguous run of it.
+    preorder: Vec<Rank>,
+    /// `[start, end)` of every rank's subtree in `preorder`.
+    subtree: Vec<(u32, u32)>,
     /// Ranks by decreasing fault-free receive time.
     by_receive: Vec<Rank>,
     /// `(time, first index in by_receive)` for each distinct receive time, decreasing.
@@ -142,7 +143,6 @@ pub struct SyncChecked {
 #[derive(Clone, Debug, Default)]
 pub struct Workspace {
     kinds: Vec<u8>,
-    stack: Vec<Rank>,
     runs: Vec<(usize, usize)>,
     clusters: Vec<(usize, usize, usize, Outcome)>,
     window: Vec<u8>,
@@ -199,6 +199,25 @@ impl SyncChecked {
             *slot += 1;
         }
         drop(time);
+        // Preorder from the children lists (iterative: trees may be deep).
+        let mut preorder = Vec::with_capacity(n);
+        let mut subtree = vec![(0u32, 0u32); n];
+        let mut stack: Vec<(Rank, bool)> = vec![(0, false)];
+        while let Some((rank, done)) = stack.pop() {
+            if done {
+                subtree[rank as usize].1 = preorder.len() as u32;
+                continue;
+            }
+            subtree[rank as usize].0 = preorder.len() as u32;
+            preorder.push(rank);
+            stack.push((rank, true));
+            let (a, b) = (
+                child_start[rank as usize] as usize,
+                child_start[rank as usize + 1] as usize,
+            );
+            stack.extend(child_list[a..b].iter().rev().map(|&c| (c, false)));
+        }
+        drop((child_start, child_list));
         let pattern = calm_pattern(logp.latency(), logp.overhead());
         let calm_quiet = if pattern.sends.is_empty() {
             0
@@ -211,8 +230,8 @@ impl SyncChecked {
             logp,
             first_is_left: first_side == Side::Left,
             deadline: tree.deadline(),
-            child_start,
-            child_list,
+            preorder,
+            subtree,
             by_receive,
             receive_steps,
             pattern,
@@ -270,17 +289,11 @@ impl SyncChecked {
                 continue;
             }
             tops += 1;
-            ws.stack.clear();
-            ws.stack.push(f);
-            while let Some(x) = ws.stack.pop() {
+            let (a, b) = self.subtree[f as usize];
+            for &x in &self.preorder[a as usize..b as usize] {
                 ws.kinds[x as usize] = UNCOLORED;
-                dark += 1;
-                let (a, b) = (
-                    self.child_start[x as usize] as usize,
-                    self.child_start[x as usize + 1] as usize,
-                );
-                ws.stack.extend_from_slice(&self.child_list[a..b]);
             }
+            dark += u64::from(b - a);
         }
         for &f in failed {
             ws.kinds[f as usize] = FAILED;
@@ -369,7 +382,7 @@ impl SyncChecked {
             return self.whole_ring(ws);
         }
         // Dense gaps: windows would cover most of the ring; simulating it whole is cheaper.
-        let estimate: usize = ws.runs.iter().map(|&(_, l)| 3 * l + 2 * base).sum();
+        let estimate: usize = ws.runs.iter().map(|&(_, l)| l + 2 * base).sum();
         if estimate >= n {
             return self.whole_ring(ws);
         }
@@ -384,12 +397,12 @@ impl SyncChecked {
         while next < runs {
             let (s0, l0) = ws.runs[next];
             next += 1;
-            let mut cluster = (s0, s0 + l0, base + l0);
+            let mut cluster = (s0, s0 + l0, base);
             loop {
                 while next < runs {
                     let (s, l) = ws.runs[next];
-                    if s - cluster.1 < cluster.2 + base + l {
-                        cluster = (cluster.0, s + l, cluster.2.max(base + l));
+                    if s - cluster.1 < cluster.2 + base {
+                        cluster = (cluster.0, s + l, cluster.2);
                         next += 1;
                     } else {
                         break;

@@ -12,6 +12,7 @@
 
 use alloc::vec;
 use alloc::vec::Vec;
+use core::ops::Range;
 
 use crate::Time;
 
@@ -54,30 +55,53 @@ pub(crate) struct Pattern {
     pub total: u64,
 }
 
-/// Per-position state of one simulation (32 bytes).
-#[derive(Clone, Copy, Debug, Default)]
-struct Proc {
-    /// End of the last receive overhead.
-    port: Time,
+/// A corrector that decides (it has a non-corrector neighbour): its checked sweep is simulated.
+#[derive(Clone, Copy, Debug)]
+struct Decider {
+    /// Its position.
+    pos: u32,
     /// Farthest distance sent to on each side (side index 0: the first side).
     reached: [u32; 2],
     /// Nearest corrector heard from on each side (`NONE`: nobody yet).
     nearest: [u32; 2],
+    /// Nearest corrector received from on each side, heard or not yet: a later receive ends
+    /// later (FIFO port), so only a nearer one can change what is heard.
+    pending: [u32; 2],
+    /// First tick whose calm arrival at this decider is not applied yet.
+    cursor: u32,
     /// Side index of the next send.
     next: u8,
-    /// Uncolored process reached by correction, or corrector that sent.
-    touched: bool,
-    /// Replays the calm pattern (a calm corrector or a phantom) instead of deciding.
-    calm: bool,
 }
+
+/// How a position receives.
+const NOT_BULK: u8 = 0;
+/// A calm corrector or an uncolored process: its receive port is updated in bulk.
+const BULK_LIVE: u8 = 1;
+/// A failed process: only the arrival instants count.
+const BULK_FAILED: u8 = 2;
 
 /// Scratch buffers reused between segments.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Scratch {
-    procs: Vec<Proc>,
+    /// 1 where the position replays the calm pattern (calm corrector or phantom).
+    sender: Vec<u8>,
+    /// `NOT_BULK`, `BULK_LIVE` or `BULK_FAILED`.
+    recv: Vec<u8>,
+    /// Receive port of every position: end slot of its last receive (0: none yet).
+    port: Vec<u32>,
+    /// End slot of the first receive (read for uncolored processes only).
+    first: Vec<u32>,
+    /// Decider index of every position (`NONE`: not a decider).
+    decider_of: Vec<u32>,
+    deciders: Vec<Decider>,
+    /// Deciders still sending, in rank order.
     active: Vec<u32>,
+    /// This tick's messages to deciders: `(decider, sender position, side heard, distance)`.
+    to_deciders: Vec<(u32, u32, u8, u32)>,
+    /// Per tick: `(decider << 32) | (side << 31) | distance` heard at that tick.
     buckets: Vec<Vec<u64>>,
 }
+
 /// One segment to simulate.
 pub(crate) struct Segment<'a> {
     /// Kinds of the positions, phantoms included.
@@ -90,7 +114,7 @@ pub(crate) struct Segment<'a> {
     pub order_start: usize,
     /// `P - 1`: a corrector never covers more ranks than that over both sides.
     pub others: u32,
-    /// `o` and `L`.
+    /// `o`.
     pub overhead: Time,
     /// `L`.
     pub latency: Time,
@@ -98,159 +122,409 @@ pub(crate) struct Segment<'a> {
     pub first_is_left: bool,
 }
 
-impl Segment<'_> {
-    fn is_corrector(&self, i: usize) -> bool {
-        matches!(self.kinds[i], CORRECTOR | PHANTOM)
-    }
+/// One tick of the calm pattern seen from the receiver: the sender sits at `receiver - shift`.
+#[derive(Clone, Copy, Debug)]
+struct CalmSend {
+    shift: isize,
+    side: u8,
+    distance: u32,
+}
 
-    /// A corrector whose two ring neighbours are correctors: it replays the calm pattern.
-    fn is_calm(&self, i: usize) -> bool {
-        let n = self.kinds.len();
+/// The read-only context of one simulation.
+struct Run<'p> {
+    n: usize,
+    circular: bool,
+    order_start: usize,
+    /// Arrival slot of a tick-0 send: `1 + ⌊L/o⌋` (slot `s` is the instant `s·o + L mod o`).
+    lag: u32,
+    /// Whether `o ∤ L`: a delivery ending in slot `e` is seen at tick `e + 1`, else at `e`.
+    offset: bool,
+    calm: &'p [CalmSend],
+}
+
+impl Run<'_> {
+    /// Position `pos + delta` in the segment, if any.
+    fn shifted(&self, pos: usize, delta: isize) -> Option<usize> {
+        let t = pos as isize + delta;
+        let n = self.n as isize;
         if self.circular {
-            self.is_corrector((i + n - 1) % n) && self.is_corrector((i + 1) % n)
+            // |delta| < n: one correction at most.
+            Some(if t < 0 {
+                t + n
+            } else if t >= n {
+                t - n
+            } else {
+                t
+            } as usize)
         } else {
-            i > 0 && i + 1 < n && self.is_corrector(i - 1) && self.is_corrector(i + 1)
+            (0..self.n as isize).contains(&t).then_some(t as usize)
         }
     }
 
+    /// Rank order of a position: sends of one tick are made in this order.
+    fn rank(&self, pos: usize) -> usize {
+        if pos >= self.order_start {
+            pos - self.order_start
+        } else {
+            pos + self.n - self.order_start
+        }
+    }
+}
+
+impl Segment<'_> {
     /// Simulates the correction phase.
+    ///
+    /// Calm correctors send the fixed calm pattern, so their messages are applied in bulk, one
+    /// pass over the positions per tick of the pattern; only deciders are simulated message by
+    /// message. Within a tick the order of receives matters only at deciders (which distance is
+    /// heard first), so a calm arrival at a decider is applied in rank order with the deciders'
+    /// messages of its tick (`calm_arrival`).
     pub(crate) fn simulate(&self, pattern: &Pattern, s: &mut Scratch) -> Outcome {
         let n = self.kinds.len();
         let o = self.overhead;
         let window = self.phantoms..n - self.phantoms;
-        s.procs.clear();
-        s.procs.resize(
+        let lower = [self.first_is_left, !self.first_is_left];
+        let calm: Vec<CalmSend> = pattern
+            .sends
+            .iter()
+            .map(|&(side, distance)| CalmSend {
+                // A send toward lower positions comes from the receiver's higher side.
+                shift: if lower[side as usize] {
+                    -(distance as isize)
+                } else {
+                    distance as isize
+                },
+                side,
+                distance,
+            })
+            .collect();
+        let run = Run {
             n,
-            Proc {
-                nearest: [NONE, NONE],
-                ..Proc::default()
-            },
-        );
-        s.active.clear();
+            circular: self.circular,
+            order_start: self.order_start,
+            lag: 1 + (self.latency / o) as u32,
+            offset: self.latency % o != 0,
+            calm: &calm,
+        };
+        let slot_time = |slot: u32| Time::from(slot) * o + self.latency % o;
+
+        // Who replays the pattern, who decides, who receives in bulk (branch-free passes).
         // The calm pattern is exact for calm correctors when its sweep fits in the ring.
         let fits = pattern.total <= u64::from(self.others);
-        for j in 0..n {
-            let i = (self.order_start + j) % n;
-            if self.is_corrector(i) {
-                s.active.push(i as u32);
-                s.procs[i].calm = self.kinds[i] == PHANTOM || (fits && self.is_calm(i));
+        s.sender.clear();
+        s.sender.resize(n, 0);
+        s.recv.clear();
+        s.recv.resize(n, NOT_BULK);
+        s.port.clear();
+        s.port.resize(n, 0);
+        s.first.clear();
+        s.first.resize(n, 0);
+        // Read only at deciders, where it is set below: no need to clear it.
+        s.decider_of.resize(n, NONE);
+        let corrects = |k: u8| k == CORRECTOR || k == PHANTOM;
+        let classify = |left: u8, me: u8, right: u8, neighbours: bool| -> (u8, u8) {
+            let calm = fits & (me == CORRECTOR) & neighbours & corrects(left) & corrects(right);
+            let sender = u8::from(calm | (me == PHANTOM));
+            let recv = if calm | (me == UNCOLORED) {
+                BULK_LIVE
+            } else if me == FAILED {
+                BULK_FAILED
+            } else {
+                NOT_BULK
+            };
+            (sender, recv)
+        };
+        if n >= 3 {
+            for (i, w) in self.kinds.windows(3).enumerate() {
+                let (c, r) = classify(w[0], w[1], w[2], true);
+                s.sender[i + 1] = c;
+                s.recv[i + 1] = r;
             }
         }
+        for i in [0, n - 1] {
+            let (left, right) = if self.circular {
+                (self.kinds[(i + n - 1) % n], self.kinds[(i + 1) % n])
+            } else {
+                (PHANTOM, PHANTOM)
+            };
+            let (c, r) = classify(left, self.kinds[i], right, self.circular);
+            s.sender[i] = c;
+            s.recv[i] = r;
+        }
+        let mut calm_correctors = 0u64;
+        for (&k, &c) in self.kinds.iter().zip(&s.sender) {
+            calm_correctors += u64::from((k == CORRECTOR) & (c != 0));
+        }
+        // Deciders in rank order: correctors that do not replay the pattern.
+        s.active.clear();
+        s.active.resize(n + 1, 0);
+        let mut count = 0;
+        for i in (self.order_start..n).chain(0..self.order_start) {
+            s.active[count] = i as u32;
+            count += usize::from((self.kinds[i] == CORRECTOR) & (s.sender[i] == 0));
+        }
+        s.deciders.clear();
+        for id in 0..count {
+            let pos = s.active[id];
+            s.decider_of[pos as usize] = id as u32;
+            s.deciders.push(Decider {
+                pos,
+                reached: [0, 0],
+                nearest: [NONE, NONE],
+                pending: [NONE, NONE],
+                cursor: 0,
+                next: 0,
+            });
+        }
+        s.active.clear();
+        s.active.extend(0..s.deciders.len() as u32);
         for b in s.buckets.iter_mut() {
             b.clear();
         }
+
         let mut out = Outcome {
             contained: true,
             ..Outcome::default()
         };
-        let mut tick: usize = 0;
-        // Side index 0 is the first side; `toward_lower[side]` says which way it goes.
-        let lower = [self.first_is_left, !self.first_is_left];
+        let mut failed_arrival: Option<u32> = None;
+        let mut last_send_end: Time = 0;
+        if calm_correctors > 0 && !calm.is_empty() {
+            out.messages = calm_correctors * calm.len() as u64;
+            out.participants = calm_correctors;
+            last_send_end = calm.len() as Time * o;
+        }
+        let has_senders = calm_correctors > 0 || self.phantoms > 0;
+        let mut active = core::mem::take(&mut s.active);
+        let mut to_deciders = core::mem::take(&mut s.to_deciders);
+        let mut tick: u32 = 0;
         loop {
-            if s.active.is_empty() {
+            // Without calm senders (tiny rings) the pattern may not even fit in the segment.
+            let in_pattern = (tick as usize) < calm.len() && has_senders;
+            if !in_pattern && active.is_empty() {
                 break;
             }
-            if tick >= s.buckets.len() {
-                s.buckets.resize_with(tick + 1, Vec::new);
+            let arrival = tick + run.lag;
+            if in_pattern {
+                let hit = self.bulk(s, calm[tick as usize].shift, arrival, &window);
+                if hit {
+                    failed_arrival = Some(arrival);
+                }
             }
-            let now = tick as Time * o;
+            // Local slices: the optimizer then knows the buffers do not alias.
+            let mut hot = Hot {
+                sender: &s.sender,
+                recv: &s.recv,
+                port: &mut s.port,
+                first: &mut s.first,
+                decider_of: &s.decider_of,
+                deciders: &mut s.deciders,
+                buckets: &mut s.buckets,
+            };
+            if tick as usize >= hot.buckets.len() {
+                hot.buckets.resize_with(tick as usize + 1, Vec::new);
+            }
             // Deliveries that ended by now: the nearest corrector heard from on each side.
-            for j in 0..s.buckets[tick].len() {
-                let d = s.buckets[tick][j];
-                let target = (d >> 32) as usize;
-                let side = (d >> 31) as usize & 1;
-                let dist = d as u32 & 0x7fff_ffff;
-                let slot = &mut s.procs[target].nearest[side];
-                *slot = (*slot).min(dist);
+            for &d in &hot.buckets[tick as usize] {
+                let slot = &mut hot.deciders[(d >> 32) as usize].nearest[(d >> 31) as usize & 1];
+                *slot = (*slot).min(d as u32 & 0x7fff_ffff);
             }
-            s.buckets[tick].clear();
+            hot.buckets[tick as usize].clear();
+            // Sends of this tick, in rank order. Picks at tick k depend only on deliveries
+            // seen by k, and a message sent now is seen at k + 2 at the earliest, so every
+            // active decider picks first; bulk receivers take them in any order (only the
+            // count per instant matters there), deciders in rank order below.
             let mut keep = 0;
-            for a in 0..s.active.len() {
-                let i = s.active[a] as usize;
-                let send = if s.procs[i].calm {
-                    pattern.sends.get(tick).copied()
-                } else {
-                    let p = &mut s.procs[i];
-                    pick(&mut p.next, &mut p.reached, p.nearest, self.others)
-                };
-                let Some((side, dist)) = send else {
+            to_deciders.clear();
+            let mut hit_failed = false;
+            for a in 0..active.len() {
+                let id = active[a] as usize;
+                let d = &mut hot.deciders[id];
+                let Some((side, dist)) = pick(&mut d.next, &mut d.reached, d.nearest, self.others)
+                else {
                     continue; // stopped for good
                 };
-                s.active[keep] = i as u32;
+                let pos = d.pos as usize;
+                active[keep] = id as u32;
                 keep += 1;
-                let phantom = self.kinds[i] == PHANTOM;
-                if !phantom {
-                    out.messages += 1;
-                    if !s.procs[i].touched {
-                        s.procs[i].touched = true;
-                        out.participants += 1;
-                    }
-                    out.activity = out.activity.max(now + o);
-                }
-                let goes_lower = lower[side as usize];
-                let target = if self.circular {
-                    // dist < P = n: the checked sweep never covers more than P - 1 ranks.
-                    let d = dist as usize;
-                    Some(if goes_lower {
-                        if d <= i {
-                            i - d
-                        } else {
-                            i + n - d
-                        }
-                    } else if i + d < n {
-                        i + d
-                    } else {
-                        i + d - n
-                    })
-                } else if goes_lower {
-                    i.checked_sub(dist as usize)
+                let delta = if lower[side as usize] {
+                    -(dist as isize)
                 } else {
-                    Some(i + dist as usize).filter(|&t| t < n)
+                    dist as isize
                 };
-                let inside = target.filter(|t| window.contains(t));
-                let Some(t) = inside else {
-                    if !s.procs[i].calm {
-                        out.contained = false;
-                    }
+                // dist < P: the checked sweep never covers more than P - 1 ranks.
+                let Some(t) = run.shifted(pos, delta).filter(|t| window.contains(t)) else {
+                    out.contained = false;
                     continue;
                 };
-                let arrival = now + o + self.latency;
-                match self.kinds[t] {
-                    FAILED => out.activity = out.activity.max(arrival),
-                    kind => {
-                        let q = &mut s.procs[t];
-                        let end = arrival.max(q.port) + o;
-                        q.port = end;
-                        out.activity = out.activity.max(end);
-                        if kind == UNCOLORED {
-                            if !q.touched {
-                                q.touched = true;
-                                out.colored = Some(out.colored.map_or(end, |c| c.max(end)));
-                            }
-                        } else {
-                            // The receiver hears from the side opposite to the travel direction.
-                            let heard = side as usize ^ 1;
-                            // Only deciding correctors listen: calm ones replay the pattern.
-                            if !q.calm && dist < q.nearest[heard] {
-                                let at = if o == 1 { end } else { end.div_ceil(o) } as usize;
-                                if at >= s.buckets.len() {
-                                    s.buckets.resize_with(at + 1, Vec::new);
-                                }
-                                s.buckets[at].push(
-                                    ((t as u64) << 32) | ((heard as u64) << 31) | u64::from(dist),
-                                );
-                            }
-                        }
+                let r = hot.recv[t];
+                let live = r == BULK_LIVE;
+                hit_failed |= r == BULK_FAILED;
+                let port = hot.port[t];
+                let end = arrival.max(port) + 1;
+                let first = hot.first[t];
+                hot.port[t] = if live { end } else { port };
+                hot.first[t] = if live & (first == 0) { end } else { first };
+                if r == NOT_BULK {
+                    // The receiver hears from the side opposite to the travel direction.
+                    to_deciders.push((hot.decider_of[t], pos as u32, side ^ 1, dist));
+                }
+            }
+            if keep > 0 {
+                out.messages += keep as u64;
+                last_send_end = last_send_end.max(Time::from(tick + 1) * o);
+            }
+            active.truncate(keep);
+            if hit_failed {
+                failed_arrival = Some(arrival);
+            }
+            for &(target, from, side, dist) in &to_deciders {
+                let target = target as usize;
+                if in_pattern && hot.deciders[target].cursor == tick {
+                    hot.calm_arrival(&run, target, tick, run.rank(from as usize));
+                }
+                hot.receive(&run, target, arrival, side, dist, tick);
+            }
+            if in_pattern {
+                for id in 0..hot.deciders.len() {
+                    if hot.deciders[id].cursor == tick {
+                        hot.calm_arrival(&run, id, tick, usize::MAX);
                     }
                 }
             }
-            s.active.truncate(keep);
             tick += 1;
         }
-        out.undelivered = window
-            .filter(|&i| self.kinds[i] == UNCOLORED && !s.procs[i].touched)
-            .count() as u64;
+        s.active = active;
+        s.to_deciders = to_deciders;
+        out.participants += s.deciders.iter().filter(|d| d.reached != [0, 0]).count() as u64;
+
+        let mut last_receive = 0u32;
+        let mut colored = 0u32;
+        for i in window {
+            match self.kinds[i] {
+                FAILED => {}
+                UNCOLORED => {
+                    if s.first[i] == 0 {
+                        out.undelivered += 1;
+                    } else {
+                        colored = colored.max(s.first[i]);
+                    }
+                    last_receive = last_receive.max(s.port[i]);
+                }
+                _ => last_receive = last_receive.max(s.port[i]),
+            }
+        }
+        out.activity = last_send_end;
+        if last_receive > 0 {
+            out.activity = out.activity.max(slot_time(last_receive));
+        }
+        if let Some(a) = failed_arrival {
+            out.activity = out.activity.max(slot_time(a));
+        }
+        if colored > 0 {
+            out.colored = Some(slot_time(colored));
+        }
         out
+    }
+
+    /// The calm arrivals of one tick (sender at `receiver - shift`, arriving in slot `arrival`)
+    /// at every bulk receiver; returns whether one of them reached a failed process.
+    fn bulk(&self, s: &mut Scratch, shift: isize, arrival: u32, window: &Range<usize>) -> bool {
+        let n = self.kinds.len();
+        let mut hit = false;
+        let mut apply = |lo: usize, hi: usize, from: usize| {
+            hit |= bulk_range(
+                &mut s.port[lo..hi],
+                &mut s.first[lo..hi],
+                &s.recv[lo..hi],
+                &s.sender[from..from + (hi - lo)],
+                arrival,
+            );
+        };
+        if self.circular {
+            let d = shift.unsigned_abs();
+            if shift >= 0 {
+                apply(d, n, 0);
+                apply(0, d, n - d);
+            } else {
+                apply(0, n - d, d);
+                apply(n - d, n, 0);
+            }
+        } else {
+            // Phantoms pad the window by the pattern's reach: senders stay in the segment.
+            let from = (window.start as isize - shift) as usize;
+            apply(window.start, window.end, from);
+        }
+        hit
+    }
+}
+
+/// The calm arrivals of one tick on aligned slices (written to vectorize).
+fn bulk_range(
+    port: &mut [u32],
+    first: &mut [u32],
+    recv: &[u8],
+    sender: &[u8],
+    arrival: u32,
+) -> bool {
+    let mut hit = 0u8;
+    for (((p, f), &r), &c) in port.iter_mut().zip(first.iter_mut()).zip(recv).zip(sender) {
+        let live = (r == BULK_LIVE) & (c != 0);
+        let end = arrival.max(*p) + 1;
+        *p = if live { end } else { *p };
+        *f = if live & (*f == 0) { end } else { *f };
+        hit |= u8::from(r == BULK_FAILED) & c;
+    }
+    hit != 0
+}
+
+/// The buffers of the tick loop, as slices.
+struct Hot<'a> {
+    sender: &'a [u8],
+    recv: &'a [u8],
+    port: &'a mut [u32],
+    first: &'a mut [u32],
+    decider_of: &'a [u32],
+    deciders: &'a mut [Decider],
+    buckets: &'a mut Vec<Vec<u64>>,
+}
+
+impl Hot<'_> {
+    /// A message of `distance` heard from `side` reaching decider `id` in slot `arrival`.
+    fn receive(&mut self, run: &Run, id: usize, arrival: u32, side: u8, distance: u32, now: u32) {
+        let d = &mut self.deciders[id];
+        let pos = d.pos as usize;
+        let end = arrival.max(self.port[pos]) + 1;
+        self.port[pos] = end;
+        if distance < d.pending[side as usize] {
+            d.pending[side as usize] = distance;
+            let at = end + u32::from(run.offset);
+            if at <= now {
+                d.nearest[side as usize] = distance;
+            } else {
+                if at as usize >= self.buckets.len() {
+                    self.buckets.resize_with(at as usize + 1, Vec::new);
+                }
+                self.buckets[at as usize]
+                    .push(((id as u64) << 32) | (u64::from(side) << 31) | u64::from(distance));
+            }
+        }
+    }
+
+    /// The calm arrival at decider `id` sent at `tick` (if a calm corrector sends to it then),
+    /// when its sender ranks below `below`: the driver's receive order is by instant, then
+    /// sender rank.
+    fn calm_arrival(&mut self, run: &Run, id: usize, tick: u32, below: usize) {
+        let send = run.calm[tick as usize];
+        let pos = self.deciders[id].pos as usize;
+        match run
+            .shifted(pos, -send.shift)
+            .filter(|&from| self.sender[from] != 0)
+        {
+            Some(from) if run.rank(from) >= below => return,
+            Some(_) => self.receive(run, id, tick + run.lag, send.side ^ 1, send.distance, tick),
+            None => {}
+        }
+        self.deciders[id].cursor = tick + 1;
     }
 }
 
