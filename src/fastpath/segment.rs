@@ -334,7 +334,10 @@ impl Segment<'_> {
             // active decider picks first; bulk receivers take them in any order (only the
             // count per instant matters there), deciders in rank order below.
             let mut keep = 0;
+            // Written unconditionally, kept when the target decides (branch-free).
             to_deciders.clear();
+            to_deciders.resize(active.len() + 1, (0, 0, 0, 0));
+            let mut to_count = 0;
             let mut hit_failed = false;
             for a in 0..active.len() {
                 let id = active[a] as usize;
@@ -364,16 +367,16 @@ impl Segment<'_> {
                 let first = hot.first[t];
                 hot.port[t] = if live { end } else { port };
                 hot.first[t] = if live & (first == 0) { end } else { first };
-                if r == NOT_BULK {
-                    // The receiver hears from the side opposite to the travel direction.
-                    to_deciders.push((hot.decider_of[t], pos as u32, side ^ 1, dist));
-                }
+                // The receiver hears from the side opposite to the travel direction.
+                to_deciders[to_count] = (hot.decider_of[t], pos as u32, side ^ 1, dist);
+                to_count += usize::from(r == NOT_BULK);
             }
             if keep > 0 {
                 out.messages += keep as u64;
                 last_send_end = last_send_end.max(Time::from(tick + 1) * o);
             }
             active.truncate(keep);
+            to_deciders.truncate(to_count);
             if hit_failed {
                 failed_arrival = Some(arrival);
             }
@@ -536,20 +539,23 @@ fn pick(
     nearest: [u32; 2],
     others: u32,
 ) -> Option<(u8, u32)> {
-    for side in [*next, *next ^ 1] {
-        let s = side as usize;
-        if nearest[s] != NONE && reached[s] >= nearest[s] {
-            continue;
-        }
-        let distance = reached[s] + 1;
-        if u64::from(distance) + u64::from(reached[s ^ 1]) > u64::from(others) {
-            continue;
-        }
-        reached[s] = distance;
-        *next = side ^ 1;
-        return Some((side, distance));
-    }
-    None
+    // `NONE` is above every distance: "heard and reached" is `nearest <= reached`.
+    let open = |s: usize| {
+        nearest[s] > reached[s]
+            && u64::from(reached[s]) + 1 + u64::from(reached[s ^ 1]) <= u64::from(others)
+    };
+    let first = *next;
+    let side = if open(first as usize) {
+        first
+    } else if open(first as usize ^ 1) {
+        first ^ 1
+    } else {
+        return None;
+    };
+    let distance = reached[side as usize] + 1;
+    reached[side as usize] = distance;
+    *next = side ^ 1;
+    Some((side, distance))
 }
 
 /// The calm pattern for `(L, o)`: a corrector whose two neighbours correct hears from its
