@@ -16,15 +16,21 @@
 //!   `3o + L` after `D`, before any other message can reach it, with a free receive port), and
 //!   checked correction only keeps the nearest distance heard per side, so it sends exactly the
 //!   fault-free pattern whatever else it receives.
+//! - *Simulation.* Calm correctors' messages are applied in bulk, one pass over the ranks per
+//!   tick of the pattern; the other correctors (*deciders*, next to a gap) are simulated message
+//!   by message. Receive ports are FIFO with ties broken by sender rank, as in the driver; only
+//!   at deciders does the order within an instant matter (which distance is heard first), so a
+//!   calm arrival at a decider is merged in rank order with the deciders' messages of its tick.
 //! - *Windows.* Each cluster of gaps (runs of failed or uncolored ranks) is simulated in a
-//!   window reaching `M` ranks beyond it, with `R` phantom correctors on each side replaying the
+//!   window reaching `M` ranks beyond it (`M = R + 1` at first; clusters closer than `2M`
+//!   merge), with `R` phantom correctors on each side replaying the
 //!   calm pattern (`R` its reach). The window is valid when every message of a non-calm
 //!   corrector stays inside it (checked; otherwise the run is redone with a doubled margin):
 //!   then every process outside all windows is calm and receives only calm messages, so it
 //!   behaves exactly as in the fault-free run. Windows of identical shape give identical
 //!   results and are memoized by their pattern.
 //! - When windows would cover most of the ring, the whole ring is simulated instead (the same
-//!   engine, every correction message).
+//!   engine).
 
 mod segment;
 
@@ -387,9 +393,8 @@ impl SyncChecked {
             return self.whole_ring(ws);
         }
         // One pass over the runs, left to right. A cluster absorbs the next run while their
-        // margins (`base + len` ranks beyond a run: a sweeper may overshoot the far side of its
-        // gap) would overlap, so windows [first - M, last + M) are disjoint and the R ranks
-        // beyond each window are calm correctors. A window whose non-calm sweepers leave it
+        // margins (`M = R + 1` ranks at first) would overlap, so windows [first - M, last + M)
+        // are disjoint and the R ranks beyond each window are calm correctors. A window whose non-calm sweepers leave it
         // doubles its margin, merging back with finished clusters it now reaches.
         ws.clusters.clear(); // finished: (dark start, dark end, margin, outcome)
         let runs = ws.runs.len();
