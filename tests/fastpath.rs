@@ -146,3 +146,38 @@ fn fast_path_fault_free_matches_lemma_2() {
         );
     }
 }
+
+/// Dense failures (2–5 % of the ranks, CT Table 1's upper rows) on larger rings: gaps too close
+/// for windows, so the whole ring goes through the bulk/decider engine.
+#[test]
+fn fast_path_equals_full_simulation_with_dense_failures() {
+    let mut rng = SplitMix64::new(0xde05e);
+    for case in 0..12u64 {
+        let kind = [
+            TreeKind::Lame(2),
+            TreeKind::Binomial,
+            TreeKind::KAry(4),
+            TreeKind::Optimal,
+        ][case as usize % 4];
+        let procs = 3000 + rng.below(5000);
+        let percent = 2 + rng.below(4);
+        let faults = (procs * percent / 100) as u32;
+        let (l, o) = [(2, 1), (2, 1), (3, 2), (1, 1)][case as usize % 4];
+        let side = if case % 3 == 0 {
+            Side::Right
+        } else {
+            Side::Left
+        };
+        compare(
+            kind,
+            Order::Interleaved,
+            procs,
+            l,
+            o,
+            side,
+            faults,
+            8,
+            2000 + case,
+        );
+    }
+}
