@@ -24,7 +24,8 @@ fn full(
     (metrics, failed)
 }
 
-/// One configuration, `runs` failure sets of `faults` ranks each.
+/// One configuration, `runs` failure sets of `faults` ranks each; returns the fast path's
+/// counts of windows simulated, windows from the memo and whole-ring simulations.
 #[allow(clippy::too_many_arguments)]
 fn compare(
     kind: TreeKind,
@@ -36,7 +37,7 @@ fn compare(
     faults: u32,
     runs: u64,
     seed: u64,
-) -> usize {
+) -> [u64; 3] {
     let logp = LogP::new(l, o).unwrap();
     let tree = Tree::new(kind, order, procs, logp).unwrap();
     let engine = SyncChecked::new(&tree, side);
@@ -60,7 +61,7 @@ fn compare(
             "{kind} {order} P={procs} L={l} o={o} {side:?} faults={failed:?}"
         );
     }
-    runs as usize
+    ws.stats
 }
 
 #[test]
@@ -93,15 +94,21 @@ fn fast_path_equals_full_simulation_on_random_failure_sets() {
         };
         let max_faults = (procs - 1).min(1 + procs / 6);
         let faults = rng.below(max_faults + 1) as u32;
-        sets += compare(kind, order, procs, l, o, side, faults, 40, case);
+        compare(kind, order, procs, l, o, side, faults, 40, case);
+        sets += 40;
         case += 1;
     }
 }
 
-/// Larger rings with sparse failures: many separate windows, most of them from the memo.
-#[test]
-fn fast_path_equals_full_simulation_with_many_windows() {
-    let mut rng = SplitMix64::new(0xa11ce);
+/// Twelve larger rings, the four trees of CT Table 1 in turn, `runs` failure sets each;
+/// `draw(rng, case)` gives `(P, failed ranks, L, o)`. Returns the summed engine counts.
+fn compare_larger_rings(
+    seed: u64,
+    runs: u64,
+    draw: impl Fn(&mut SplitMix64, u64) -> (u64, u32, u64, u64),
+) -> [u64; 3] {
+    let mut rng = SplitMix64::new(seed);
+    let mut stats = [0; 3];
     for case in 0..12u64 {
         let kind = [
             TreeKind::Lame(2),
@@ -109,25 +116,41 @@ fn fast_path_equals_full_simulation_with_many_windows() {
             TreeKind::KAry(4),
             TreeKind::Optimal,
         ][case as usize % 4];
-        let procs = 2000 + rng.below(3000);
-        let faults = 1 + rng.below(procs / 40) as u32;
         let side = if case % 3 == 0 {
             Side::Right
         } else {
             Side::Left
         };
-        compare(
+        let (procs, faults, l, o) = draw(&mut rng, case);
+        let counts = compare(
             kind,
             Order::Interleaved,
             procs,
-            2,
-            1,
+            l,
+            o,
             side,
             faults,
-            25,
-            1000 + case,
+            runs,
+            seed ^ case,
         );
+        for (total, count) in stats.iter_mut().zip(counts) {
+            *total += count;
+        }
     }
+    stats
+}
+
+/// Larger rings with sparse failures: many separate windows, most of them from the memo.
+#[test]
+fn fast_path_equals_full_simulation_with_many_windows() {
+    let [simulated, memoized, _] = compare_larger_rings(0xa11ce, 25, |rng, _| {
+        let procs = 2000 + rng.below(3000);
+        (procs, 1 + rng.below(procs / 40) as u32, 2, 1)
+    });
+    assert!(
+        simulated > 0 && memoized > simulated,
+        "{simulated} {memoized}"
+    );
 }
 
 #[test]
@@ -151,33 +174,12 @@ fn fast_path_fault_free_matches_lemma_2() {
 /// for windows, so the whole ring goes through the bulk/decider engine.
 #[test]
 fn fast_path_equals_full_simulation_with_dense_failures() {
-    let mut rng = SplitMix64::new(0xde05e);
-    for case in 0..12u64 {
-        let kind = [
-            TreeKind::Lame(2),
-            TreeKind::Binomial,
-            TreeKind::KAry(4),
-            TreeKind::Optimal,
-        ][case as usize % 4];
+    let [_, _, whole_ring] = compare_larger_rings(0xde05e, 8, |rng, case| {
         let procs = 3000 + rng.below(5000);
-        let percent = 2 + rng.below(4);
-        let faults = (procs * percent / 100) as u32;
+        let faults = (procs * (2 + rng.below(4)) / 100) as u32;
         let (l, o) = [(2, 1), (2, 1), (3, 2), (1, 1)][case as usize % 4];
-        let side = if case % 3 == 0 {
-            Side::Right
-        } else {
-            Side::Left
-        };
-        compare(
-            kind,
-            Order::Interleaved,
-            procs,
-            l,
-            o,
-            side,
-            faults,
-            8,
-            2000 + case,
-        );
-    }
+        (procs, faults, l, o)
+    });
+    // Most of the 96 runs: windows would cover the ring.
+    assert!(whole_ring > 48, "{whole_ring} whole-ring runs of 96");
 }
