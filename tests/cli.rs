@@ -2,24 +2,10 @@
 //! naming the flag, exit code 2, nothing on stdout).
 #![cfg(feature = "cli")]
 
-use std::process::{Command, Output};
+mod cli_common;
 
-fn ftcoll(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ftcoll"))
-        .args(args)
-        .output()
-        .expect("the ftcoll binary runs")
-}
-
-fn stdout(args: &[&str]) -> String {
-    let out = ftcoll(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use cli_common::{assert_usage_error, stdout};
+use std::process::Command;
 
 /// CT Fig. 5 (Lamé k = 3, P = 9, L = o = 1) as the issue's JSON, byte for byte; the receive
 /// times are hand-derived from the figure's timeline.
@@ -126,15 +112,6 @@ fn text_format_streams_for_the_largest_p() {
         child.kill().ok();
         child.wait().ok();
     }
-}
-
-fn assert_usage_error(args: &[&str], flag: &str) {
-    let out = ftcoll(args);
-    assert_eq!(out.status.code(), Some(2), "{args:?}");
-    assert!(out.stdout.is_empty(), "{args:?} printed on stdout");
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-    assert!(err.contains(flag), "{args:?}: '{err}' does not name {flag}");
 }
 
 /// Issue item 4: P = 0, k = 0, a fault rank >= P, the root in the fault list, an unknown tree, a

@@ -3,14 +3,9 @@
 //! when" check (CT Lemma 2 / Corollary 1 and §4.1 at P = 65536).
 #![cfg(feature = "cli")]
 
-use std::process::{Command, Output};
+mod cli_common;
 
-fn ftcoll(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ftcoll"))
-        .args(args)
-        .output()
-        .expect("the ftcoll binary runs")
-}
+use cli_common::{assert_usage_error, ftcoll};
 
 fn stdout_ok(args: &[&str]) -> String {
     let out = ftcoll(args);
@@ -220,16 +215,7 @@ fn bad_input_is_one_line_naming_the_flag() {
     for (extra, flag) in cases {
         let mut args: Vec<&str> = common.to_vec();
         args.extend_from_slice(extra);
-        let out = ftcoll(&args);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-        assert!(out.stdout.is_empty(), "{args:?}: stdout not empty");
-        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
-        assert!(stderr.ends_with('\n'), "{args:?}: {stderr}");
-        assert!(
-            stderr.contains(flag),
-            "{args:?}: {stderr} does not name {flag}"
-        );
+        assert_usage_error(&args, flag);
     }
     // --fault-count 2 with --faults names both flags.
     let out = ftcoll(&[

@@ -4,24 +4,9 @@
 #![cfg(feature = "cli")]
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+mod cli_common;
 
-fn ftcoll(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ftcoll"))
-        .args(args)
-        .output()
-        .expect("the ftcoll binary runs")
-}
-
-fn stdout(args: &[&str]) -> String {
-    let out = ftcoll(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use cli_common::{assert_usage_error, ftcoll, stdout};
 
 fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ftcoll-sweep-{}", std::process::id()));
@@ -193,11 +178,6 @@ fn bad_input_names_the_flag() {
             procs,
         ];
         all.extend(extra);
-        let out = ftcoll(&all);
-        assert_eq!(out.status.code(), Some(2), "{all:?}");
-        assert!(out.stdout.is_empty(), "{all:?}");
-        let err = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(err.lines().count(), 1, "{err}");
-        assert!(err.contains(flag), "{all:?}: {err}");
+        assert_usage_error(&all, flag);
     }
 }
