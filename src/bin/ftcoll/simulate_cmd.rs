@@ -3,11 +3,10 @@
 use std::io::Write;
 
 use clap::{Args, ValueEnum};
-use ftcoll::automaton::Phase;
 use ftcoll::protocols::corrected_tree::{CorrectedTreeNode, CorrectionSpec, StartMode};
 use ftcoll::protocols::Side;
 use ftcoll::sim::scenario::{self, ArrivalSpec, FaultSpec};
-use ftcoll::sim::{self as driver, chrome_trace_json, PortModel, Report};
+use ftcoll::sim::{self as driver, chrome_trace_json, PortModel, Report, RunMetrics};
 use ftcoll::topology::{LogP, Order, Tree, TreeKind};
 use ftcoll::{Rank, Time};
 
@@ -165,7 +164,8 @@ struct Row {
     report: Report,
 }
 
-const COLUMNS: [&str; 21] = [
+/// The run's parameters; the metric columns follow, [`RunMetrics::NAMES`] after `faults`.
+const PARAMETERS: [&str; 12] = [
     "procs",
     "tree",
     "order",
@@ -178,15 +178,6 @@ const COLUMNS: [&str; 21] = [
     "run",
     "deadline",
     "faults",
-    "coloring_latency",
-    "quiescence_latency",
-    "messages",
-    "messages_dissemination",
-    "messages_correction",
-    "messages_acknowledgment",
-    "gmax",
-    "undelivered",
-    "participants",
 ];
 
 /// Runs the simulations; validates everything before printing.
@@ -283,30 +274,24 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
     ];
     let deadline = config.tree.deadline();
     let values = |row: &Row| -> Vec<String> {
-        let r = &row.report;
         let faults: Vec<String> = row.faults.iter().map(u32::to_string).collect();
+        let metrics = RunMetrics::from_report(&row.report, deadline, row.faults.len() as u64);
         let mut v = fixed.to_vec();
-        v.extend([
-            row.run.to_string(),
-            deadline.to_string(),
-            faults.join(" "),
-            r.coloring_latency().to_string(),
-            r.quiescence_latency().to_string(),
-            r.messages_total().to_string(),
-            r.messages_in(Phase::Dissemination).to_string(),
-            r.messages_in(Phase::Correction).to_string(),
-            r.messages_in(Phase::Acknowledgment).to_string(),
-            r.gmax_after_dissemination().to_string(),
-            r.undelivered().to_string(),
-            r.correction_participants().to_string(),
-        ]);
+        v.extend([row.run.to_string(), deadline.to_string(), faults.join(" ")]);
+        // `faults` is already the list above; the metrics start after their own count.
+        v.extend(metrics.values()[1..].iter().map(u64::to_string));
         v
     };
+    let columns: Vec<&str> = PARAMETERS
+        .iter()
+        .chain(&RunMetrics::NAMES[1..])
+        .copied()
+        .collect();
     match a.format {
         SimFormat::Json => {
             for row in &rows {
                 let v = values(row);
-                let fields: Vec<String> = COLUMNS
+                let fields: Vec<String> = columns
                     .iter()
                     .zip(&v)
                     .map(|(k, val)| {
@@ -324,19 +309,19 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
             }
         }
         SimFormat::Csv => {
-            writeln!(out, "{}", COLUMNS.join(","))?;
+            writeln!(out, "{}", columns.join(","))?;
             for row in &rows {
                 writeln!(out, "{}", values(row).join(","))?;
             }
         }
         SimFormat::Table => {
             let table: Vec<Vec<String>> = rows.iter().map(values).collect();
-            let widths: Vec<usize> = (0..COLUMNS.len())
+            let widths: Vec<usize> = (0..columns.len())
                 .map(|i| {
                     table
                         .iter()
                         .map(|r| r[i].len())
-                        .chain([COLUMNS[i].len()])
+                        .chain([columns[i].len()])
                         .max()
                         .unwrap_or(0)
                 })
@@ -349,7 +334,7 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
                     .collect::<Vec<_>>()
                     .join("  ")
             };
-            writeln!(out, "{}", line(COLUMNS.to_vec()))?;
+            writeln!(out, "{}", line(columns.to_vec()))?;
             for r in &table {
                 writeln!(out, "{}", line(r.iter().map(String::as_str).collect()))?;
             }
