@@ -60,7 +60,12 @@ fn reproduce_ct_writes_the_report_and_every_figure() {
     }
     // Fault-free synchronized checked correction: 5 correction messages per process (Fig. 6).
     let ff = std::fs::read_to_string(dir.join("ct/fig6_fig7_fault_free.csv")).unwrap();
-    for line in ff.lines().filter(|l| l.contains("synchronized checked")) {
+    let checked: Vec<&str> = ff
+        .lines()
+        .filter(|l| l.contains("synchronized checked"))
+        .collect();
+    assert!(!checked.is_empty(), "no synchronized checked rows in\n{ff}");
+    for line in checked {
         assert_eq!(line.split(',').nth(4), Some("5.0000"), "{line}");
     }
 }

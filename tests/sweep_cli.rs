@@ -64,6 +64,21 @@ fn fast_and_full_engines_write_the_same_bytes() {
         a
     };
     assert_eq!(run(&args("auto")), run(&args("full")));
+    // The comparison means something only if `auto` took the fast path for these points.
+    let point = ftcoll::experiment::Point {
+        procs: 300,
+        tree: ftcoll::topology::TreeKind::Lame(2),
+        order: ftcoll::topology::Order::Interleaved,
+        correction: "checked".parse().unwrap(),
+        start: ftcoll::protocols::corrected_tree::StartMode::Synchronized,
+        model: ftcoll::sim::PortModel::DualPort,
+        latency: 2,
+        overhead: 1,
+        first_side: ftcoll::protocols::Side::Left,
+        faults: ftcoll::experiment::Faults::Count(12),
+    };
+    assert!(point.prepare(true).unwrap().is_fast());
+    assert!(!point.prepare(false).unwrap().is_fast());
 }
 
 #[test]
