@@ -14,6 +14,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::ops::Range;
 
+use crate::protocols::correction::{alternate, checked_next};
 use crate::Time;
 
 /// A live process colored by the tree: it corrects.
@@ -531,29 +532,17 @@ impl Hot<'_> {
     }
 }
 
-/// Checked correction's choice at a free port (`Sweep::pick` with the checked rule): the
-/// alternating side unless it is finished or would cover ranks the other side covered.
+/// Checked correction's choice at a free port: the sweep's [`alternate`] with the checked rule
+/// ([`checked_next`]), on side indices (0: the first side) with `NONE` for "nobody heard".
 fn pick(
     next: &mut u8,
     reached: &mut [u32; 2],
     nearest: [u32; 2],
     others: u32,
 ) -> Option<(u8, u32)> {
-    // `NONE` is above every distance: "heard and reached" is `nearest <= reached`.
-    let open = |s: usize| {
-        nearest[s] > reached[s]
-            && u64::from(reached[s]) + 1 + u64::from(reached[s ^ 1]) <= u64::from(others)
-    };
-    let first = *next;
-    let side = if open(first as usize) {
-        first
-    } else if open(first as usize ^ 1) {
-        first ^ 1
-    } else {
-        return None;
-    };
-    let distance = reached[side as usize] + 1;
-    reached[side as usize] = distance;
+    let (side, distance) = alternate([*next, *next ^ 1], usize::from, reached, others, |s, r| {
+        checked_next(r, Some(nearest[s as usize]).filter(|&n| n != NONE))
+    })?;
     *next = side ^ 1;
     Some((side, distance))
 }

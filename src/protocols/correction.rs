@@ -73,26 +73,55 @@ impl Sweep {
         }
     }
 
-    /// Picks the side to send on: the alternating one if `next_distance` allows it, else the
-    /// other. `next_distance(side, reached)` is the next distance wanted on `side`. Distances
-    /// that would reach ranks already covered from the other side are refused.
+    /// Picks the side to send on (see [`alternate`]).
     fn pick(
         &mut self,
         ring: &Ring,
-        mut next_distance: impl FnMut(Side, u32) -> Option<u32>,
+        next_distance: impl FnMut(Side, u32) -> Option<u32>,
     ) -> Option<(Side, u32)> {
-        for side in [self.next, self.next.other()] {
-            let Some(distance) = next_distance(side, self.reached[side.index()]) else {
-                continue;
-            };
-            if distance + self.reached[side.other().index()] > ring.others() {
-                continue;
-            }
-            self.reached[side.index()] = distance;
-            self.next = side.other();
-            return Some((side, distance));
+        let (side, distance) = alternate(
+            [self.next, self.next.other()],
+            Side::index,
+            &mut self.reached,
+            ring.others(),
+            next_distance,
+        )?;
+        self.next = side.other();
+        Some((side, distance))
+    }
+}
+
+/// The choice every sweep makes at a free send slot: `sides[0]` (the alternating side) if
+/// `next_distance(side, reached)` allows it, else `sides[1]`; a distance that would cover ranks
+/// already covered from the other side (more than `others` over both sides) is refused.
+/// `index` maps a side to its slot in `reached`. Shared with the fast path (`crate::fastpath`).
+pub(crate) fn alternate<S: Copy>(
+    sides: [S; 2],
+    index: impl Fn(S) -> usize,
+    reached: &mut [u32; 2],
+    others: u32,
+    mut next_distance: impl FnMut(S, u32) -> Option<u32>,
+) -> Option<(S, u32)> {
+    for side in sides {
+        let i = index(side);
+        let Some(distance) = next_distance(side, reached[i]) else {
+            continue;
+        };
+        if u64::from(distance) + u64::from(reached[i ^ 1]) > u64::from(others) {
+            continue;
         }
-        None
+        reached[i] = distance;
+        return Some((side, distance));
+    }
+    None
+}
+
+/// Checked correction's next distance on a side (CT §3.1, CG Alg. 2): one past the farthest
+/// reached, unless the nearest corrector heard from on that side is already reached.
+pub(crate) fn checked_next(reached: u32, nearest: Option<u32>) -> Option<u32> {
+    match nearest {
+        Some(m) if reached >= m => None,
+        _ => Some(reached + 1),
     }
 }
 
@@ -422,9 +451,8 @@ impl Corrector {
             (Correction::Checked(c), _) => {
                 let nearest = c.nearest;
                 c.sweep
-                    .pick(&ring, |side, reached| match nearest[side.index()] {
-                        Some(m) if reached >= m => None,
-                        _ => Some(reached + 1),
+                    .pick(&ring, |side, reached| {
+                        checked_next(reached, nearest[side.index()])
                     })
                     .map(|(side, dist)| {
                         (
