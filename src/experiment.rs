@@ -18,8 +18,7 @@ use crate::protocols::corrected_tree::{
 };
 use crate::protocols::correction::CorrectionKind;
 use crate::protocols::Side;
-use crate::rng::SplitMix64;
-use crate::sim::scenario::{draw_faults, ArrivalSpec, FaultSpec, ScenarioSpec};
+use crate::sim::scenario::{ArrivalSpec, FaultSpec, ScenarioSpec};
 use crate::sim::{self, PortModel, RunMetrics};
 use crate::topology::{LogP, Order, Tree, TreeKind};
 use crate::Time;
@@ -311,8 +310,9 @@ impl Prepared {
         let procs = self.spec.procs;
         match &self.fast {
             Some(engine) => {
-                let mut rng = SplitMix64::stream(seed, run);
-                let failed = draw_faults(&self.spec.faults, procs, &mut rng)
+                let (failed, _) = self
+                    .spec
+                    .draw_failed(seed, run)
                     .map_err(|e| PointError(format!("{e}")))?;
                 engine
                     .run(ws, &failed)
@@ -323,8 +323,7 @@ impl Prepared {
                     .spec
                     .build(seed, run)
                     .map_err(|e| PointError(format!("{e}")))?;
-                let p = u64::from(procs);
-                let budget = 64 * p * p.max(64) + 1_000_000;
+                let budget = sim::default_budget(procs);
                 let report = sim::run::<CorrectedTreeNode>(&self.config, procs, &scenario, budget)
                     .map_err(|e| PointError(format!("simulation: {e}")))?;
                 Ok(RunMetrics::from_report(

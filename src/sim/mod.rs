@@ -233,6 +233,13 @@ impl Timers {
     }
 }
 
+/// An event budget for [`run`] that every protocol here stays far below at `P = procs`
+/// (`64·P·max(P, 64) + 10^6`): a run that exceeds it does not quiesce.
+pub fn default_budget(procs: u32) -> u64 {
+    let p = u64::from(procs);
+    64 * p * p.max(64) + 1_000_000
+}
+
 /// Runs one operation of `P = procs` processes of automaton `A` to quiescence.
 ///
 /// `max_events` bounds the work (protocols that never quiesce end with
@@ -265,7 +272,6 @@ pub struct Sim<A: Automaton> {
     trace: bool,
     procs: Vec<Process<A>>,
     events: queue::Queue,
-    seq: u64,
     /// In-flight messages.
     slots: Vec<Option<InFlight<A::Msg>>>,
     free_slots: Vec<usize>,
@@ -312,7 +318,6 @@ impl<A: Automaton> Sim<A> {
             trace: scenario.trace,
             procs: processes,
             events: queue::Queue::new(scenario.trace),
-            seq: 0,
             slots: Vec::new(),
             free_slots: Vec::new(),
             outbox: Outbox::new(),
@@ -330,7 +335,6 @@ impl<A: Automaton> Sim<A> {
     }
 
     fn push(&mut self, time: Time, class: usize, rank: Rank, data: u64) {
-        self.seq += 1;
         self.events.push(time, class, rank, data);
     }
 

@@ -180,11 +180,22 @@ pub struct ScenarioSpec {
 }
 
 impl ScenarioSpec {
+    /// The pre-operation failures of run `run` of `seed` (drawn first from the run's stream, so
+    /// every engine sees the same ones), and the stream for what `build` draws next.
+    pub fn draw_failed(
+        &self,
+        seed: u64,
+        run: u64,
+    ) -> Result<(Vec<Rank>, SplitMix64), ScenarioError> {
+        let mut rng = SplitMix64::stream(seed, run);
+        let failed = draw_faults(&self.faults, self.procs, &mut rng)?;
+        Ok((failed, rng))
+    }
+
     /// The scenario of run `run` of `seed`, and its pre-operation failures (ascending).
     pub fn build(&self, seed: u64, run: u64) -> Result<(Scenario, Vec<Rank>), ScenarioError> {
         let procs = self.procs;
-        let mut rng = SplitMix64::stream(seed, run);
-        let failed = draw_faults(&self.faults, procs, &mut rng)?;
+        let (failed, mut rng) = self.draw_failed(seed, run)?;
         for &(rank, _) in &self.crash_at {
             if rank == 0 || rank >= procs {
                 return Err(ScenarioError::BadRank {

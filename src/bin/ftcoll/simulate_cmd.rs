@@ -236,7 +236,7 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
             ))
         })?;
         scenario.trace = run == 0 && a.trace.is_some();
-        let budget = 64 * u64::from(procs) * u64::from(procs).max(64) + 1_000_000;
+        let budget = driver::default_budget(procs);
         let mut report = driver::run::<CorrectedTreeNode>(&config, procs, &scenario, budget)
             .map_err(|e| UsageError(format!("simulation: {e}")))?;
         if scenario.trace {
