@@ -43,7 +43,8 @@ use crate::topology::{LogP, Tree};
 use crate::{Rank, Time};
 
 use segment::{
-    calm_pattern, Outcome, Pattern, Scratch, Segment, CORRECTOR, FAILED, PHANTOM, UNCOLORED,
+    calm_pattern, calm_sends, CalmSend, Outcome, Pattern, Scratch, Segment, CORRECTOR, FAILED,
+    PHANTOM, UNCOLORED,
 };
 
 /// Largest window core (ranks from the first to the last failed or uncolored rank) whose result
@@ -140,6 +141,8 @@ pub struct SyncChecked {
     /// `(time, first index in by_receive)` for each distinct receive time, decreasing.
     receive_steps: Vec<(Time, usize)>,
     pattern: Pattern,
+    /// The pattern's sends seen from their receivers.
+    calm: Vec<CalmSend>,
     /// Fault-free activity of a calm corrector after `D`.
     calm_quiet: Time,
     margin: usize,
@@ -240,6 +243,7 @@ impl SyncChecked {
             subtree,
             by_receive,
             receive_steps,
+            calm: calm_sends(&pattern, first_side == Side::Left),
             pattern,
             calm_quiet,
             margin,
@@ -355,7 +359,7 @@ impl SyncChecked {
     }
 
     fn segment<'a>(
-        &self,
+        &'a self,
         kinds: &'a [u8],
         phantoms: usize,
         circular: bool,
@@ -370,6 +374,7 @@ impl SyncChecked {
             overhead: self.logp.overhead(),
             latency: self.logp.latency(),
             first_is_left: self.first_is_left,
+            calm: &self.calm,
         }
     }
 

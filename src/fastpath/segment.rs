@@ -121,11 +121,13 @@ pub(crate) struct Segment<'a> {
     pub latency: Time,
     /// Whether the first side is toward lower positions (CT: left).
     pub first_is_left: bool,
+    /// The calm pattern seen from the receiver ([`calm_sends`]).
+    pub calm: &'a [CalmSend],
 }
 
 /// One tick of the calm pattern seen from the receiver: the sender sits at `receiver - shift`.
 #[derive(Clone, Copy, Debug)]
-struct CalmSend {
+pub(crate) struct CalmSend {
     shift: isize,
     side: u8,
     distance: u32,
@@ -185,27 +187,14 @@ impl Segment<'_> {
         let o = self.overhead;
         let window = self.phantoms..n - self.phantoms;
         let lower = [self.first_is_left, !self.first_is_left];
-        let calm: Vec<CalmSend> = pattern
-            .sends
-            .iter()
-            .map(|&(side, distance)| CalmSend {
-                // A send toward lower positions comes from the receiver's higher side.
-                shift: if lower[side as usize] {
-                    -(distance as isize)
-                } else {
-                    distance as isize
-                },
-                side,
-                distance,
-            })
-            .collect();
+        let calm = self.calm;
         let run = Run {
             n,
             circular: self.circular,
             order_start: self.order_start,
             lag: 1 + (self.latency / o) as u32,
             offset: self.latency % o != 0,
-            calm: &calm,
+            calm,
         };
         let slot_time = |slot: u32| Time::from(slot) * o + self.latency % o;
 
@@ -545,6 +534,25 @@ fn pick(
     })?;
     *next = side ^ 1;
     Some((side, distance))
+}
+
+/// The calm pattern's sends as seen by their receivers, once per configuration.
+pub(crate) fn calm_sends(pattern: &Pattern, first_is_left: bool) -> Vec<CalmSend> {
+    let lower = [first_is_left, !first_is_left];
+    pattern
+        .sends
+        .iter()
+        .map(|&(side, distance)| CalmSend {
+            // A send toward lower positions comes from the receiver's higher side.
+            shift: if lower[side as usize] {
+                -(distance as isize)
+            } else {
+                distance as isize
+            },
+            side,
+            distance,
+        })
+        .collect()
 }
 
 /// The calm pattern for `(L, o)`: a corrector whose two neighbours correct hears from its
