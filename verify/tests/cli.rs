@@ -52,6 +52,11 @@ fn check_prints_the_verdict_and_the_shortest_trace() {
         "--timing",
         "pre",
     ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let json = String::from_utf8(out.stdout).unwrap();
     assert!(
         json.contains("\"verdict\":\"holds\",\"property\":null"),

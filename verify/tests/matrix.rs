@@ -52,5 +52,32 @@ fn committed_matrix_is_regenerated_identically() {
     ] {
         assert!(old.contains(needle), "missing verdict: {needle}");
     }
+    // The counterexample traces the file links to: the same files, byte for byte.
+    let listing = |d: &std::path::Path| -> Vec<(String, Vec<u8>)> {
+        let mut files: Vec<_> = std::fs::read_dir(d)
+            .unwrap_or_else(|e| panic!("{}: {e}", d.display()))
+            .map(|e| {
+                let e = e.unwrap();
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    std::fs::read(e.path()).unwrap(),
+                )
+            })
+            .collect();
+        files.sort();
+        files
+    };
+    let committed_traces = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/traces");
+    let (fresh_traces, old_traces) = (listing(&dir.join("traces")), listing(&committed_traces));
+    assert!(!old_traces.is_empty());
+    let names = |l: &[(String, Vec<u8>)]| l.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+    assert_eq!(
+        names(&fresh_traces),
+        names(&old_traces),
+        "docs/traces is stale"
+    );
+    for (fresh, old) in fresh_traces.iter().zip(&old_traces) {
+        assert!(fresh.1 == old.1, "docs/traces/{} is stale", old.0);
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -60,35 +60,41 @@ fn holds_everything(spec: &ProtocolSpec, crashes: u32, timing: CrashTiming) -> u
     result.states
 }
 
+/// `bug` injected into checked correction on `tree` with `procs` processes and `crashes`
+/// pre-operation crashes breaks exactly `property`; the real protocol holds everything.
+fn breaks_exactly(bug: Bug, tree: TreeKind, procs: u32, crashes: u32, property: &str) {
+    let s = spec(
+        tree,
+        CorrectionSpec::Correction(CorrectionKind::Checked),
+        procs,
+    );
+    assert_eq!(violated_by(bug, &s, crashes, CrashTiming::Pre), [property]);
+    holds_everything(&s, crashes, CrashTiming::Pre);
+}
+
 /// CT §2.1 integrity: a relay that flips a payload bit is caught; the real broadcast is not.
 #[test]
 fn integrity_catches_a_relay_that_corrupts_the_payload() {
-    let s = spec(
+    breaks_exactly(
+        Bug::CorruptsRelayedPayload,
         TreeKind::Binomial,
-        CorrectionSpec::Correction(CorrectionKind::Checked),
         4,
+        0,
+        property::INTEGRITY,
     );
-    assert_eq!(
-        violated_by(Bug::CorruptsRelayedPayload, &s, 0, CrashTiming::Pre),
-        [property::INTEGRITY]
-    );
-    holds_everything(&s, 0, CrashTiming::Pre);
 }
 
 /// CT §2.1 no duplicates: delivering on every copy is caught (checked correction sends colored
 /// processes extra copies even without failures).
 #[test]
 fn no_duplicates_catches_a_process_that_delivers_every_copy() {
-    let s = spec(
+    breaks_exactly(
+        Bug::DeliversEveryCopy,
         TreeKind::Lame(2),
-        CorrectionSpec::Correction(CorrectionKind::Checked),
         4,
+        0,
+        property::NO_DUPLICATES,
     );
-    assert_eq!(
-        violated_by(Bug::DeliversEveryCopy, &s, 0, CrashTiming::Pre),
-        [property::NO_DUPLICATES]
-    );
-    holds_everything(&s, 0, CrashTiming::Pre);
 }
 
 /// CG Claim 3 / CT §3.1 liveness: a checked corrector that believes a message came from both
@@ -96,32 +102,26 @@ fn no_duplicates_catches_a_process_that_delivers_every_copy() {
 /// left uncolored. The real checked correction colors everyone under the same crashes.
 #[test]
 fn liveness_catches_checked_correction_that_confuses_directions() {
-    let s = spec(
+    breaks_exactly(
+        Bug::ConfusesDirections,
         TreeKind::KAry(2),
-        CorrectionSpec::Correction(CorrectionKind::Checked),
         8,
+        1,
+        property::LIVENESS,
     );
-    assert_eq!(
-        violated_by(Bug::ConfusesDirections, &s, 1, CrashTiming::Pre),
-        [property::LIVENESS]
-    );
-    holds_everything(&s, 1, CrashTiming::Pre);
 }
 
 /// DESIGN §6 termination: a process that answers every correction message with another one
 /// never quiesces; the real protocol does.
 #[test]
 fn termination_catches_a_process_that_echoes_forever() {
-    let s = spec(
+    breaks_exactly(
+        Bug::EchoesCorrection,
         TreeKind::Lame(2),
-        CorrectionSpec::Correction(CorrectionKind::Checked),
         3,
+        0,
+        property::TERMINATION,
     );
-    assert_eq!(
-        violated_by(Bug::EchoesCorrection, &s, 0, CrashTiming::Pre),
-        [property::TERMINATION]
-    );
-    holds_everything(&s, 0, CrashTiming::Pre);
 }
 
 /// CT §2.1: the plain tree loses liveness with one pre-operation crash, with a trace naming the
