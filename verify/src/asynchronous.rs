@@ -51,6 +51,10 @@ pub struct AsyncState<A: Automaton> {
     pub clock: Time,
     /// An automaton broke the contract.
     pub broken: bool,
+    /// Derived from the fields above, once per state (`settle`): whether offering each rank a
+    /// send slot would change anything (false for crashed ranks). Actions and three properties
+    /// read it.
+    pub pollable: Vec<bool>,
 }
 
 /// An action of the asynchronous model.
@@ -132,13 +136,20 @@ where
         !out.is_empty() || node != state.nodes[rank as usize]
     }
 
+    /// Computes the derived field `pollable` of a new state.
+    fn settle(&self, mut state: AsyncState<A>) -> AsyncState<A> {
+        state.pollable = (0..self.procs)
+            .map(|r| !state.crashed[r as usize] && self.poll_changes(&state, r))
+            .collect();
+        state
+    }
+
     /// Nothing is left to happen.
     pub fn quiescent(&self, state: &AsyncState<A>) -> bool {
         state.broken
             || (state.network.is_empty()
                 && state.timers.is_empty()
-                && (0..self.procs)
-                    .all(|r| state.crashed[r as usize] || !self.poll_changes(state, r)))
+                && !state.pollable.contains(&true))
     }
 
     fn live_delivered(&self, state: &AsyncState<A>) -> bool {
@@ -166,32 +177,36 @@ where
             crashes: 0,
             clock: 0,
             broken: false,
+            pollable: Vec::new(),
         };
         for rank in 0..self.procs {
             let mut out = Outbox::new();
             state.nodes[rank as usize].on_start(&self.config, 0, &mut out);
             self.absorb(&mut state, rank, &mut out, false);
         }
-        vec![state]
+        vec![self.settle(state)]
     }
 
     fn actions(&self, state: &Self::State, actions: &mut Vec<Self::Action>) {
         if state.broken || state.clock >= self.horizon {
             return;
         }
-        let mut seen = Vec::new();
-        for (from, to, msg) in &state.network {
-            let action = AsyncAction::Deliver(*from, *to, msg.clone());
-            if !seen.contains(&action) {
-                seen.push(action);
-            }
-        }
-        actions.extend(seen);
+        // The network is sorted: copies of one message are adjacent.
+        let start = actions.len();
+        actions.extend(
+            state
+                .network
+                .iter()
+                .map(|(from, to, msg)| AsyncAction::Deliver(*from, *to, msg.clone())),
+        );
+        let mut delivers = actions.split_off(start);
+        delivers.dedup();
+        actions.extend(delivers);
         for &(rank, id) in &state.timers {
             actions.push(AsyncAction::Timer(rank, id));
         }
         for rank in 0..self.procs {
-            if !state.crashed[rank as usize] && self.poll_changes(state, rank) {
+            if state.pollable[rank as usize] {
                 actions.push(AsyncAction::Poll(rank));
             }
         }
@@ -238,7 +253,7 @@ where
                 next.timers.retain(|&(r, _)| r != rank);
             }
         }
-        Some(next)
+        Some(self.settle(next))
     }
 
     fn properties(&self) -> Vec<Property<Self>> {
