@@ -32,6 +32,7 @@
 //! - When windows would cover most of the ring, the whole ring is simulated instead (the same
 //!   engine).
 
+mod phased;
 mod segment;
 
 use alloc::vec;
@@ -42,6 +43,7 @@ use crate::sim::RunMetrics;
 use crate::topology::{LogP, Tree};
 use crate::{Rank, Time};
 
+use phased::{PhaseScratch, Phases};
 use segment::{
     calm_pattern, calm_sends, CalmSend, Outcome, Pattern, Scratch, Segment, CORRECTOR, FAILED,
     PHANTOM, UNCOLORED,
@@ -146,6 +148,8 @@ pub struct SyncChecked {
     /// Fault-free activity of a calm corrector after `D`.
     calm_quiet: Time,
     margin: usize,
+    /// The two-phase engine, when it is exact for this configuration and ring.
+    phases: Option<Phases>,
 }
 
 /// Per-thread buffers and the window memo of a [`SyncChecked`] engine.
@@ -156,11 +160,12 @@ pub struct Workspace {
     clusters: Vec<(usize, usize, usize, Outcome)>,
     window: Vec<u8>,
     scratch: Scratch,
+    phased: PhaseScratch,
     memo: Memo,
     /// `(P, L, o, first side)` the memo belongs to: window results depend on nothing else.
     owner: Option<(u32, Time, Time, bool)>,
-    /// Windows simulated, windows taken from the memo, whole-ring simulations.
-    pub stats: [u64; 3],
+    /// Windows simulated, windows taken from the memo, whole-ring simulations, two-phase runs.
+    pub stats: [u64; 4],
 }
 
 impl Workspace {
@@ -234,6 +239,20 @@ impl SyncChecked {
             (pattern.sends.len() as Time + 1) * logp.overhead() + logp.latency()
         };
         let margin = pattern.reach as usize + 1;
+        let calm = calm_sends(&pattern, first_side == Side::Left);
+        // The two-phase engine needs the calm pattern exact (its sweep fits in the ring) and
+        // the ring well beyond the pattern's reach on both sides.
+        let phases = (pattern.total < u64::from(procs) && n > 4 * (pattern.reach as usize + 1))
+            .then(|| {
+                Phases::new(
+                    &pattern,
+                    &calm,
+                    logp.latency(),
+                    logp.overhead(),
+                    first_side == Side::Left,
+                )
+            })
+            .flatten();
         Self {
             procs,
             logp,
@@ -243,10 +262,11 @@ impl SyncChecked {
             subtree,
             by_receive,
             receive_steps,
-            calm: calm_sends(&pattern, first_side == Side::Left),
+            calm,
             pattern,
             calm_quiet,
             margin,
+            phases,
         }
     }
 
@@ -389,6 +409,10 @@ impl SyncChecked {
         let n = self.procs as usize;
         let r = self.pattern.reach as usize;
         let base = self.margin;
+        if let Some(phases) = &self.phases {
+            ws.stats[3] += 1;
+            return phases.simulate(&mut ws.kinds, &ws.runs, self.procs - 1, &mut ws.phased);
+        }
         if ws.runs.is_empty() || 2 * base + 2 * r + 2 >= n / 4 {
             return self.whole_ring(ws);
         }

@@ -128,9 +128,9 @@ pub(crate) struct Segment<'a> {
 /// One tick of the calm pattern seen from the receiver: the sender sits at `receiver - shift`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct CalmSend {
-    shift: isize,
-    side: u8,
-    distance: u32,
+    pub shift: isize,
+    pub side: u8,
+    pub distance: u32,
 }
 
 /// The read-only context of one simulation.
@@ -523,7 +523,7 @@ impl Hot<'_> {
 
 /// Checked correction's choice at a free port: the sweep's [`alternate`] with the checked rule
 /// ([`checked_next`]), on side indices (0: the first side) with `NONE` for "nobody heard".
-fn pick(
+pub(crate) fn pick(
     next: &mut u8,
     reached: &mut [u32; 2],
     nearest: [u32; 2],
