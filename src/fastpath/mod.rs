@@ -156,6 +156,8 @@ pub struct SyncChecked {
 #[derive(Clone, Debug, Default)]
 pub struct Workspace {
     kinds: Vec<u8>,
+    /// One bit per rank: failed or uncolored.
+    dark: Vec<u64>,
     runs: Vec<(usize, usize)>,
     clusters: Vec<(usize, usize, usize, Outcome)>,
     window: Vec<u8>,
@@ -295,6 +297,8 @@ impl SyncChecked {
         }
         ws.kinds.clear();
         ws.kinds.resize(n, CORRECTOR);
+        ws.dark.clear();
+        ws.dark.resize(n.div_ceil(64), 0);
         let mut sorted_ok = true;
         for w in failed.windows(2) {
             sorted_ok &= w[0] < w[1];
@@ -322,25 +326,32 @@ impl SyncChecked {
             let (a, b) = self.subtree[f as usize];
             for &x in &self.preorder[a as usize..b as usize] {
                 ws.kinds[x as usize] = UNCOLORED;
+                ws.dark[x as usize / 64] |= 1 << (x % 64);
             }
             dark += u64::from(b - a);
         }
         for &f in failed {
             ws.kinds[f as usize] = FAILED;
         }
-        // Gaps: maximal runs of non-correctors (rank 0 corrects, so none wraps).
+        // Gaps: maximal runs of non-correctors (rank 0 corrects, so none wraps), from the
+        // edges of the dark bitset: a set bit where the kind changes from the rank before.
         ws.runs.clear();
-        let mut i = 0;
-        while i < n {
-            if ws.kinds[i] == CORRECTOR {
-                i += 1;
-                continue;
+        let (mut carry, mut open) = (0u64, 0usize);
+        for (w, &d) in ws.dark.iter().enumerate() {
+            let mut edges = d ^ ((d << 1) | carry);
+            carry = d >> 63;
+            while edges != 0 {
+                let i = w * 64 + edges.trailing_zeros() as usize;
+                edges &= edges - 1;
+                if d >> (i % 64) & 1 == 1 {
+                    open = i;
+                } else {
+                    ws.runs.push((open, i - open));
+                }
             }
-            let start = i;
-            while i < n && ws.kinds[i] != CORRECTOR {
-                i += 1;
-            }
-            ws.runs.push((start, i - start));
+        }
+        if carry == 1 {
+            ws.runs.push((open, n - open));
         }
         let gmax = ws.runs.iter().map(|r| r.1).max().unwrap_or(0) as u64;
         let messages_dissemination = u64::from(self.procs) - 1 - (dark - tops);
