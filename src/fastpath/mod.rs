@@ -243,7 +243,7 @@ impl SyncChecked {
         let margin = pattern.reach as usize + 1;
         let calm = calm_sends(&pattern, first_side == Side::Left);
         // The two-phase engine needs the calm pattern exact (its sweep fits in the ring) and
-        // the ring well beyond the pattern's reach on both sides.
+        // the ring well beyond what a decider reaches by the end of its table (phase 2a).
         let phases = (pattern.total < u64::from(procs) && n > 4 * (pattern.reach as usize + 1))
             .then(|| {
                 Phases::new(
@@ -254,7 +254,8 @@ impl SyncChecked {
                     first_side == Side::Left,
                 )
             })
-            .flatten();
+            .flatten()
+            .filter(|phases| n > 2 * phases.reach_2a() as usize + 1);
         Self {
             procs,
             logp,
@@ -422,7 +423,13 @@ impl SyncChecked {
         let base = self.margin;
         if let Some(phases) = &self.phases {
             ws.stats[3] += 1;
-            return phases.simulate(&mut ws.kinds, &ws.runs, self.procs - 1, &mut ws.phased);
+            return phases.simulate(
+                &mut ws.kinds,
+                &ws.dark,
+                &ws.runs,
+                self.procs - 1,
+                &mut ws.phased,
+            );
         }
         if ws.runs.is_empty() || 2 * base + 2 * r + 2 >= n / 4 {
             return self.whole_ring(ws);

@@ -28,6 +28,8 @@ const UNREACHED: u8 = 5;
 const NONE: u32 = u32::MAX;
 /// Early messages a configuration may have before the subset check is refused (2^12 cases).
 const MAX_EARLY: usize = 12;
+/// Largest pattern reach with a neighbourhood table (`2^(2R)` entries).
+const MAX_REACH: u32 = 7;
 
 /// The configuration's constants, when the two-phase split is exact for it.
 #[derive(Clone, Debug)]
@@ -45,12 +47,35 @@ pub(crate) struct Phases {
     next: u8,
     /// Whether side index `s` goes toward lower ranks.
     lower: [bool; 2],
+    /// The pattern's reach `R`.
+    reach: usize,
+    /// Phase 1 seen from a position, by which of its `2R` neighbours correct ([`mask`]).
+    table: Vec<Neighbourhood>,
+    /// Phase-1 messages a decider hears from tick `K + H` on: `(tick, side, distance)`.
+    events: Vec<(u32, u8, u32)>,
+    /// Phase-2a sends of a decider: `(tick - K, side, distance)`.
+    sends: Vec<(u8, u8, u32)>,
 }
 
-/// A decider's sweep (side index 0: the first side).
-#[derive(Clone, Copy, Debug)]
-struct Decider {
-    pos: u32,
+/// What phases 1 and 2a bring to a decider or a dark position, given which neighbours correct.
+#[derive(Clone, Copy, Debug, Default)]
+struct Neighbourhood {
+    /// A decider's sweep at tick `K + H` (phase 2b starts there).
+    start: Sweep,
+    /// Whether the decider stopped for good before tick `K + H`.
+    stopped: bool,
+    /// `[start, end)` in [`Phases::events`]: phase-1 messages heard at `K + H` or later.
+    events: (u32, u32),
+    /// `[start, end)` in [`Phases::sends`]: the decider's phase-2a sends.
+    sends: (u32, u32),
+    /// First and last pattern tick whose message reaches the position (`u8::MAX`: none).
+    first: u8,
+    last: u8,
+}
+
+/// A decider's checked sweep (side index 0: the first side).
+#[derive(Clone, Copy, Debug, Default)]
+struct Sweep {
     reached: [u32; 2],
     next: u8,
     /// Nearest corrector heard from on each side (`NONE`: nobody yet).
@@ -58,6 +83,13 @@ struct Decider {
     /// Nearest corrector received from on each side, heard or not yet: a later receive ends
     /// later (FIFO port), so only a nearer one can change what is heard.
     pending: [u32; 2],
+}
+
+/// A decider in phase 2b.
+#[derive(Clone, Copy, Debug)]
+struct Decider {
+    pos: u32,
+    sweep: Sweep,
 }
 
 /// Buffers of [`Phases::simulate`], reused between runs.
@@ -73,6 +105,8 @@ pub(crate) struct PhaseScratch {
     active: Vec<u32>,
     /// Per tick: `(decider << 32) | (side << 31) | distance` heard at that tick.
     buckets: Vec<Vec<u64>>,
+    /// Phase-2a messages by tick offset, in sender rank order: `(target, side heard, distance)`.
+    early: Vec<Vec<(u32, u8, u32)>>,
 }
 
 impl Phases {
@@ -90,7 +124,7 @@ impl Phases {
         let k = pattern.sends.len();
         // The early messages: sent at j, heard at j + heard < k.
         let early: Vec<usize> = (0..k).filter(|&j| j + (heard as usize) < k).collect();
-        if k == 0 || early.len() > MAX_EARLY {
+        if k == 0 || early.len() > MAX_EARLY || pattern.reach > MAX_REACH {
             return None;
         }
         for subset in 0u32..1 << early.len() {
@@ -113,7 +147,7 @@ impl Phases {
             reached[usize::from(side)] = distance;
             next = side ^ 1;
         }
-        Some(Self {
+        let mut phases = Self {
             calm: calm.to_vec(),
             lag,
             heard,
@@ -122,7 +156,105 @@ impl Phases {
             reached,
             next,
             lower: [first_is_left, !first_is_left],
-        })
+            reach: pattern.reach as usize,
+            table: Vec::new(),
+            events: Vec::new(),
+            sends: Vec::new(),
+        };
+        for mask in 0..1u32 << (2 * phases.reach) {
+            let entry = phases.neighbourhood(mask);
+            phases.table.push(entry);
+        }
+        Some(phases)
+    }
+
+    /// Farthest distance a decider reaches on one side by the end of phase 2a: the ring must
+    /// be larger than twice this for the table (made without the `P - 1` limit) to be exact.
+    pub(crate) fn reach_2a(&self) -> u32 {
+        self.reached[0].max(self.reached[1]) + self.heard
+    }
+
+    /// Phases 1 and 2a at a position whose correcting neighbours are `mask` (bit `R + δ` for
+    /// the position at `δ < 0`, bit `R + δ - 1` for `δ > 0`). The pattern's message of tick
+    /// `j` comes from `-shift_j` and, when heard by a decider, is heard at `j + H`; in phase
+    /// 2a (ticks `K .. K + H`) a decider hears nothing else, since phase-2 messages are
+    /// heard at `K + H` at the earliest.
+    fn neighbourhood(&mut self, mask: u32) -> Neighbourhood {
+        let k = self.calm.len() as u32;
+        let r = self.reach as isize;
+        let mut sweep = Sweep {
+            reached: self.reached,
+            next: self.next,
+            nearest: [NONE; 2],
+            pending: [NONE; 2],
+        };
+        let (mut first, mut last) = (u8::MAX, u8::MAX);
+        let mut heard = Vec::new();
+        for (j, c) in self.calm.iter().enumerate() {
+            let from = -c.shift;
+            let bit = if from < 0 { r + from } else { r + from - 1 };
+            if mask >> bit & 1 == 0 {
+                continue;
+            }
+            first = first.min(j as u8);
+            last = j as u8;
+            let side = usize::from(c.side ^ 1);
+            // Only a nearer corrector than any received before changes what is heard.
+            if c.distance < sweep.pending[side] {
+                sweep.pending[side] = c.distance;
+                heard.push((j as u32 + self.heard, c.side ^ 1, c.distance));
+            }
+        }
+        let sends_start = self.sends.len() as u32;
+        let mut stopped = false;
+        let mut next_heard = 0;
+        for tick in k..k + self.heard {
+            while next_heard < heard.len() && heard[next_heard].0 <= tick {
+                let (_, side, distance) = heard[next_heard];
+                let slot = &mut sweep.nearest[usize::from(side)];
+                *slot = (*slot).min(distance);
+                next_heard += 1;
+            }
+            match pick(&mut sweep.next, &mut sweep.reached, sweep.nearest, u32::MAX) {
+                Some((side, distance)) => self.sends.push(((tick - k) as u8, side, distance)),
+                None => {
+                    stopped = true; // for good
+                    break;
+                }
+            }
+        }
+        let events_start = self.events.len() as u32;
+        self.events.extend_from_slice(&heard[next_heard..]);
+        Neighbourhood {
+            start: sweep,
+            stopped,
+            events: (events_start, self.events.len() as u32),
+            sends: (sends_start, self.sends.len() as u32),
+            first,
+            last,
+        }
+    }
+
+    /// The table entry of position `p`, from the dark-rank bitset of a ring of `n`.
+    fn around(&self, dark: &[u64], n: usize, p: usize) -> &Neighbourhood {
+        let r = self.reach;
+        let width = 2 * r + 1;
+        let raw = if p >= r && p + r < n {
+            let (w, b) = ((p - r) / 64, (p - r) % 64);
+            let mut x = dark[w] >> b;
+            if b + width > 64 {
+                x |= dark[w + 1] << (64 - b);
+            }
+            x
+        } else {
+            (0..width).fold(0, |acc, i| {
+                let q = (p + n - r + i) % n;
+                acc | (dark[q / 64] >> (q % 64) & 1) << i
+            })
+        };
+        let corrects = !raw as u32 & ((1 << width) - 1);
+        let mask = (corrects & ((1 << r) - 1)) | ((corrects >> (r + 1)) << r);
+        &self.table[mask as usize]
     }
 
     fn slot_time(&self, slot: u32) -> Time {
@@ -130,28 +262,20 @@ impl Phases {
     }
 
     /// Correction on the whole ring of `kinds` (`CORRECTOR`, `UNCOLORED`, `FAILED`; deciders
-    /// are marked in it), whose gaps are `runs` (`(start, length)`, ascending, none through
-    /// rank 0). The ring must be larger than twice the pattern's reach and at least its total.
+    /// are marked in it), whose dark ranks are `dark_bits` and gaps `runs` (`(start, length)`,
+    /// ascending, none through rank 0). The ring must exceed `4 (R + 1)`, `2 ·`
+    /// [`Self::reach_2a`] and the pattern's total.
     pub(crate) fn simulate(
         &self,
         kinds: &mut [u8],
+        dark_bits: &[u64],
         runs: &[(usize, usize)],
         others: u32,
         s: &mut PhaseScratch,
     ) -> Outcome {
         let n = kinds.len();
         let k = self.calm.len() as u32;
-        let at = |pos: usize, delta: isize| -> usize {
-            let t = pos as isize + delta;
-            if t < 0 {
-                (t + n as isize) as usize
-            } else if t >= n as isize {
-                (t - n as isize) as usize
-            } else {
-                t as usize
-            }
-        };
-        let corrects = |kind: u8| kind == CORRECTOR || kind == DECIDER;
+        let h = self.heard;
 
         // Deciders in rank order: the correctors on both ends of every gap.
         s.deciders.clear();
@@ -163,10 +287,7 @@ impl Phases {
                     kinds[pos] = DECIDER;
                     s.deciders.push(Decider {
                         pos: pos as u32,
-                        reached: self.reached,
-                        next: self.next,
-                        nearest: [NONE; 2],
-                        pending: [NONE; 2],
+                        sweep: Sweep::default(),
                     });
                 }
             }
@@ -177,159 +298,230 @@ impl Phases {
         }
         s.decider_of.resize(n, NONE);
         s.port.resize(n, 0);
-        for (id, d) in s.deciders.iter().enumerate() {
-            s.decider_of[d.pos as usize] = id as u32;
-        }
         for b in s.buckets.iter_mut() {
             b.clear();
         }
+        s.early.resize_with(h as usize, Vec::new);
+        for e in s.early.iter_mut() {
+            e.clear();
+        }
+        // Phases 1 and 2a of every decider from the table: its state at K + H, what it still
+        // hears of phase 1 after that, and its phase-2a messages.
+        s.active.clear();
+        let mut sent_2a = 0u64;
+        let mut last_tick_2a = None;
+        for id in 0..s.deciders.len() {
+            let pos = s.deciders[id].pos as usize;
+            let entry = self.around(dark_bits, n, pos);
+            s.deciders[id].sweep = entry.start;
+            s.decider_of[pos] = id as u32;
+            if !entry.stopped {
+                s.active.push(id as u32);
+            }
+            let (a, b) = entry.events;
+            for &(when, side, distance) in &self.events[a as usize..b as usize] {
+                push_heard(&mut s.buckets, id, side, distance, when);
+            }
+            let (a, b) = entry.sends;
+            sent_2a += u64::from(b - a);
+            for &(offset, side, distance) in &self.sends[a as usize..b as usize] {
+                let t = self.target(n, pos, side, distance);
+                s.early[usize::from(offset)].push((t as u32, side ^ 1, distance));
+                last_tick_2a = last_tick_2a.max(Some(k + u32::from(offset)));
+            }
+        }
 
-        let mut out = Outcome {
-            contained: true,
-            ..Outcome::default()
-        };
         let correctors = (n - dark) as u64;
-        out.messages = correctors * u64::from(k);
-        out.participants = correctors;
-        let mut last_send_end = Time::from(k) * self.overhead;
+        let mut rx = Receivers {
+            kinds,
+            port: &mut s.port,
+            touched: &mut s.touched,
+            decider_of: &s.decider_of,
+            deciders: &mut s.deciders,
+            buckets: &mut s.buckets,
+            lag: self.lag,
+            hear_after_end: h - self.lag - 1,
+            last_receive: 0,
+            failed_arrival: 0,
+            colored: 0,
+            undelivered: 0,
+        };
 
         // Phase 1 at the dark ranks: first receives of the uncolored, arrivals at the failed.
-        let (mut colored, mut failed_arrival) = (0u32, 0u32);
         for &(start, len) in runs {
             for p in start..start + len {
-                let sends = |c: &CalmSend| corrects(kinds[at(p, -c.shift)]);
-                match kinds[p] {
-                    UNCOLORED => match self.calm.iter().position(sends) {
-                        Some(j) => colored = colored.max(j as u32 + self.lag + 1),
-                        None => {
-                            kinds[p] = UNREACHED;
-                            out.undelivered += 1;
-                        }
-                    },
-                    FAILED => {
-                        if let Some(j) = self.calm.iter().rposition(sends) {
-                            failed_arrival = failed_arrival.max(j as u32 + self.lag);
-                        }
+                let entry = self.around(dark_bits, n, p);
+                if rx.kinds[p] == FAILED {
+                    if entry.last != u8::MAX {
+                        rx.failed_arrival = rx.failed_arrival.max(u32::from(entry.last) + self.lag);
                     }
-                    _ => {}
+                } else if entry.first == u8::MAX {
+                    rx.kinds[p] = UNREACHED;
+                    rx.undelivered += 1;
+                } else {
+                    rx.colored = rx.colored.max(u32::from(entry.first) + self.lag + 1);
                 }
             }
         }
         // Phase 1 at live receivers: the latest tick whose message reaches one of them.
-        let mut last_receive = (0..k as usize)
+        let corrects = |kind: u8| kind == CORRECTOR || kind == DECIDER;
+        rx.last_receive = (0..k as usize)
             .rev()
             .find(|&j| {
-                let shift = self.calm[j].shift;
-                (0..n).any(|p| kinds[p] != FAILED && corrects(kinds[at(p, -shift)]))
+                let from = -self.calm[j].shift;
+                (0..n)
+                    .any(|p| rx.kinds[p] != FAILED && corrects(rx.kinds[self.shifted(n, p, from)]))
             })
             .map_or(0, |j| j as u32 + self.lag + 1);
-        // What each decider hears in phase 1 (the pattern's sends from its correcting
-        // neighbours), now or later.
-        for id in 0..s.deciders.len() {
-            let pos = s.deciders[id].pos as usize;
-            for (j, c) in self.calm.iter().enumerate() {
-                if corrects(kinds[at(pos, -c.shift)]) {
-                    let when = j as u32 + self.heard;
-                    hear(s, id, c.side ^ 1, c.distance, when, k);
-                }
+
+        // Phase 2a: the table's messages, tick by tick, each tick in sender rank order.
+        for (offset, messages) in s.early.iter().enumerate() {
+            let tick = k + offset as u32;
+            for &(t, side, distance) in messages {
+                rx.deliver(t as usize, side, distance, tick);
             }
         }
 
-        // Phase 2: the deciders from tick K on, in rank order; ports are free.
-        s.active.clear();
-        s.active.extend(0..s.deciders.len() as u32);
+        // Phase 2b: the deciders still sending, from tick K + H on, in rank order.
         let mut active = core::mem::take(&mut s.active);
-        let mut tick = k;
+        let mut sent_2b = 0u64;
+        let mut last_tick_2b = None;
+        let mut tick = k + h;
         while !active.is_empty() {
-            if let Some(bucket) = s.buckets.get_mut(tick as usize) {
+            if let Some(bucket) = rx.buckets.get_mut(tick as usize) {
                 for &d in bucket.iter() {
-                    let slot = &mut s.deciders[(d >> 32) as usize].nearest[(d >> 31) as usize & 1];
+                    let sweep = &mut rx.deciders[(d >> 32) as usize].sweep;
+                    let slot = &mut sweep.nearest[(d >> 31) as usize & 1];
                     *slot = (*slot).min(d as u32 & 0x7fff_ffff);
                 }
                 bucket.clear();
             }
-            let arrival = tick + self.lag;
             let mut keep = 0;
             for a in 0..active.len() {
                 let id = active[a] as usize;
-                let d = &mut s.deciders[id];
-                let Some((side, distance)) = pick(&mut d.next, &mut d.reached, d.nearest, others)
+                let d = &mut rx.deciders[id];
+                let sweep = &mut d.sweep;
+                let Some((side, distance)) =
+                    pick(&mut sweep.next, &mut sweep.reached, sweep.nearest, others)
                 else {
                     continue; // stopped for good
                 };
                 active[keep] = id as u32;
                 keep += 1;
-                let delta = if self.lower[usize::from(side)] {
-                    -(distance as isize)
-                } else {
-                    distance as isize
-                };
-                let t = at(d.pos as usize, delta);
-                let kind = kinds[t];
-                if kind == FAILED {
-                    failed_arrival = arrival;
-                    continue;
-                }
-                let port = s.port[t];
-                if port == 0 {
-                    s.touched.push(t as u32);
-                }
-                let end = arrival.max(port) + 1;
-                s.port[t] = end;
-                last_receive = last_receive.max(end);
-                if kind == UNREACHED {
-                    kinds[t] = UNCOLORED;
-                    out.undelivered -= 1;
-                    colored = colored.max(end);
-                } else if kind == DECIDER {
-                    // The receiver hears from the side opposite to the travel direction; this
-                    // tick's messages are heard at tick + lag + 1 at the earliest.
-                    let at = end + self.heard - self.lag - 1;
-                    hear(s, s.decider_of[t] as usize, side ^ 1, distance, at, tick);
-                }
+                let t = self.target(n, d.pos as usize, side, distance);
+                rx.deliver(t, side ^ 1, distance, tick);
             }
             if keep > 0 {
-                out.messages += keep as u64;
-                last_send_end = Time::from(tick + 1) * self.overhead;
+                sent_2b += keep as u64;
+                last_tick_2b = Some(tick);
             }
             active.truncate(keep);
             tick += 1;
         }
         s.active = active;
-        for &t in &s.touched {
+
+        let mut out = Outcome {
+            contained: true,
+            messages: correctors * u64::from(k) + sent_2a + sent_2b,
+            participants: correctors,
+            undelivered: rx.undelivered,
+            ..Outcome::default()
+        };
+        let last_tick = last_tick_2b.or(last_tick_2a).unwrap_or(k - 1);
+        out.activity = Time::from(last_tick + 1) * self.overhead;
+        if rx.last_receive > 0 {
+            out.activity = out.activity.max(self.slot_time(rx.last_receive));
+        }
+        if rx.failed_arrival > 0 {
+            out.activity = out.activity.max(self.slot_time(rx.failed_arrival));
+        }
+        if rx.colored > 0 {
+            out.colored = Some(self.slot_time(rx.colored));
+        }
+        for &t in s.touched.iter() {
             s.port[t as usize] = 0;
         }
         s.touched.clear();
-
-        out.activity = last_send_end;
-        if last_receive > 0 {
-            out.activity = out.activity.max(self.slot_time(last_receive));
-        }
-        if failed_arrival > 0 {
-            out.activity = out.activity.max(self.slot_time(failed_arrival));
-        }
-        if colored > 0 {
-            out.colored = Some(self.slot_time(colored));
-        }
         out
+    }
+
+    /// Position `p + delta` on the ring of `n` (`|delta| < n`).
+    fn shifted(&self, n: usize, p: usize, delta: isize) -> usize {
+        let t = p as isize + delta;
+        if t < 0 {
+            (t + n as isize) as usize
+        } else if t >= n as isize {
+            (t - n as isize) as usize
+        } else {
+            t as usize
+        }
+    }
+
+    /// The receiver of a send of `distance` on `side` from `pos`.
+    fn target(&self, n: usize, pos: usize, side: u8, distance: u32) -> usize {
+        let d = distance as isize;
+        self.shifted(n, pos, if self.lower[usize::from(side)] { -d } else { d })
     }
 }
 
-/// Decider `id` receives a message of `distance` from `side`, heard at tick `at`.
-fn hear(s: &mut PhaseScratch, id: usize, side: u8, distance: u32, at: u32, now: u32) {
-    let d = &mut s.deciders[id];
-    let sx = usize::from(side);
-    if distance >= d.pending[sx] {
-        return; // a nearer one is heard earlier
+/// Phase-2 receivers: ports, what deciders hear, and the activity, coloring and failed
+/// arrivals seen so far.
+struct Receivers<'a> {
+    kinds: &'a mut [u8],
+    port: &'a mut [u32],
+    touched: &'a mut Vec<u32>,
+    decider_of: &'a [u32],
+    deciders: &'a mut [Decider],
+    buckets: &'a mut Vec<Vec<u64>>,
+    lag: u32,
+    /// `H - lag - 1`: a delivery ending in slot `e` is heard at tick `e +` this.
+    hear_after_end: u32,
+    /// Latest end slot of a receive, of a message reaching a failed process, of a first
+    /// receive at an uncolored process.
+    last_receive: u32,
+    failed_arrival: u32,
+    colored: u32,
+    undelivered: u64,
+}
+
+impl Receivers<'_> {
+    /// A message of `distance` sent at `tick` reaches position `t`, heard from `side`.
+    /// Messages must come in tick order, each tick in sender rank order (FIFO ports, ties by
+    /// sender rank); they are heard at `tick + H` at the earliest.
+    fn deliver(&mut self, t: usize, side: u8, distance: u32, tick: u32) {
+        let arrival = tick + self.lag;
+        let kind = self.kinds[t];
+        if kind == FAILED {
+            self.failed_arrival = arrival;
+            return;
+        }
+        let port = self.port[t];
+        if port == 0 {
+            self.touched.push(t as u32);
+        }
+        let end = arrival.max(port) + 1;
+        self.port[t] = end;
+        self.last_receive = self.last_receive.max(end);
+        if kind == UNREACHED {
+            self.kinds[t] = UNCOLORED;
+            self.undelivered -= 1;
+            self.colored = self.colored.max(end);
+        } else if kind == DECIDER {
+            let id = self.decider_of[t] as usize;
+            let sweep = &mut self.deciders[id].sweep;
+            let sx = usize::from(side);
+            if distance < sweep.pending[sx] {
+                sweep.pending[sx] = distance;
+                push_heard(self.buckets, id, side, distance, end + self.hear_after_end);
+            }
+        }
     }
-    d.pending[sx] = distance;
-    if at <= now {
-        d.nearest[sx] = d.nearest[sx].min(distance);
-        return;
+}
+
+/// Decider `id` hears `distance` from `side` at tick `at` (after the current tick).
+fn push_heard(buckets: &mut Vec<Vec<u64>>, id: usize, side: u8, distance: u32, at: u32) {
+    if at as usize >= buckets.len() {
+        buckets.resize_with(at as usize + 1, Vec::new);
     }
-    if at as usize >= s.buckets.len() {
-        s.buckets.resize_with(at as usize + 1, Vec::new);
-    }
-    s.buckets[at as usize]
-        .push(((id as u64) << 32) | (u64::from(side) << 31) | u64::from(distance));
+    buckets[at as usize].push(((id as u64) << 32) | (u64::from(side) << 31) | u64::from(distance));
 }
