@@ -85,10 +85,12 @@ struct Sweep {
     pending: [u32; 2],
 }
 
-/// A decider in phase 2b.
+/// A decider in phase 2.
 #[derive(Clone, Copy, Debug)]
 struct Decider {
     pos: u32,
+    /// Phase-2 receive port: end slot of its last receive (0: none yet).
+    port: u32,
     sweep: Sweep,
 }
 
@@ -96,10 +98,9 @@ struct Decider {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PhaseScratch {
     deciders: Vec<Decider>,
-    /// Decider index of every position (read only where the kinds buffer says `DECIDER`).
-    decider_of: Vec<u32>,
-    /// Phase-2 receive port of every position: end slot of its last receive (0: none yet).
-    port: Vec<u32>,
+    /// Per position: the decider index where the kinds buffer says `DECIDER`, else the phase-2
+    /// receive port (end slot of the last receive, 0: none yet).
+    cell: Vec<u32>,
     /// Positions whose port was written (reset after the run).
     touched: Vec<u32>,
     active: Vec<u32>,
@@ -287,6 +288,7 @@ impl Phases {
                     kinds[pos] = DECIDER;
                     s.deciders.push(Decider {
                         pos: pos as u32,
+                        port: 0,
                         sweep: Sweep::default(),
                     });
                 }
@@ -296,8 +298,7 @@ impl Phases {
         if s.deciders.last().is_some_and(|d| d.pos == 0) {
             s.deciders.rotate_right(1);
         }
-        s.decider_of.resize(n, NONE);
-        s.port.resize(n, 0);
+        s.cell.resize(n, 0);
         for b in s.buckets.iter_mut() {
             b.clear();
         }
@@ -314,7 +315,7 @@ impl Phases {
             let pos = s.deciders[id].pos as usize;
             let entry = self.around(dark_bits, n, pos);
             s.deciders[id].sweep = entry.start;
-            s.decider_of[pos] = id as u32;
+            s.cell[pos] = id as u32;
             if !entry.stopped {
                 s.active.push(id as u32);
             }
@@ -334,9 +335,8 @@ impl Phases {
         let correctors = (n - dark) as u64;
         let mut rx = Receivers {
             kinds,
-            port: &mut s.port,
+            cell: &mut s.cell,
             touched: &mut s.touched,
-            decider_of: &s.decider_of,
             deciders: &mut s.deciders,
             buckets: &mut s.buckets,
             lag: self.lag,
@@ -439,7 +439,10 @@ impl Phases {
             out.colored = Some(self.slot_time(rx.colored));
         }
         for &t in s.touched.iter() {
-            s.port[t as usize] = 0;
+            s.cell[t as usize] = 0;
+        }
+        for d in &s.deciders {
+            s.cell[d.pos as usize] = 0;
         }
         s.touched.clear();
         out
@@ -468,9 +471,8 @@ impl Phases {
 /// arrivals seen so far.
 struct Receivers<'a> {
     kinds: &'a mut [u8],
-    port: &'a mut [u32],
+    cell: &'a mut [u32],
     touched: &'a mut Vec<u32>,
-    decider_of: &'a [u32],
     deciders: &'a mut [Decider],
     buckets: &'a mut Vec<Vec<u64>>,
     lag: u32,
@@ -495,25 +497,30 @@ impl Receivers<'_> {
             self.failed_arrival = arrival;
             return;
         }
-        let port = self.port[t];
+        if kind == DECIDER {
+            let id = self.cell[t] as usize;
+            let d = &mut self.deciders[id];
+            let end = arrival.max(d.port) + 1;
+            d.port = end;
+            self.last_receive = self.last_receive.max(end);
+            let sx = usize::from(side);
+            if distance < d.sweep.pending[sx] {
+                d.sweep.pending[sx] = distance;
+                push_heard(self.buckets, id, side, distance, end + self.hear_after_end);
+            }
+            return;
+        }
+        let port = self.cell[t];
         if port == 0 {
             self.touched.push(t as u32);
         }
         let end = arrival.max(port) + 1;
-        self.port[t] = end;
+        self.cell[t] = end;
         self.last_receive = self.last_receive.max(end);
         if kind == UNREACHED {
             self.kinds[t] = UNCOLORED;
             self.undelivered -= 1;
             self.colored = self.colored.max(end);
-        } else if kind == DECIDER {
-            let id = self.decider_of[t] as usize;
-            let sweep = &mut self.deciders[id].sweep;
-            let sx = usize::from(side);
-            if distance < sweep.pending[sx] {
-                sweep.pending[sx] = distance;
-                push_heard(self.buckets, id, side, distance, end + self.hear_after_end);
-            }
         }
     }
 }
