@@ -89,8 +89,6 @@ struct Sweep {
 #[derive(Clone, Copy, Debug)]
 struct Decider {
     pos: u32,
-    /// Phase-2 receive port: end slot of its last receive (0: none yet).
-    port: u32,
     sweep: Sweep,
 }
 
@@ -98,16 +96,19 @@ struct Decider {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PhaseScratch {
     deciders: Vec<Decider>,
-    /// Per position: the decider index where the kinds buffer says `DECIDER`, else the phase-2
-    /// receive port (end slot of the last receive, 0: none yet).
-    cell: Vec<u32>,
-    /// Positions whose port was written (reset after the run).
-    touched: Vec<u32>,
+    /// Decider index of every position (read only where the kinds buffer says `DECIDER`).
+    decider_of: Vec<u32>,
+    /// Phase-2 receive port of every position: end slot of its last receive (0: none yet).
+    port: Vec<u32>,
+    /// Phase-2b messages, tick after tick ([`packed`]).
+    late: Vec<u64>,
+    /// One tick's messages to deciders: `(decider, side << 31 | distance, tick heard)`.
+    staged: Vec<(u32, u32, u32)>,
     active: Vec<u32>,
     /// Per tick: `(decider << 32) | (side << 31) | distance` heard at that tick.
     buckets: Vec<Vec<u64>>,
-    /// Phase-2a messages by tick offset, in sender rank order: `(target, side heard, distance)`.
-    early: Vec<Vec<(u32, u8, u32)>>,
+    /// Phase-2a messages by tick offset, in sender rank order ([`packed`]).
+    early: Vec<Vec<u64>>,
 }
 
 impl Phases {
@@ -288,7 +289,6 @@ impl Phases {
                     kinds[pos] = DECIDER;
                     s.deciders.push(Decider {
                         pos: pos as u32,
-                        port: 0,
                         sweep: Sweep::default(),
                     });
                 }
@@ -298,7 +298,9 @@ impl Phases {
         if s.deciders.last().is_some_and(|d| d.pos == 0) {
             s.deciders.rotate_right(1);
         }
-        s.cell.resize(n, 0);
+        s.decider_of.resize(n, NONE);
+        s.port.resize(n, 0);
+        s.late.clear();
         for b in s.buckets.iter_mut() {
             b.clear();
         }
@@ -315,7 +317,7 @@ impl Phases {
             let pos = s.deciders[id].pos as usize;
             let entry = self.around(dark_bits, n, pos);
             s.deciders[id].sweep = entry.start;
-            s.cell[pos] = id as u32;
+            s.decider_of[pos] = id as u32;
             if !entry.stopped {
                 s.active.push(id as u32);
             }
@@ -327,7 +329,7 @@ impl Phases {
             sent_2a += u64::from(b - a);
             for &(offset, side, distance) in &self.sends[a as usize..b as usize] {
                 let t = self.target(n, pos, side, distance);
-                s.early[usize::from(offset)].push((t as u32, side ^ 1, distance));
+                s.early[usize::from(offset)].push(packed(t, side ^ 1, distance));
                 last_tick_2a = last_tick_2a.max(Some(k + u32::from(offset)));
             }
         }
@@ -335,8 +337,9 @@ impl Phases {
         let correctors = (n - dark) as u64;
         let mut rx = Receivers {
             kinds,
-            cell: &mut s.cell,
-            touched: &mut s.touched,
+            port: &mut s.port,
+            decider_of: &s.decider_of,
+            staged: &mut s.staged,
             deciders: &mut s.deciders,
             buckets: &mut s.buckets,
             lag: self.lag,
@@ -376,10 +379,7 @@ impl Phases {
 
         // Phase 2a: the table's messages, tick by tick, each tick in sender rank order.
         for (offset, messages) in s.early.iter().enumerate() {
-            let tick = k + offset as u32;
-            for &(t, side, distance) in messages {
-                rx.deliver(t as usize, side, distance, tick);
-            }
+            rx.deliver(messages, k + offset as u32);
         }
 
         // Phase 2b: the deciders still sending, from tick K + H on, in rank order.
@@ -397,6 +397,7 @@ impl Phases {
                 bucket.clear();
             }
             let mut keep = 0;
+            let first = s.late.len();
             for a in 0..active.len() {
                 let id = active[a] as usize;
                 let d = &mut rx.deciders[id];
@@ -409,8 +410,9 @@ impl Phases {
                 active[keep] = id as u32;
                 keep += 1;
                 let t = self.target(n, d.pos as usize, side, distance);
-                rx.deliver(t, side ^ 1, distance, tick);
+                s.late.push(packed(t, side ^ 1, distance));
             }
+            rx.deliver(&s.late[first..], tick);
             if keep > 0 {
                 sent_2b += keep as u64;
                 last_tick_2b = Some(tick);
@@ -438,13 +440,10 @@ impl Phases {
         if rx.colored > 0 {
             out.colored = Some(self.slot_time(rx.colored));
         }
-        for &t in s.touched.iter() {
-            s.cell[t as usize] = 0;
+        // Empty the ports that received.
+        for &m in s.early.iter().flatten().chain(&s.late) {
+            s.port[(m >> 32) as usize] = 0;
         }
-        for d in &s.deciders {
-            s.cell[d.pos as usize] = 0;
-        }
-        s.touched.clear();
         out
     }
 
@@ -471,58 +470,67 @@ impl Phases {
 /// arrivals seen so far.
 struct Receivers<'a> {
     kinds: &'a mut [u8],
-    cell: &'a mut [u32],
-    touched: &'a mut Vec<u32>,
+    port: &'a mut [u32],
+    decider_of: &'a [u32],
+    staged: &'a mut Vec<(u32, u32, u32)>,
     deciders: &'a mut [Decider],
     buckets: &'a mut Vec<Vec<u64>>,
     lag: u32,
     /// `H - lag - 1`: a delivery ending in slot `e` is heard at tick `e +` this.
     hear_after_end: u32,
-    /// Latest end slot of a receive, of a message reaching a failed process, of a first
-    /// receive at an uncolored process.
+    /// Latest end slot of a receive.
     last_receive: u32,
+    /// Latest slot a message reached a failed process.
     failed_arrival: u32,
+    /// Latest end slot of a first receive at an uncolored process.
     colored: u32,
     undelivered: u64,
 }
 
 impl Receivers<'_> {
-    /// A message of `distance` sent at `tick` reaches position `t`, heard from `side`.
-    /// Messages must come in tick order, each tick in sender rank order (FIFO ports, ties by
-    /// sender rank); they are heard at `tick + H` at the earliest.
-    fn deliver(&mut self, t: usize, side: u8, distance: u32, tick: u32) {
+    /// The `messages` ([`packed`]) sent at `tick`, in sender rank order. Ticks must come in
+    /// order: ports are FIFO with ties by sender rank. What deciders receive is heard at
+    /// `tick + H` at the earliest. Written without branches on the receiver's kind (which is
+    /// unpredictable); deciders' hearing is staged and handled after.
+    fn deliver(&mut self, messages: &[u64], tick: u32) {
         let arrival = tick + self.lag;
-        let kind = self.kinds[t];
-        if kind == FAILED {
-            self.failed_arrival = arrival;
-            return;
+        self.staged.clear();
+        self.staged.resize(messages.len(), (0, 0, 0));
+        let mut staged = 0;
+        for &m in messages {
+            let t = (m >> 32) as usize;
+            let kind = self.kinds[t];
+            let failed = kind == FAILED;
+            let port = self.port[t];
+            let end = arrival.max(port) + 1;
+            self.port[t] = if failed { port } else { end };
+            self.last_receive = self.last_receive.max(if failed { 0 } else { end });
+            self.failed_arrival = if failed { arrival } else { self.failed_arrival };
+            let reached = kind == UNREACHED;
+            self.kinds[t] = if reached { UNCOLORED } else { kind };
+            self.undelivered -= u64::from(reached);
+            self.colored = if reached {
+                self.colored.max(end)
+            } else {
+                self.colored
+            };
+            self.staged[staged] = (self.decider_of[t], m as u32, end + self.hear_after_end);
+            staged += usize::from(kind == DECIDER);
         }
-        if kind == DECIDER {
-            let id = self.cell[t] as usize;
-            let d = &mut self.deciders[id];
-            let end = arrival.max(d.port) + 1;
-            d.port = end;
-            self.last_receive = self.last_receive.max(end);
-            let sx = usize::from(side);
-            if distance < d.sweep.pending[sx] {
-                d.sweep.pending[sx] = distance;
-                push_heard(self.buckets, id, side, distance, end + self.hear_after_end);
+        for &(id, side_distance, when) in &self.staged[..staged] {
+            let sweep = &mut self.deciders[id as usize].sweep;
+            let (side, distance) = ((side_distance >> 31) as u8, side_distance & 0x7fff_ffff);
+            if distance < sweep.pending[usize::from(side)] {
+                sweep.pending[usize::from(side)] = distance;
+                push_heard(self.buckets, id as usize, side, distance, when);
             }
-            return;
-        }
-        let port = self.cell[t];
-        if port == 0 {
-            self.touched.push(t as u32);
-        }
-        let end = arrival.max(port) + 1;
-        self.cell[t] = end;
-        self.last_receive = self.last_receive.max(end);
-        if kind == UNREACHED {
-            self.kinds[t] = UNCOLORED;
-            self.undelivered -= 1;
-            self.colored = self.colored.max(end);
         }
     }
+}
+
+/// A message to position `t` heard from `side` at `distance`, in one word.
+fn packed(t: usize, side: u8, distance: u32) -> u64 {
+    (t as u64) << 32 | u64::from(side) << 31 | u64::from(distance)
 }
 
 /// Decider `id` hears `distance` from `side` at tick `at` (after the current tick).
