@@ -8,7 +8,7 @@ use ftcoll::protocols::corrected_tree::{CorrectedTreeConfig, CorrectedTreeNode, 
 use ftcoll::protocols::correction::CorrectionKind;
 use ftcoll::protocols::Side;
 use ftcoll::rng::SplitMix64;
-use ftcoll::sim::scenario::{ArrivalSpec, FaultSpec, ScenarioSpec};
+use ftcoll::sim::scenario::{draw_faults, ArrivalSpec, FaultSpec, ScenarioSpec};
 use ftcoll::sim::{self, PortModel, RunMetrics};
 use ftcoll::topology::{LogP, Order, Tree, TreeKind};
 
@@ -188,4 +188,37 @@ fn fast_path_equals_full_simulation_with_dense_failures() {
     assert_eq!(phased, 48, "two-phase runs of 96");
     // Most of the other 48 runs: windows would cover the ring.
     assert!(whole_ring > 24, "{whole_ring} whole-ring runs of 48");
+}
+
+/// The two-phase engine against the segment engine (itself checked against the driver above)
+/// at CT Table 1's scale, where the driver is too slow for many runs: P = 65,536, the four
+/// trees, 1 %, 2 % and 4 % failed, `L = 2, o = 1`.
+#[test]
+fn two_phase_engine_equals_segment_engine_at_table_1_scale() {
+    let procs = 65_536u32;
+    let logp = LogP::new(2, 1).unwrap();
+    for kind in [
+        TreeKind::Binomial,
+        TreeKind::Lame(2),
+        TreeKind::KAry(4),
+        TreeKind::Optimal,
+    ] {
+        let tree = Tree::new(kind, Order::Interleaved, u64::from(procs), logp).unwrap();
+        let phased = SyncChecked::new(&tree, Side::Left);
+        assert!(phased.is_two_phase(), "{kind}");
+        let segment = phased.clone().segment_only();
+        assert!(!segment.is_two_phase());
+        let (mut ws_phased, mut ws_segment) = (Workspace::new(), Workspace::new());
+        for fraction in [0.01, 0.02, 0.04] {
+            let count = FaultSpec::Count((fraction * f64::from(procs)).round() as u32);
+            for run in 0..3 {
+                let failed = draw_faults(&count, procs, &mut SplitMix64::stream(7, run)).unwrap();
+                let fast = phased.run(&mut ws_phased, &failed).unwrap();
+                let reference = segment.run(&mut ws_segment, &failed).unwrap();
+                assert_eq!(fast, reference, "{kind} F={fraction} run {run}");
+            }
+        }
+        assert_eq!(ws_phased.stats[3], 9);
+        assert_eq!(ws_segment.stats[3], 0);
+    }
 }

@@ -31,6 +31,12 @@
 //!   results and are memoized by their pattern.
 //! - When windows would cover most of the ring, the whole ring is simulated instead (the same
 //!   engine).
+//! - *Two phases* (`phased.rs`), taken instead of all the above whenever the configuration
+//!   allows it (CT's `L = 2, o = 1` does; [`SyncChecked::is_two_phase`]): when no corrector can
+//!   leave the calm pattern before its end, whatever it hears by then, every corrector sends
+//!   exactly the pattern first, and what each process receives from it follows from which of
+//!   its `R` neighbours on each side correct (a table). Only the deciders' later messages are
+//!   simulated, so a run costs time in proportion to the gaps, not to the ring.
 
 mod phased;
 mod segment;
@@ -276,6 +282,18 @@ impl SyncChecked {
     /// The synchronized start `D` (the tree's fault-free deadline).
     pub fn deadline(&self) -> Time {
         self.deadline
+    }
+
+    /// The same engine without the two-phase shortcut: every run goes through windows or the
+    /// whole-ring segment simulation. Same metrics, slower; for comparisons and benchmarks.
+    pub fn segment_only(mut self) -> Self {
+        self.phases = None;
+        self
+    }
+
+    /// Whether runs take the two-phase engine (see the module documentation).
+    pub fn is_two_phase(&self) -> bool {
+        self.phases.is_some()
     }
 
     /// Correction messages a calm corrector sends (CT Corollary 1 when `o | L`).
