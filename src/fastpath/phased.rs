@@ -8,13 +8,19 @@
 //!
 //! - *phase 1* (ticks `< K`) needs no simulation: a process at `p` receives the tick-`j` message
 //!   iff `p - shift_j` corrects, alone in its slot (one shift per tick), so its arrivals and
-//!   what it hears follow from the kinds of its `R` neighbours on each side;
+//!   what it hears follow from the kinds of its `R` neighbours on each side: a table of
+//!   `2^(2R)` entries built once per configuration;
 //! - its receives end by slot `K + lag`, before any later message arrives, so *phase 2* starts
 //!   with free receive ports everywhere. Only correctors next to a gap (*deciders*) can still
-//!   send (a calm corrector stops at `K` by definition of the pattern); they are simulated
-//!   message by message from the state the pattern left them in.
+//!   send (a calm corrector stops at `K` by definition of the pattern);
+//! - *phase 2a* (ticks `K .. K + H`): phase-2 messages are heard at `K + H` at the earliest, so a
+//!   decider's sends here also follow from its neighbours' kinds (the same table);
+//! - *phase 2b* (from `K + H`): the deciders still sending are simulated tick by tick.
 //!
-//! The cost is linear in the dark ranks and the deciders' extra messages, not in `P · K`.
+//! Phase-2 messages are delivered tick by tick in sender rank order, as the driver delivers them
+//! (FIFO receive ports, ties by sender rank). The cost is linear in the dark ranks, the deciders
+//! and their phase-2 messages, not in `P · K`. `tests/fastpath.rs` compares this engine with the
+//! driver on small rings and with the segment engine at CT Table 1's scale.
 
 use alloc::vec::Vec;
 
@@ -49,7 +55,7 @@ pub(crate) struct Phases {
     lower: [bool; 2],
     /// The pattern's reach `R`.
     reach: usize,
-    /// Phase 1 seen from a position, by which of its `2R` neighbours correct ([`mask`]).
+    /// Phase 1 seen from a position, by which of its `2R` nearest ranks correct (see `around`).
     table: Vec<Neighbourhood>,
     /// Phase-1 messages a decider hears from tick `K + H` on: `(tick, side, distance)`.
     events: Vec<(u32, u8, u32)>,
