@@ -24,7 +24,10 @@
 
 use alloc::vec::Vec;
 
-use super::segment::{pick, CalmSend, Outcome, Pattern, CORRECTOR, FAILED, UNCOLORED};
+use super::segment::{
+    pick, ring_shift, toward, CalmSend, Heard, Later, Outcome, Pattern, Ticks, CORRECTOR, FAILED,
+    UNCOLORED,
+};
 use crate::Time;
 
 /// A corrector next to a gap (marked in the kinds buffer during a run).
@@ -41,13 +44,9 @@ const MAX_REACH: u32 = 7;
 #[derive(Clone, Debug)]
 pub(crate) struct Phases {
     calm: Vec<CalmSend>,
-    /// Arrival slot of a tick-0 send: `1 + ⌊L/o⌋`.
-    lag: u32,
-    /// A message sent at tick `j` and not queued is heard at tick `j + heard`.
+    ticks: Ticks,
+    /// `H`: a message sent at tick `j` and not queued is heard at tick `j + H`.
     heard: u32,
-    overhead: Time,
-    /// `L mod o`: slot `s` is the instant `s·o + L mod o`.
-    phase: Time,
     /// The sweep state after the pattern: farthest distances and the next side.
     reached: [u32; 2],
     next: u8,
@@ -64,7 +63,7 @@ pub(crate) struct Phases {
 }
 
 /// What phases 1 and 2a bring to a decider or a dark position, given which neighbours correct.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct Neighbourhood {
     /// A decider's sweep at tick `K + H` (phase 2b starts there).
     start: Sweep,
@@ -80,15 +79,11 @@ struct Neighbourhood {
 }
 
 /// A decider's checked sweep (side index 0: the first side).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct Sweep {
     reached: [u32; 2],
     next: u8,
-    /// Nearest corrector heard from on each side (`NONE`: nobody yet).
-    nearest: [u32; 2],
-    /// Nearest corrector received from on each side, heard or not yet: a later receive ends
-    /// later (FIFO port), so only a nearer one can change what is heard.
-    pending: [u32; 2],
+    heard: Heard,
 }
 
 /// A decider in phase 2.
@@ -111,8 +106,8 @@ pub(crate) struct PhaseScratch {
     /// One tick's messages to deciders: `(decider, side << 31 | distance, tick heard)`.
     staged: Vec<(u32, u32, u32)>,
     active: Vec<u32>,
-    /// Per tick: `(decider << 32) | (side << 31) | distance` heard at that tick.
-    buckets: Vec<Vec<u64>>,
+    /// What deciders hear at later ticks.
+    later: Later,
     /// Phase-2a messages by tick offset, in sender rank order ([`packed`]).
     early: Vec<Vec<u64>>,
 }
@@ -127,8 +122,9 @@ impl Phases {
         overhead: Time,
         first_is_left: bool,
     ) -> Option<Self> {
-        let lag = 1 + u32::try_from(latency / overhead).ok()?;
-        let heard = lag + 1 + u32::from(latency % overhead != 0);
+        u32::try_from(latency / overhead).ok()?.checked_add(1)?;
+        let ticks = Ticks::new(latency, overhead);
+        let heard = ticks.heard_at(ticks.lag + 1);
         let k = pattern.sends.len();
         // The early messages: sent at j, heard at j + heard < k.
         let early: Vec<usize> = (0..k).filter(|&j| j + (heard as usize) < k).collect();
@@ -136,16 +132,15 @@ impl Phases {
             return None;
         }
         for subset in 0u32..1 << early.len() {
-            let (mut next, mut reached, mut nearest) = (0u8, [0u32; 2], [NONE; 2]);
+            let (mut next, mut reached, mut heard_now) = (0u8, [0u32; 2], Heard::NOTHING);
             for (tick, &send) in pattern.sends.iter().enumerate() {
                 for (bit, &j) in early.iter().enumerate() {
                     if subset >> bit & 1 == 1 && j + heard as usize == tick {
                         let (side, distance) = pattern.sends[j];
-                        let slot = &mut nearest[usize::from(side ^ 1)];
-                        *slot = (*slot).min(distance);
+                        heard_now.hear(side ^ 1, distance);
                     }
                 }
-                if pick(&mut next, &mut reached, nearest, u32::MAX) != Some(send) {
+                if pick(&mut next, &mut reached, heard_now.nearest, u32::MAX) != Some(send) {
                     return None;
                 }
             }
@@ -157,10 +152,8 @@ impl Phases {
         }
         let mut phases = Self {
             calm: calm.to_vec(),
-            lag,
+            ticks,
             heard,
-            overhead,
-            phase: latency % overhead,
             reached,
             next,
             lower: [first_is_left, !first_is_left],
@@ -193,8 +186,7 @@ impl Phases {
         let mut sweep = Sweep {
             reached: self.reached,
             next: self.next,
-            nearest: [NONE; 2],
-            pending: [NONE; 2],
+            heard: Heard::NOTHING,
         };
         let (mut first, mut last) = (u8::MAX, u8::MAX);
         let mut heard = Vec::new();
@@ -206,10 +198,7 @@ impl Phases {
             }
             first = first.min(j as u8);
             last = j as u8;
-            let side = usize::from(c.side ^ 1);
-            // Only a nearer corrector than any received before changes what is heard.
-            if c.distance < sweep.pending[side] {
-                sweep.pending[side] = c.distance;
+            if sweep.heard.receive(c.side ^ 1, c.distance) {
                 heard.push((j as u32 + self.heard, c.side ^ 1, c.distance));
             }
         }
@@ -219,11 +208,15 @@ impl Phases {
         for tick in k..k + self.heard {
             while next_heard < heard.len() && heard[next_heard].0 <= tick {
                 let (_, side, distance) = heard[next_heard];
-                let slot = &mut sweep.nearest[usize::from(side)];
-                *slot = (*slot).min(distance);
+                sweep.heard.hear(side, distance);
                 next_heard += 1;
             }
-            match pick(&mut sweep.next, &mut sweep.reached, sweep.nearest, u32::MAX) {
+            match pick(
+                &mut sweep.next,
+                &mut sweep.reached,
+                sweep.heard.nearest,
+                u32::MAX,
+            ) {
                 Some((side, distance)) => self.sends.push(((tick - k) as u8, side, distance)),
                 None => {
                     stopped = true; // for good
@@ -265,10 +258,6 @@ impl Phases {
         &self.table[mask as usize]
     }
 
-    fn slot_time(&self, slot: u32) -> Time {
-        Time::from(slot) * self.overhead + self.phase
-    }
-
     /// Correction on the whole ring of `kinds` (`CORRECTOR`, `UNCOLORED`, `FAILED`; deciders
     /// are marked in it), whose dark ranks are `dark_bits` and gaps `runs` (`(start, length)`,
     /// ascending, none through rank 0). The ring must exceed `4 (R + 1)`, `2 ·`
@@ -295,7 +284,11 @@ impl Phases {
                     kinds[pos] = DECIDER;
                     s.deciders.push(Decider {
                         pos: pos as u32,
-                        sweep: Sweep::default(),
+                        sweep: Sweep {
+                            reached: self.reached,
+                            next: self.next,
+                            heard: Heard::NOTHING,
+                        },
                     });
                 }
             }
@@ -307,9 +300,7 @@ impl Phases {
         s.decider_of.resize(n, NONE);
         s.port.resize(n, 0);
         s.late.clear();
-        for b in s.buckets.iter_mut() {
-            b.clear();
-        }
+        s.later.clear();
         s.early.resize_with(h as usize, Vec::new);
         for e in s.early.iter_mut() {
             e.clear();
@@ -329,7 +320,7 @@ impl Phases {
             }
             let (a, b) = entry.events;
             for &(when, side, distance) in &self.events[a as usize..b as usize] {
-                push_heard(&mut s.buckets, id, side, distance, when);
+                s.later.push(when, id, side, distance);
             }
             let (a, b) = entry.sends;
             sent_2a += u64::from(b - a);
@@ -347,9 +338,8 @@ impl Phases {
             decider_of: &s.decider_of,
             staged: &mut s.staged,
             deciders: &mut s.deciders,
-            buckets: &mut s.buckets,
-            lag: self.lag,
-            hear_after_end: h - self.lag - 1,
+            later: &mut s.later,
+            ticks: self.ticks,
             last_receive: 0,
             failed_arrival: 0,
             colored: 0,
@@ -362,13 +352,15 @@ impl Phases {
                 let entry = self.around(dark_bits, n, p);
                 if rx.kinds[p] == FAILED {
                     if entry.last != u8::MAX {
-                        rx.failed_arrival = rx.failed_arrival.max(u32::from(entry.last) + self.lag);
+                        rx.failed_arrival = rx
+                            .failed_arrival
+                            .max(u32::from(entry.last) + self.ticks.lag);
                     }
                 } else if entry.first == u8::MAX {
                     rx.kinds[p] = UNREACHED;
                     rx.undelivered += 1;
                 } else {
-                    rx.colored = rx.colored.max(u32::from(entry.first) + self.lag + 1);
+                    rx.colored = rx.colored.max(u32::from(entry.first) + self.ticks.lag + 1);
                 }
             }
         }
@@ -378,10 +370,9 @@ impl Phases {
             .rev()
             .find(|&j| {
                 let from = -self.calm[j].shift;
-                (0..n)
-                    .any(|p| rx.kinds[p] != FAILED && corrects(rx.kinds[self.shifted(n, p, from)]))
+                (0..n).any(|p| rx.kinds[p] != FAILED && corrects(rx.kinds[ring_shift(n, p, from)]))
             })
-            .map_or(0, |j| j as u32 + self.lag + 1);
+            .map_or(0, |j| j as u32 + self.ticks.lag + 1);
 
         // Phase 2a: the table's messages, tick by tick, each tick in sender rank order.
         for (offset, messages) in s.early.iter().enumerate() {
@@ -394,23 +385,22 @@ impl Phases {
         let mut last_tick_2b = None;
         let mut tick = k + h;
         while !active.is_empty() {
-            if let Some(bucket) = rx.buckets.get_mut(tick as usize) {
-                for &d in bucket.iter() {
-                    let sweep = &mut rx.deciders[(d >> 32) as usize].sweep;
-                    let slot = &mut sweep.nearest[(d >> 31) as usize & 1];
-                    *slot = (*slot).min(d as u32 & 0x7fff_ffff);
-                }
-                bucket.clear();
-            }
+            let deciders = &mut *rx.deciders;
+            rx.later.take(tick, |id, side, distance| {
+                deciders[id].sweep.heard.hear(side, distance)
+            });
             let mut keep = 0;
             let first = s.late.len();
             for a in 0..active.len() {
                 let id = active[a] as usize;
                 let d = &mut rx.deciders[id];
                 let sweep = &mut d.sweep;
-                let Some((side, distance)) =
-                    pick(&mut sweep.next, &mut sweep.reached, sweep.nearest, others)
-                else {
+                let Some((side, distance)) = pick(
+                    &mut sweep.next,
+                    &mut sweep.reached,
+                    sweep.heard.nearest,
+                    others,
+                ) else {
                     continue; // stopped for good
                 };
                 active[keep] = id as u32;
@@ -436,15 +426,15 @@ impl Phases {
             ..Outcome::default()
         };
         let last_tick = last_tick_2b.or(last_tick_2a).unwrap_or(k - 1);
-        out.activity = Time::from(last_tick + 1) * self.overhead;
+        out.activity = self.ticks.send_end(last_tick);
         if rx.last_receive > 0 {
-            out.activity = out.activity.max(self.slot_time(rx.last_receive));
+            out.activity = out.activity.max(self.ticks.slot_time(rx.last_receive));
         }
         if rx.failed_arrival > 0 {
-            out.activity = out.activity.max(self.slot_time(rx.failed_arrival));
+            out.activity = out.activity.max(self.ticks.slot_time(rx.failed_arrival));
         }
         if rx.colored > 0 {
-            out.colored = Some(self.slot_time(rx.colored));
+            out.colored = Some(self.ticks.slot_time(rx.colored));
         }
         // Empty the ports that received.
         for &m in s.early.iter().flatten().chain(&s.late) {
@@ -453,22 +443,9 @@ impl Phases {
         out
     }
 
-    /// Position `p + delta` on the ring of `n` (`|delta| < n`).
-    fn shifted(&self, n: usize, p: usize, delta: isize) -> usize {
-        let t = p as isize + delta;
-        if t < 0 {
-            (t + n as isize) as usize
-        } else if t >= n as isize {
-            (t - n as isize) as usize
-        } else {
-            t as usize
-        }
-    }
-
     /// The receiver of a send of `distance` on `side` from `pos`.
     fn target(&self, n: usize, pos: usize, side: u8, distance: u32) -> usize {
-        let d = distance as isize;
-        self.shifted(n, pos, if self.lower[usize::from(side)] { -d } else { d })
+        ring_shift(n, pos, toward(self.lower, side, distance))
     }
 }
 
@@ -480,10 +457,8 @@ struct Receivers<'a> {
     decider_of: &'a [u32],
     staged: &'a mut Vec<(u32, u32, u32)>,
     deciders: &'a mut [Decider],
-    buckets: &'a mut Vec<Vec<u64>>,
-    lag: u32,
-    /// `H - lag - 1`: a delivery ending in slot `e` is heard at tick `e +` this.
-    hear_after_end: u32,
+    later: &'a mut Later,
+    ticks: Ticks,
     /// Latest end slot of a receive.
     last_receive: u32,
     /// Latest slot a message reached a failed process.
@@ -499,7 +474,7 @@ impl Receivers<'_> {
     /// `tick + H` at the earliest. Written without branches on the receiver's kind (which is
     /// unpredictable); deciders' hearing is staged and handled after.
     fn deliver(&mut self, messages: &[u64], tick: u32) {
-        let arrival = tick + self.lag;
+        let arrival = tick + self.ticks.lag;
         self.staged.clear();
         self.staged.resize(messages.len(), (0, 0, 0));
         let mut staged = 0;
@@ -520,15 +495,17 @@ impl Receivers<'_> {
             } else {
                 self.colored
             };
-            self.staged[staged] = (self.decider_of[t], m as u32, end + self.hear_after_end);
+            self.staged[staged] = (self.decider_of[t], m as u32, self.ticks.heard_at(end));
             staged += usize::from(kind == DECIDER);
         }
         for &(id, side_distance, when) in &self.staged[..staged] {
-            let sweep = &mut self.deciders[id as usize].sweep;
             let (side, distance) = ((side_distance >> 31) as u8, side_distance & 0x7fff_ffff);
-            if distance < sweep.pending[usize::from(side)] {
-                sweep.pending[usize::from(side)] = distance;
-                push_heard(self.buckets, id as usize, side, distance, when);
+            if self.deciders[id as usize]
+                .sweep
+                .heard
+                .receive(side, distance)
+            {
+                self.later.push(when, id as usize, side, distance);
             }
         }
     }
@@ -537,12 +514,4 @@ impl Receivers<'_> {
 /// A message to position `t` heard from `side` at `distance`, in one word.
 fn packed(t: usize, side: u8, distance: u32) -> u64 {
     (t as u64) << 32 | u64::from(side) << 31 | u64::from(distance)
-}
-
-/// Decider `id` hears `distance` from `side` at tick `at` (after the current tick).
-fn push_heard(buckets: &mut Vec<Vec<u64>>, id: usize, side: u8, distance: u32, at: u32) {
-    if at as usize >= buckets.len() {
-        buckets.resize_with(at as usize + 1, Vec::new);
-    }
-    buckets[at as usize].push(((id as u64) << 32) | (u64::from(side) << 31) | u64::from(distance));
 }

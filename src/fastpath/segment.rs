@@ -63,11 +63,8 @@ struct Decider {
     pos: u32,
     /// Farthest distance sent to on each side (side index 0: the first side).
     reached: [u32; 2],
-    /// Nearest corrector heard from on each side (`NONE`: nobody yet).
-    nearest: [u32; 2],
-    /// Nearest corrector received from on each side, heard or not yet: a later receive ends
-    /// later (FIFO port), so only a nearer one can change what is heard.
-    pending: [u32; 2],
+    /// What it heard, and received but not heard yet.
+    heard: Heard,
     /// First tick whose calm arrival at this decider is not applied yet.
     cursor: u32,
     /// Side index of the next send.
@@ -99,8 +96,8 @@ pub(crate) struct Scratch {
     active: Vec<u32>,
     /// This tick's messages to deciders: `(decider, sender position, side heard, distance)`.
     to_deciders: Vec<(u32, u32, u8, u32)>,
-    /// Per tick: `(decider << 32) | (side << 31) | distance` heard at that tick.
-    buckets: Vec<Vec<u64>>,
+    /// What deciders hear at later ticks.
+    later: Later,
 }
 
 /// One segment to simulate.
@@ -138,28 +135,17 @@ struct Run<'p> {
     n: usize,
     circular: bool,
     order_start: usize,
-    /// Arrival slot of a tick-0 send: `1 + ⌊L/o⌋` (slot `s` is the instant `s·o + L mod o`).
-    lag: u32,
-    /// Whether `o ∤ L`: a delivery ending in slot `e` is seen at tick `e + 1`, else at `e`.
-    offset: bool,
+    ticks: Ticks,
     calm: &'p [CalmSend],
 }
 
 impl Run<'_> {
     /// Position `pos + delta` in the segment, if any.
     fn shifted(&self, pos: usize, delta: isize) -> Option<usize> {
-        let t = pos as isize + delta;
-        let n = self.n as isize;
         if self.circular {
-            // |delta| < n: one correction at most.
-            Some(if t < 0 {
-                t + n
-            } else if t >= n {
-                t - n
-            } else {
-                t
-            } as usize)
+            Some(ring_shift(self.n, pos, delta))
         } else {
+            let t = pos as isize + delta;
             (0..self.n as isize).contains(&t).then_some(t as usize)
         }
     }
@@ -192,11 +178,9 @@ impl Segment<'_> {
             n,
             circular: self.circular,
             order_start: self.order_start,
-            lag: 1 + (self.latency / o) as u32,
-            offset: self.latency % o != 0,
+            ticks: Ticks::new(self.latency, o),
             calm,
         };
-        let slot_time = |slot: u32| Time::from(slot) * o + self.latency % o;
 
         // Who replays the pattern, who decides, who receives in bulk (branch-free passes).
         // The calm pattern is exact for calm correctors when its sweep fits in the ring.
@@ -260,17 +244,14 @@ impl Segment<'_> {
             s.deciders.push(Decider {
                 pos,
                 reached: [0, 0],
-                nearest: [NONE, NONE],
-                pending: [NONE, NONE],
+                heard: Heard::NOTHING,
                 cursor: 0,
                 next: 0,
             });
         }
         s.active.clear();
         s.active.extend(0..s.deciders.len() as u32);
-        for b in s.buckets.iter_mut() {
-            b.clear();
-        }
+        s.later.clear();
 
         let mut out = Outcome {
             contained: true,
@@ -281,7 +262,7 @@ impl Segment<'_> {
         if calm_correctors > 0 && !calm.is_empty() {
             out.messages = calm_correctors * calm.len() as u64;
             out.participants = calm_correctors;
-            last_send_end = calm.len() as Time * o;
+            last_send_end = run.ticks.send_end(calm.len() as u32 - 1);
         }
         let has_senders = calm_correctors > 0 || self.phantoms > 0;
         let mut active = core::mem::take(&mut s.active);
@@ -293,7 +274,7 @@ impl Segment<'_> {
             if !in_pattern && active.is_empty() {
                 break;
             }
-            let arrival = tick + run.lag;
+            let arrival = tick + run.ticks.lag;
             if in_pattern {
                 let hit = self.bulk(s, calm[tick as usize].shift, arrival, &window);
                 if hit {
@@ -308,17 +289,13 @@ impl Segment<'_> {
                 first: &mut s.first,
                 decider_of: &s.decider_of,
                 deciders: &mut s.deciders,
-                buckets: &mut s.buckets,
+                later: &mut s.later,
             };
-            if tick as usize >= hot.buckets.len() {
-                hot.buckets.resize_with(tick as usize + 1, Vec::new);
-            }
             // Deliveries that ended by now: the nearest corrector heard from on each side.
-            for &d in &hot.buckets[tick as usize] {
-                let slot = &mut hot.deciders[(d >> 32) as usize].nearest[(d >> 31) as usize & 1];
-                *slot = (*slot).min(d as u32 & 0x7fff_ffff);
-            }
-            hot.buckets[tick as usize].clear();
+            let deciders = &mut *hot.deciders;
+            hot.later.take(tick, |id, side, distance| {
+                deciders[id].heard.hear(side, distance)
+            });
             // Sends of this tick, in rank order. Picks at tick k depend only on deliveries
             // seen by k, and a message sent now is seen at k + 2 at the earliest, so every
             // active decider picks first; bulk receivers take them in any order (only the
@@ -332,18 +309,15 @@ impl Segment<'_> {
             for a in 0..active.len() {
                 let id = active[a] as usize;
                 let d = &mut hot.deciders[id];
-                let Some((side, dist)) = pick(&mut d.next, &mut d.reached, d.nearest, self.others)
+                let Some((side, dist)) =
+                    pick(&mut d.next, &mut d.reached, d.heard.nearest, self.others)
                 else {
                     continue; // stopped for good
                 };
                 let pos = d.pos as usize;
                 active[keep] = id as u32;
                 keep += 1;
-                let delta = if lower[side as usize] {
-                    -(dist as isize)
-                } else {
-                    dist as isize
-                };
+                let delta = toward(lower, side, dist);
                 // dist < P: the checked sweep never covers more than P - 1 ranks.
                 let Some(t) = run.shifted(pos, delta).filter(|t| window.contains(t)) else {
                     out.contained = false;
@@ -363,7 +337,7 @@ impl Segment<'_> {
             }
             if keep > 0 {
                 out.messages += keep as u64;
-                last_send_end = last_send_end.max(Time::from(tick + 1) * o);
+                last_send_end = last_send_end.max(run.ticks.send_end(tick));
             }
             active.truncate(keep);
             to_deciders.truncate(to_count);
@@ -408,13 +382,13 @@ impl Segment<'_> {
         }
         out.activity = last_send_end;
         if last_receive > 0 {
-            out.activity = out.activity.max(slot_time(last_receive));
+            out.activity = out.activity.max(run.ticks.slot_time(last_receive));
         }
         if let Some(a) = failed_arrival {
-            out.activity = out.activity.max(slot_time(a));
+            out.activity = out.activity.max(run.ticks.slot_time(a));
         }
         if colored > 0 {
-            out.colored = Some(slot_time(colored));
+            out.colored = Some(run.ticks.slot_time(colored));
         }
         out
     }
@@ -478,7 +452,7 @@ struct Hot<'a> {
     first: &'a mut [u32],
     decider_of: &'a [u32],
     deciders: &'a mut [Decider],
-    buckets: &'a mut Vec<Vec<u64>>,
+    later: &'a mut Later,
 }
 
 impl Hot<'_> {
@@ -488,17 +462,12 @@ impl Hot<'_> {
         let pos = d.pos as usize;
         let end = arrival.max(self.port[pos]) + 1;
         self.port[pos] = end;
-        if distance < d.pending[side as usize] {
-            d.pending[side as usize] = distance;
-            let at = end + u32::from(run.offset);
+        if d.heard.receive(side, distance) {
+            let at = run.ticks.heard_at(end);
             if at <= now {
-                d.nearest[side as usize] = distance;
+                d.heard.hear(side, distance);
             } else {
-                if at as usize >= self.buckets.len() {
-                    self.buckets.resize_with(at as usize + 1, Vec::new);
-                }
-                self.buckets[at as usize]
-                    .push(((id as u64) << 32) | (u64::from(side) << 31) | u64::from(distance));
+                self.later.push(at, id, side, distance);
             }
         }
     }
@@ -514,7 +483,14 @@ impl Hot<'_> {
             .filter(|&from| self.sender[from] != 0)
         {
             Some(from) if run.rank(from) >= below => return,
-            Some(_) => self.receive(run, id, tick + run.lag, send.side ^ 1, send.distance, tick),
+            Some(_) => self.receive(
+                run,
+                id,
+                tick + run.ticks.lag,
+                send.side ^ 1,
+                send.distance,
+                tick,
+            ),
             None => {}
         }
         self.deciders[id].cursor = tick + 1;
@@ -544,11 +520,7 @@ pub(crate) fn calm_sends(pattern: &Pattern, first_is_left: bool) -> Vec<CalmSend
         .iter()
         .map(|&(side, distance)| CalmSend {
             // A send toward lower positions comes from the receiver's higher side.
-            shift: if lower[side as usize] {
-                -(distance as isize)
-            } else {
-                distance as isize
-            },
+            shift: toward(lower, side, distance),
             side,
             distance,
         })
@@ -582,5 +554,133 @@ pub(crate) fn calm_pattern(latency: Time, overhead: Time) -> Pattern {
         sends,
         reach,
         total,
+    }
+}
+
+/// Tick arithmetic of synchronized correction: a send at tick `k` arrives in slot `k + lag`;
+/// slot `s` is the instant `s·o + L mod o`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ticks {
+    /// Arrival slot of a tick-0 send: `1 + ⌊L/o⌋`.
+    pub lag: u32,
+    /// Whether `o ∤ L`: a delivery ending in slot `e` is heard at tick `e + 1`, else at `e`.
+    offset: bool,
+    overhead: Time,
+    phase: Time,
+}
+
+impl Ticks {
+    pub(crate) fn new(latency: Time, overhead: Time) -> Self {
+        Self {
+            lag: 1 + (latency / overhead) as u32,
+            offset: latency % overhead != 0,
+            overhead,
+            phase: latency % overhead,
+        }
+    }
+
+    /// The first tick whose poll sees a delivery ending in slot `end`.
+    pub(crate) fn heard_at(&self, end: u32) -> u32 {
+        end + u32::from(self.offset)
+    }
+
+    /// The end of a send made at tick `tick`, relative to `D`.
+    pub(crate) fn send_end(&self, tick: u32) -> Time {
+        Time::from(tick + 1) * self.overhead
+    }
+
+    /// The instant of slot `slot`, relative to `D`.
+    pub(crate) fn slot_time(&self, slot: u32) -> Time {
+        Time::from(slot) * self.overhead + self.phase
+    }
+}
+
+/// What a decider heard from each side (side index 0: the first side).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Heard {
+    /// Nearest corrector heard from (`NONE`: nobody yet).
+    pub nearest: [u32; 2],
+    /// Nearest corrector received from, heard or not yet.
+    pending: [u32; 2],
+}
+
+impl Heard {
+    /// Nothing heard or received.
+    pub(crate) const NOTHING: Self = Self {
+        nearest: [NONE; 2],
+        pending: [NONE; 2],
+    };
+
+    /// A message from a corrector at `distance` on `side` is received; whether hearing it can
+    /// change anything. A later receive ends later (FIFO port), so only a corrector nearer than
+    /// every one received before can.
+    pub(crate) fn receive(&mut self, side: u8, distance: u32) -> bool {
+        let pending = &mut self.pending[usize::from(side)];
+        let nearer = distance < *pending;
+        if nearer {
+            *pending = distance;
+        }
+        nearer
+    }
+
+    /// The message is heard now.
+    pub(crate) fn hear(&mut self, side: u8, distance: u32) {
+        let nearest = &mut self.nearest[usize::from(side)];
+        *nearest = (*nearest).min(distance);
+    }
+}
+
+/// Messages deciders will hear at later ticks, by tick.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Later(Vec<Vec<u64>>);
+
+impl Later {
+    pub(crate) fn clear(&mut self) {
+        for tick in self.0.iter_mut() {
+            tick.clear();
+        }
+    }
+
+    /// Decider `id` hears `distance` from `side` at tick `at`.
+    pub(crate) fn push(&mut self, at: u32, id: usize, side: u8, distance: u32) {
+        if at as usize >= self.0.len() {
+            self.0.resize_with(at as usize + 1, Vec::new);
+        }
+        self.0[at as usize].push((id as u64) << 32 | u64::from(side) << 31 | u64::from(distance));
+    }
+
+    /// Hands what is heard at `tick` to `hear(decider, side, distance)`, and forgets it.
+    pub(crate) fn take(&mut self, tick: u32, mut hear: impl FnMut(usize, u8, u32)) {
+        if let Some(due) = self.0.get_mut(tick as usize) {
+            for &d in due.iter() {
+                hear(
+                    (d >> 32) as usize,
+                    (d >> 31) as u8 & 1,
+                    d as u32 & 0x7fff_ffff,
+                );
+            }
+            due.clear();
+        }
+    }
+}
+
+/// Position `pos + delta` on a ring of `n` (`|delta| < n`).
+pub(crate) fn ring_shift(n: usize, pos: usize, delta: isize) -> usize {
+    let t = pos as isize + delta;
+    if t < 0 {
+        (t + n as isize) as usize
+    } else if t >= n as isize {
+        (t - n as isize) as usize
+    } else {
+        t as usize
+    }
+}
+
+/// The signed offset of a send of `distance` on `side` (`lower[side]`: toward lower positions).
+pub(crate) fn toward(lower: [bool; 2], side: u8, distance: u32) -> isize {
+    if lower[usize::from(side)] {
+        -(distance as isize)
+    } else {
+        distance as isize
     }
 }
