@@ -145,17 +145,12 @@ impl Phases {
                 }
             }
         }
-        let (mut next, mut reached) = (0u8, [0u32; 2]);
-        for &(side, distance) in &pattern.sends {
-            reached[usize::from(side)] = distance;
-            next = side ^ 1;
-        }
         let mut phases = Self {
             calm: calm.to_vec(),
             ticks,
             heard,
-            reached,
-            next,
+            reached: pattern.reached,
+            next: pattern.next,
             lower: [first_is_left, !first_is_left],
             reach: pattern.reach as usize,
             table: Vec::new(),

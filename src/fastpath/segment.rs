@@ -54,6 +54,10 @@ pub(crate) struct Pattern {
     pub reach: u32,
     /// Distances covered on both sides together.
     pub total: u64,
+    /// The sweep after the pattern: farthest distance on each side, and the side it would try
+    /// next.
+    pub reached: [u32; 2],
+    pub next: u8,
 }
 
 /// A corrector that decides (it has a non-corrector neighbour): its checked sweep is simulated.
@@ -554,6 +558,8 @@ pub(crate) fn calm_pattern(latency: Time, overhead: Time) -> Pattern {
         sends,
         reach,
         total,
+        reached,
+        next,
     }
 }
 
