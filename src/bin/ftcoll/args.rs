@@ -34,16 +34,53 @@ pub fn order(s: &str) -> Result<Order, String> {
     s.parse::<Order>().map_err(|e| e.to_string())
 }
 
-/// A comma-separated list of ranks (`3,17,42`); an empty string is the empty list.
+/// A list of ranks: comma-separated (`3,17,42`), or `@FILE` to read them from a file (one rank
+/// per line or comma-separated; blank lines are fine). An empty string is the empty list; an
+/// empty item (`3,,4`), a repeated rank or a non-rank is an error naming it.
 pub fn rank_list(s: &str) -> Result<RankList, String> {
-    let mut ranks = Vec::new();
-    for item in s.split(',').map(str::trim).filter(|i| !i.is_empty()) {
-        let rank = item.parse::<u32>().map_err(|_| {
-            format!("'{item}' is not a rank: expected comma-separated integers in 0..=4294967294")
-        })?;
-        ranks.push(rank);
+    let ranks = match s.strip_prefix('@') {
+        Some(path) => {
+            let bytes =
+                std::fs::read(path).map_err(|e| format!("cannot read rank file '{path}': {e}"))?;
+            let text = String::from_utf8(bytes)
+                .map_err(|_| format!("rank file '{path}' is not text (UTF-8)"))?;
+            let mut ranks = Vec::new();
+            for (n, line) in text.lines().enumerate() {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                ranks.extend(
+                    items(line).map_err(|e| format!("rank file '{path}' line {}: {e}", n + 1))?,
+                );
+            }
+            ranks
+        }
+        None if s.trim().is_empty() => Vec::new(),
+        None => items(s)?,
+    };
+    let mut sorted = ranks.clone();
+    sorted.sort_unstable();
+    if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+        return Err(format!("rank {} is listed twice", w[0]));
     }
     Ok(RankList(ranks))
+}
+
+/// The ranks of one comma-separated line.
+fn items(line: &str) -> Result<Vec<u32>, String> {
+    line.split(',')
+        .map(str::trim)
+        .map(|item| {
+            if item.is_empty() {
+                return Err("empty item in the list (two commas, or one at an end)".to_string());
+            }
+            item.parse::<u32>().map_err(|_| {
+                format!(
+                    "'{item}' is not a rank: expected comma-separated integers in 0..=4294967294"
+                )
+            })
+        })
+        .collect()
 }
 
 /// A parsed rank list (a newtype so clap does not treat it as repeated values).

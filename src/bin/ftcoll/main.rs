@@ -3,6 +3,7 @@
 //! Every subcommand validates all of its input before printing anything: bad input gives one
 //! line on stderr naming the flag and what is allowed, exit code 2, and nothing on stdout.
 
+mod admission;
 mod args;
 mod reproduce_cmd;
 mod simulate_cmd;
@@ -20,6 +21,10 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Refuse requests estimated to need more memory than this (e.g. 512M, 8G; default: the
+    /// memory available when the command starts).
+    #[arg(long, global = true, value_parser = admission::size, allow_hyphen_values = true)]
+    memory_limit: Option<u64>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -57,6 +62,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    admission::set_limit(cli.memory_limit);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let result = match cli.command {

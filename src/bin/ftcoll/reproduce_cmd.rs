@@ -41,13 +41,20 @@ pub struct ReproduceArgs {
     /// Tiny sizes for tests (seconds; numbers are not comparable to the paper).
     #[arg(long, hide = true)]
     smoke: bool,
-    /// Directory for `ct.md`; CSV and SVG files go to its `ct/` subdirectory.
-    #[arg(long, default_value = "docs/results")]
-    output: PathBuf,
+    /// Directory for `ct.md`; CSV and SVG files go to its `ct/` subdirectory. Default: the
+    /// committed `docs/results` for a full run, the git-ignored `results/quick` with `--quick`
+    /// (a quick run never replaces the committed full-scale results unless asked to).
+    #[arg(long)]
+    output: Option<PathBuf>,
     /// Seed of every random choice.
     #[arg(long, default_value = "1", value_parser = clap::value_parser!(u64))]
     seed: u64,
 }
+
+/// Where a full run writes: the committed results.
+const FULL_OUTPUT: &str = "docs/results";
+/// Where `--quick` writes by default: git-ignored, beside the committed results.
+const QUICK_OUTPUT: &str = "results/quick";
 
 /// CT §4: L = 2, o = 1.
 const L: u64 = 2;
@@ -327,7 +334,14 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
             fault_free_procs: (4..=20).map(|e| 1u32 << e).collect(),
         }
     };
-    let dir = a.output.join("ct");
+    let output = a.output.clone().unwrap_or_else(|| {
+        PathBuf::from(if a.quick || a.smoke {
+            QUICK_OUTPUT
+        } else {
+            FULL_OUTPUT
+        })
+    });
+    let dir = output.join("ct");
     std::fs::create_dir_all(&dir)
         .map_err(|e| UsageError(format!("--output: cannot create {}: {e}", dir.display())))?;
     let mut runner = Runner {
@@ -780,11 +794,11 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
         runner.runs_done,
         runner.started.elapsed().as_secs_f64()
     );
-    write_file(&a.output.join("ct.md"), &md)?;
+    write_file(&output.join("ct.md"), &md)?;
     writeln!(
         out,
         "wrote {} and {}",
-        a.output.join("ct.md").display(),
+        output.join("ct.md").display(),
         dir.display()
     )?;
     Ok(())

@@ -10,6 +10,7 @@ use ftcoll::sim::{self as driver, chrome_trace_json, PortModel, Report, RunMetri
 use ftcoll::topology::{LogP, Order, Tree, TreeKind};
 use ftcoll::{Rank, Time};
 
+use crate::admission;
 use crate::args;
 use crate::{CliError, UsageError};
 
@@ -56,31 +57,56 @@ pub enum SimFormat {
     Table,
 }
 
+/// The largest arrival spread (`2^32 − 1` steps): beyond it arrival times dwarf every
+/// protocol's latency and a run measures only the spread (latencies of 10^10 for a typo).
+pub const MAX_SPREAD: Time = u32::MAX as Time;
+
 /// Parses `--arrival`.
 pub fn arrival(s: &str) -> Result<ArrivalSpec, String> {
-    let allowed = "expected none, uniform:SPREAD or normal:SPREAD (SPREAD an integer >= 0)";
+    let allowed = format!(
+        "expected none, uniform:SPREAD or normal:SPREAD with SPREAD an integer in 0..={MAX_SPREAD}"
+    );
     match s.split_once(':') {
         None if s == "none" => Ok(ArrivalSpec::None),
         Some((kind, spread)) => {
-            let spread: Time = spread.parse().map_err(|_| allowed.to_string())?;
+            let spread: Time = spread
+                .parse()
+                .ok()
+                .filter(|&v| v <= MAX_SPREAD)
+                .ok_or_else(|| format!("spread '{spread}' is out of range: {allowed}"))?;
             match kind {
                 "uniform" => Ok(ArrivalSpec::Uniform(spread)),
                 "normal" => Ok(ArrivalSpec::Normal(spread)),
-                _ => Err(allowed.into()),
+                _ => Err(allowed),
             }
         }
-        None => Err(allowed.into()),
+        None => Err(allowed),
     }
 }
 
-/// Parses `--crash-at RANK@TIME,...`.
+/// Parses `--crash-at RANK@TIME,...`: each rank crashes once; an empty item is an error.
 pub fn crash_list(s: &str) -> Result<CrashList, String> {
-    let mut crashes = Vec::new();
-    for item in s.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+    let mut crashes: Vec<(Rank, Time)> = Vec::new();
+    if s.trim().is_empty() {
+        return Ok(CrashList(crashes));
+    }
+    for item in s.split(',').map(str::trim) {
+        if item.is_empty() {
+            return Err("empty item in the list (two commas, or one at an end)".into());
+        }
         let parsed = item
             .split_once('@')
             .and_then(|(r, t)| Some((r.parse::<Rank>().ok()?, t.parse::<Time>().ok()?)));
         crashes.push(parsed.ok_or_else(|| format!("'{item}' is not RANK@TIME with integers"))?);
+    }
+    let mut sorted = crashes.clone();
+    sorted.sort_unstable();
+    if let Some(w) = sorted.windows(2).find(|w| w[0].0 == w[1].0) {
+        let rank = w[0].0;
+        return Err(format!(
+            "rank {rank} crashes twice ({rank}@{} and {rank}@{}): a rank crashes once",
+            w[0].1, w[1].1
+        ));
     }
     Ok(CrashList(crashes))
 }
@@ -157,13 +183,6 @@ pub struct SimulateArgs {
     trace: Option<std::path::PathBuf>,
 }
 
-/// One run's row.
-struct Row {
-    run: u64,
-    faults: Vec<Rank>,
-    report: Report,
-}
-
 /// The run's parameters; the metric columns follow, [`RunMetrics::NAMES`] after `faults`.
 const PARAMETERS: [&str; 12] = [
     "procs",
@@ -180,7 +199,12 @@ const PARAMETERS: [&str; 12] = [
     "faults",
 ];
 
-/// Runs the simulations; validates everything before printing.
+/// `--format table` sizes its columns from this many first rows, then streams the rest with
+/// the same widths (a wider cell pushes its row out of line; memory stays constant).
+const TABLE_SIZING_ROWS: usize = 256;
+
+/// Runs the simulations; validates everything before printing, then prints each run as it
+/// completes (memory stays that of one run, whatever `--runs`).
 pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
     let usage = |flag: &str, e: &dyn std::fmt::Display| UsageError(format!("{flag}: {e}"));
     let logp = LogP::new(a.latency, a.overhead).map_err(|e| usage("-L/-o", &e))?;
@@ -196,6 +220,22 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
         SideArg::Left => Side::Left,
         SideArg::Right => Side::Right,
     };
+    if let Some(list) = &a.faults {
+        // A rank is failed from the start or crashes later, not both.
+        let mut failed = list.0.clone();
+        failed.sort_unstable();
+        if let Some(&(rank, time)) = a
+            .crash_at
+            .0
+            .iter()
+            .find(|(r, _)| failed.binary_search(r).is_ok())
+        {
+            return Err(UsageError(format!(
+                "--crash-at: rank {rank} (at {time}) is also in --faults: a rank fails before the operation or crashes during it, not both"
+            ))
+            .into());
+        }
+    }
     let fault_spec = if let Some(list) = &a.faults {
         FaultSpec::List(list.0.clone())
     } else if let Some(n) = a.fault_count {
@@ -225,36 +265,22 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
         crash_at: a.crash_at.0.clone(),
         arrivals: a.arrival,
     };
-    let mut rows = Vec::new();
-    let mut trace = None;
-    for run in 0..a.runs {
-        let (mut scenario, faults) = spec.build(a.seed, run).map_err(|e| {
-            UsageError(format!(
-                "{}: {}",
-                flag_of(&e),
-                e.to_string().split_once(": ").map_or("", |x| x.1)
-            ))
-        })?;
-        scenario.trace = run == 0 && a.trace.is_some();
-        let budget = driver::default_budget(procs);
-        let mut report = driver::run::<CorrectedTreeNode>(&config, procs, &scenario, budget)
-            .map_err(|e| UsageError(format!("simulation: {e}")))?;
-        if scenario.trace {
-            trace = Some(chrome_trace_json(
-                &std::mem::take(&mut report.trace),
-                a.overhead,
-            ));
-        }
-        rows.push(Row {
-            run,
-            faults,
-            report,
-        });
-    }
-    if let (Some(path), Some(json)) = (&a.trace, trace) {
-        std::fs::write(path, json)
-            .map_err(|e| UsageError(format!("--trace: cannot write {}: {e}", path.display())))?;
-    }
+    let scenario_error = |e: scenario::ScenarioError| {
+        UsageError(format!(
+            "{}: {}",
+            flag_of(&e),
+            e.to_string().split_once(": ").map_or("", |x| x.1)
+        ))
+    };
+    // Admission: one run at a time, so the need is one run's (and the trace's, if asked for).
+    admission::admit(
+        "--procs",
+        &format!("a run of {procs} processes"),
+        admission::driver_need(u64::from(procs), a.trace.is_some()),
+    )?;
+    // Every parameter error is the same for every run: the first run's build finds it.
+    spec.build(a.seed, 0).map_err(scenario_error)?;
+
     let fixed = [
         a.procs.to_string(),
         a.tree.to_string(),
@@ -273,27 +299,84 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
         a.seed.to_string(),
     ];
     let deadline = config.tree.deadline();
-    let values = |row: &Row| -> Vec<String> {
-        let faults: Vec<String> = row.faults.iter().map(u32::to_string).collect();
-        let metrics = RunMetrics::from_report(&row.report, deadline, row.faults.len() as u64);
-        let mut v = fixed.to_vec();
-        v.extend([row.run.to_string(), deadline.to_string(), faults.join(" ")]);
-        // `faults` is already the list above; the metrics start after their own count.
-        v.extend(metrics.values()[1..].iter().map(u64::to_string));
-        v
-    };
     let columns: Vec<&str> = PARAMETERS
         .iter()
         .chain(&RunMetrics::NAMES[1..])
         .copied()
         .collect();
-    match a.format {
-        SimFormat::Json => {
-            for row in &rows {
-                let v = values(row);
-                let fields: Vec<String> = columns
+    let mut printer = Printer {
+        format: a.format,
+        columns: &columns,
+        pending: Vec::new(),
+        widths: None,
+    };
+    let bar = admission::progress(
+        Some(a.runs),
+        "{msg} [{elapsed_precise}] {wide_bar} {pos}/{len} runs ({eta})",
+        "simulate",
+    );
+    if !bar.is_hidden() && (a.runs == 1 || procs >= 1 << 20) {
+        // Long single runs: tick so the display shows life between run completions.
+        bar.enable_steady_tick(std::time::Duration::from_millis(250));
+    }
+    for run in 0..a.runs {
+        let (mut scenario, faults) = spec.build(a.seed, run).map_err(scenario_error)?;
+        scenario.trace = run == 0 && a.trace.is_some();
+        let budget = driver::default_budget(procs);
+        let mut report = driver::run_observed::<CorrectedTreeNode>(
+            &config,
+            procs,
+            &scenario,
+            budget,
+            |r: &Report| {
+                bar.set_message(format!(
+                    "simulate run {run}: t = {}, {} events",
+                    r.last_activity, r.events
+                ))
+            },
+        )
+        .map_err(|e| UsageError(format!("simulation: {e}")))?;
+        if scenario.trace {
+            let json = chrome_trace_json(&std::mem::take(&mut report.trace), a.overhead);
+            if let Some(path) = &a.trace {
+                std::fs::write(path, json).map_err(|e| {
+                    UsageError(format!("--trace: cannot write {}: {e}", path.display()))
+                })?;
+            }
+        }
+        let metrics = RunMetrics::from_report(&report, deadline, faults.len() as u64);
+        drop(report);
+        let faults: Vec<String> = faults.iter().map(u32::to_string).collect();
+        let mut row = fixed.to_vec();
+        row.extend([run.to_string(), deadline.to_string(), faults.join(" ")]);
+        // `faults` is already the list above; the metrics start after their own count.
+        row.extend(metrics.values()[1..].iter().map(u64::to_string));
+        printer.row(row, out)?;
+        bar.inc(1);
+    }
+    printer.finish(out)?;
+    bar.finish_and_clear();
+    Ok(())
+}
+
+/// Writes rows as they come: JSON lines, CSV, or a table whose widths come from the first
+/// [`TABLE_SIZING_ROWS`] rows.
+struct Printer<'a> {
+    format: SimFormat,
+    columns: &'a [&'a str],
+    /// Table rows waiting for the widths to be known.
+    pending: Vec<Vec<String>>,
+    widths: Option<Vec<usize>>,
+}
+
+impl Printer<'_> {
+    fn row(&mut self, row: Vec<String>, out: &mut impl Write) -> std::io::Result<()> {
+        match self.format {
+            SimFormat::Json => {
+                let fields: Vec<String> = self
+                    .columns
                     .iter()
-                    .zip(&v)
+                    .zip(&row)
                     .map(|(k, val)| {
                         let json = match *k {
                             "tree" | "order" | "correction" | "start" | "model" => {
@@ -305,40 +388,62 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
                         format!("\"{k}\":{json}")
                     })
                     .collect();
-                writeln!(out, "{{{}}}", fields.join(","))?;
+                writeln!(out, "{{{}}}", fields.join(","))
             }
-        }
-        SimFormat::Csv => {
-            writeln!(out, "{}", columns.join(","))?;
-            for row in &rows {
-                writeln!(out, "{}", values(row).join(","))?;
+            SimFormat::Csv => {
+                if self.widths.is_none() {
+                    writeln!(out, "{}", self.columns.join(","))?;
+                    self.widths = Some(Vec::new());
+                }
+                writeln!(out, "{}", row.join(","))
             }
-        }
-        SimFormat::Table => {
-            let table: Vec<Vec<String>> = rows.iter().map(values).collect();
-            let widths: Vec<usize> = (0..columns.len())
-                .map(|i| {
-                    table
-                        .iter()
-                        .map(|r| r[i].len())
-                        .chain([columns[i].len()])
-                        .max()
-                        .unwrap_or(0)
-                })
-                .collect();
-            let line = |cells: Vec<&str>| -> String {
-                cells
-                    .iter()
-                    .zip(&widths)
-                    .map(|(c, w)| format!("{c:>w$}"))
-                    .collect::<Vec<_>>()
-                    .join("  ")
-            };
-            writeln!(out, "{}", line(columns.to_vec()))?;
-            for r in &table {
-                writeln!(out, "{}", line(r.iter().map(String::as_str).collect()))?;
+            SimFormat::Table => {
+                if self.widths.is_some() {
+                    return self.table_line(&row, out);
+                }
+                self.pending.push(row);
+                if self.pending.len() == TABLE_SIZING_ROWS {
+                    self.flush_table(out)?;
+                }
+                Ok(())
             }
         }
     }
-    Ok(())
+
+    fn finish(&mut self, out: &mut impl Write) -> std::io::Result<()> {
+        if self.format == SimFormat::Table && self.widths.is_none() {
+            self.flush_table(out)?;
+        }
+        Ok(())
+    }
+
+    fn flush_table(&mut self, out: &mut impl Write) -> std::io::Result<()> {
+        let widths: Vec<usize> = (0..self.columns.len())
+            .map(|i| {
+                self.pending
+                    .iter()
+                    .map(|r| r[i].len())
+                    .chain([self.columns[i].len()])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        self.widths = Some(widths);
+        let header: Vec<String> = self.columns.iter().map(|c| c.to_string()).collect();
+        self.table_line(&header, out)?;
+        for row in std::mem::take(&mut self.pending) {
+            self.table_line(&row, out)?;
+        }
+        Ok(())
+    }
+
+    fn table_line(&self, cells: &[String], out: &mut impl Write) -> std::io::Result<()> {
+        let widths = self.widths.as_deref().unwrap_or_default();
+        let line: Vec<String> = cells
+            .iter()
+            .zip(widths)
+            .map(|(c, w)| format!("{c:>w$}"))
+            .collect();
+        writeln!(out, "{}", line.join("  "))
+    }
 }

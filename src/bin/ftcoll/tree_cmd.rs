@@ -5,6 +5,7 @@ use std::io::Write;
 use clap::{Args, ValueEnum};
 use ftcoll::topology::{LogP, Order, Reach, TopologyError, Tree, TreeKind};
 
+use crate::admission;
 use crate::args;
 use crate::{CliError, UsageError};
 
@@ -94,6 +95,16 @@ fn join(ranks: &[u32]) -> String {
 /// Streams the tree: memory stays `O(depth · fan-out)` whatever `P`.
 pub fn tree(a: TreeArgs, out: &mut impl Write) -> Result<(), CliError> {
     let tree = a.spec.build()?;
+    let bar = admission::progress(
+        Some(u64::from(tree.procs())),
+        "{msg} [{elapsed_precise}] {wide_bar} {pos}/{len} ranks ({eta})",
+        "tree",
+    );
+    let tick = |rank: u32| {
+        if rank % 65_536 == 65_535 {
+            bar.inc(65_536);
+        }
+    };
     match a.format {
         TreeFormat::Json => {
             write!(
@@ -103,6 +114,7 @@ pub fn tree(a: TreeArgs, out: &mut impl Write) -> Result<(), CliError> {
                 tree.deadline()
             )?;
             for (i, node) in tree.nodes().enumerate() {
+                tick(node.rank);
                 let parent = node.parent.map_or("null".to_string(), |p| p.to_string());
                 write!(
                     out,
@@ -129,6 +141,7 @@ pub fn tree(a: TreeArgs, out: &mut impl Write) -> Result<(), CliError> {
             )?;
             writeln!(out, "# rank parent children recv_time")?;
             for node in tree.nodes() {
+                tick(node.rank);
                 let parent = node.parent.map_or("-".to_string(), |p| p.to_string());
                 let children = if node.children.is_empty() {
                     "-".to_string()
@@ -149,6 +162,7 @@ pub fn tree(a: TreeArgs, out: &mut impl Write) -> Result<(), CliError> {
                 a.spec.tree, a.spec.order, a.spec.procs, a.spec.latency, a.spec.overhead
             )?;
             for node in tree.nodes() {
+                tick(node.rank);
                 writeln!(
                     out,
                     "  {} [label=\"{}\\nt={}\"];",
@@ -161,6 +175,7 @@ pub fn tree(a: TreeArgs, out: &mut impl Write) -> Result<(), CliError> {
             writeln!(out, "}}")?;
         }
     }
+    bar.finish_and_clear();
     Ok(())
 }
 
@@ -177,23 +192,87 @@ pub struct GapsArgs {
 /// Prints `uncolored`, `gmax` and the gap histogram as JSON.
 pub fn gaps(a: GapsArgs, out: &mut impl Write) -> Result<(), CliError> {
     let tree = a.spec.build()?;
-    let reach = Reach::compute(&tree, &a.faults.0).map_err(flag_error)?;
     let mut faults = a.faults.0.clone();
     faults.sort_unstable();
-    faults.dedup();
+    // Bad ranks first, so their error is not hidden behind a memory refusal.
+    for &rank in &faults {
+        if rank == 0 {
+            return Err(flag_error(TopologyError::RootFailed).into());
+        }
+        if !tree.contains(rank) {
+            return Err(flag_error(TopologyError::RankOutOfRange {
+                field: "faults",
+                rank: u64::from(rank),
+                procs: u64::from(tree.procs()),
+            })
+            .into());
+        }
+    }
+    // Admission: the failed subtrees' ranks are materialized (sorted, then split into gaps);
+    // their number is known from the tree's arithmetic before anything is allocated.
+    let dark = dark_ranks(&tree, &faults);
+    admission::admit(
+        "--faults",
+        &format!("holding the {dark} ranks of the failed subtrees"),
+        admission::BASELINE_BYTES
+            .saturating_add(dark.saturating_mul(GAPS_BYTES_PER_DARK_RANK))
+            .saturating_add(8 * faults.len() as u64),
+    )?;
+    let spinner = admission::progress(
+        None,
+        "{spinner} {msg} [{elapsed_precise}]",
+        &format!("gaps: {dark} ranks below the failed ones"),
+    );
+    let reach = Reach::compute(&tree, &faults).map_err(flag_error)?;
+    spinner.finish_and_clear();
     let histogram: Vec<String> = reach
         .histogram()
         .iter()
         .map(|(size, count)| format!("\"{size}\":{count}"))
         .collect();
-    writeln!(
+    write!(
         out,
-        "{{{},\"faults\":[{}],\"uncolored\":[{}],\"gmax\":{},\"gaps\":{{{}}}}}",
+        "{{{},\"faults\":[{}],\"uncolored\":[",
         a.spec.header_json(),
         join(&faults),
-        join(&reach.uncolored),
+    )?;
+    // Streamed: the list can hold billions of ranks.
+    for (i, rank) in reach.uncolored.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        write!(out, "{rank}")?;
+    }
+    writeln!(
+        out,
+        "],\"gmax\":{},\"gaps\":{{{}}}}}",
         reach.gmax(),
         histogram.join(",")
     )?;
     Ok(())
+}
+
+/// Bytes `Reach::compute` holds per rank below a failed one: the dark and uncolored lists
+/// (4 B each), and at most one 24-byte gap record per rank, rounded up.
+const GAPS_BYTES_PER_DARK_RANK: u64 = 40;
+
+/// How many ranks lie in failed subtrees (failed ranks included), from subtree sizes alone;
+/// out-of-range ranks count nothing here (`Reach::compute` reports them).
+fn dark_ranks(tree: &Tree, sorted_faults: &[u32]) -> u64 {
+    let failed = |r: u32| sorted_faults.binary_search(&r).is_ok();
+    sorted_faults
+        .iter()
+        .filter(|&&r| tree.contains(r))
+        .filter(|&&r| {
+            let mut at = r;
+            while let Some(parent) = tree.parent(at) {
+                if failed(parent) {
+                    return false;
+                }
+                at = parent;
+            }
+            true
+        })
+        .map(|&r| tree.subtree_size(r).unwrap_or(1))
+        .sum()
 }
