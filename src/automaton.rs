@@ -21,8 +21,15 @@ use core::hash::Hash;
 
 use crate::{Rank, Time};
 
-/// The application payload of a collective: a broadcast value or a reduction operand.
+/// The default application value: the Corrected Tree family's broadcast payload. Protocols
+/// choose their own value type ([`Automaton::Value`]); this is what `Action`, `Outbox` and the
+/// driver's report use when none is named.
 pub type Value = u64;
+
+/// What a value type needs: automata hold values in hashed state and report them in actions.
+pub trait Payload: Clone + Eq + Hash + Debug {}
+
+impl<T: Clone + Eq + Hash + Debug> Payload for T {}
 
 /// A timer identifier, chosen by the automaton; setting a timer again replaces it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -43,11 +50,138 @@ pub enum Phase {
 pub trait Message: Clone + Eq + Hash + Debug {
     /// The phase this message belongs to.
     fn phase(&self) -> Phase;
+
+    /// Bytes of application data the message carries, for timing models that charge a message
+    /// by its size (PAP §3.1: `T(msize)`); control messages carry 0. The LogP models of CT, CG
+    /// and FTCO charge every message the same and ignore it. Default: 0.
+    fn size(&self) -> u64 {
+        0
+    }
 }
 
-/// One reaction of an automaton.
+/// An associative reduction operator `⊕` over values (FTCO §3–4: Reduce and Allreduce).
+///
+/// Protocols may combine operands in any grouping (associativity), but never in any order
+/// unless [`Reduction::is_commutative`] says so, and never use one process's operand twice
+/// unless [`Reduction::is_idempotent`] says so (FTCO §4: for non-idempotent operators such as
+/// addition "each value is used only once").
+pub trait Reduction: Debug {
+    /// The operand and result type.
+    type Value: Payload;
+    /// `a ⊕ b`. Must not panic on any operands (use wrapping or saturating arithmetic).
+    fn combine(&self, a: &Self::Value, b: &Self::Value) -> Self::Value;
+    /// Whether `a ⊕ a = a` (minimum, maximum, bitwise or): a value counted twice does no harm.
+    fn is_idempotent(&self) -> bool;
+    /// Whether `a ⊕ b = b ⊕ a`.
+    fn is_commutative(&self) -> bool {
+        true
+    }
+}
+
+/// Wrapping sum of `u64` (not idempotent: a value counted twice changes the result).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Sum;
+
+impl Reduction for Sum {
+    type Value = u64;
+    fn combine(&self, a: &u64, b: &u64) -> u64 {
+        a.wrapping_add(*b)
+    }
+    fn is_idempotent(&self) -> bool {
+        false
+    }
+}
+
+/// Minimum of `u64` (idempotent).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Min;
+
+impl Reduction for Min {
+    type Value = u64;
+    fn combine(&self, a: &u64, b: &u64) -> u64 {
+        *a.min(b)
+    }
+    fn is_idempotent(&self) -> bool {
+        true
+    }
+}
+
+/// Maximum of `u64` (idempotent).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Max;
+
+impl Reduction for Max {
+    type Value = u64;
+    fn combine(&self, a: &u64, b: &u64) -> u64 {
+        *a.max(b)
+    }
+    fn is_idempotent(&self) -> bool {
+        true
+    }
+}
+
+/// Bitwise or of `u64` (idempotent): with operand `1 << rank` it records who contributed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct BitOr;
+
+impl Reduction for BitOr {
+    type Value = u64;
+    fn combine(&self, a: &u64, b: &u64) -> u64 {
+        a | b
+    }
+    fn is_idempotent(&self) -> bool {
+        true
+    }
+}
+
+/// A multiset of contributors as a value: `⊕` adds the counts, so a result tells exactly whose
+/// operands it contains and how often — what a checker needs to decide FTCO's consistency ("it
+/// includes every process that did not fail before the end and counts no value twice"). Not
+/// idempotent, by design. Sorted `(rank, count)` pairs; meant for small `P`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Contributions;
+
+impl Reduction for Contributions {
+    type Value = Vec<(Rank, u32)>;
+    fn combine(&self, a: &Self::Value, b: &Self::Value) -> Self::Value {
+        let mut out = Vec::with_capacity(a.len() + b.len());
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() || j < b.len() {
+            match (a.get(i), b.get(j)) {
+                (Some(&(ra, ca)), Some(&(rb, cb))) if ra == rb => {
+                    out.push((ra, ca.saturating_add(cb)));
+                    i += 1;
+                    j += 1;
+                }
+                (Some(&x), Some(&y)) if x.0 < y.0 => {
+                    out.push(x);
+                    i += 1;
+                }
+                (Some(_), Some(&y)) => {
+                    out.push(y);
+                    j += 1;
+                }
+                (Some(&x), None) => {
+                    out.push(x);
+                    i += 1;
+                }
+                (None, Some(&y)) => {
+                    out.push(y);
+                    j += 1;
+                }
+                (None, None) => break,
+            }
+        }
+        out
+    }
+    fn is_idempotent(&self) -> bool {
+        false
+    }
+}
+
+/// One reaction of an automaton; `V` is the automaton's value type.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Action<M> {
+pub enum Action<M, V = Value> {
     /// Send `msg` to `to`. A driver accepts at most one send per [`Automaton::on_send_slot`] call
     /// and none from other handlers.
     Send {
@@ -69,21 +203,27 @@ pub enum Action<M> {
         id: TimerId,
     },
     /// The application receives the broadcast payload (at most once per process).
-    Deliver(Value),
+    Deliver(V),
     /// The collective has completed locally with this value (root of a broadcast with
     /// acknowledgments, every process of a reduction).
-    Complete(Value),
+    Complete(V),
     /// An input was ignored; the reason is for traces and tests.
     Ignored(&'static str),
 }
 
 /// The sink an automaton writes its reactions into; drivers drain it after each call.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Outbox<M> {
-    actions: Vec<Action<M>>,
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Outbox<M, V = Value> {
+    actions: Vec<Action<M, V>>,
 }
 
-impl<M> Outbox<M> {
+impl<M, V> Default for Outbox<M, V> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<M, V> Outbox<M, V> {
     /// An empty outbox.
     pub fn new() -> Self {
         Self {
@@ -107,12 +247,12 @@ impl<M> Outbox<M> {
     }
 
     /// Delivers the payload to the application.
-    pub fn deliver(&mut self, value: Value) {
+    pub fn deliver(&mut self, value: V) {
         self.actions.push(Action::Deliver(value));
     }
 
     /// Reports local completion.
-    pub fn complete(&mut self, value: Value) {
+    pub fn complete(&mut self, value: V) {
         self.actions.push(Action::Complete(value));
     }
 
@@ -122,12 +262,12 @@ impl<M> Outbox<M> {
     }
 
     /// The queued actions, in order.
-    pub fn actions(&self) -> &[Action<M>] {
+    pub fn actions(&self) -> &[Action<M, V>] {
         &self.actions
     }
 
     /// Removes and returns the queued actions, in order.
-    pub fn drain(&mut self) -> alloc::vec::Drain<'_, Action<M>> {
+    pub fn drain(&mut self) -> alloc::vec::Drain<'_, Action<M, V>> {
         self.actions.drain(..)
     }
 
@@ -141,6 +281,9 @@ impl<M> Outbox<M> {
 pub trait Automaton: Clone + Eq + Hash + Debug {
     /// Messages exchanged by this protocol.
     type Msg: Message;
+    /// The application value: what is broadcast, or the operand and result of a reduction
+    /// (chosen by the protocol, often a type parameter the user picks).
+    type Value: Payload;
     /// Parameters shared by every process of one operation (not part of the hashed state).
     type Config: Debug;
 
@@ -149,7 +292,12 @@ pub trait Automaton: Clone + Eq + Hash + Debug {
 
     /// The process arrives at the operation (the root starts it). Called once, before any other
     /// handler.
-    fn on_start(&mut self, config: &Self::Config, now: Time, out: &mut Outbox<Self::Msg>);
+    fn on_start(
+        &mut self,
+        config: &Self::Config,
+        now: Time,
+        out: &mut Outbox<Self::Msg, Self::Value>,
+    );
 
     /// A message from `from` has been received (at the end of its receive overhead).
     fn on_message(
@@ -158,7 +306,7 @@ pub trait Automaton: Clone + Eq + Hash + Debug {
         now: Time,
         from: Rank,
         msg: Self::Msg,
-        out: &mut Outbox<Self::Msg>,
+        out: &mut Outbox<Self::Msg, Self::Value>,
     );
 
     /// Timer `id` fired.
@@ -167,12 +315,17 @@ pub trait Automaton: Clone + Eq + Hash + Debug {
         config: &Self::Config,
         now: Time,
         id: TimerId,
-        out: &mut Outbox<Self::Msg>,
+        out: &mut Outbox<Self::Msg, Self::Value>,
     );
 
     /// The send port is free: emit at most one [`Action::Send`]. Called after every input that
     /// might enable a send while the port is free, and whenever the port becomes free.
-    fn on_send_slot(&mut self, config: &Self::Config, now: Time, out: &mut Outbox<Self::Msg>);
+    fn on_send_slot(
+        &mut self,
+        config: &Self::Config,
+        now: Time,
+        out: &mut Outbox<Self::Msg, Self::Value>,
+    );
 
     /// Single-port model only (FTCO §2): with `queue` holding the messages waiting to be
     /// received (oldest first), choose one to handle in this step instead of sending, or `None`

@@ -71,6 +71,7 @@ struct Scripted {
 
 impl Automaton for Scripted {
     type Msg = Tag;
+    type Value = u64;
     type Config = Script;
 
     fn new(_: &Script, rank: Rank) -> Self {
@@ -272,6 +273,7 @@ struct Recorder(Scripted);
 
 impl Automaton for Recorder {
     type Msg = Tag;
+    type Value = u64;
     type Config = Script;
 
     fn new(config: &Script, rank: Rank) -> Self {

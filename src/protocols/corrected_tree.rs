@@ -153,6 +153,7 @@ impl CorrectedTreeNode {
 
 impl Automaton for CorrectedTreeNode {
     type Msg = Msg;
+    type Value = Value;
     type Config = CorrectedTreeConfig;
 
     fn new(config: &Self::Config, rank: Rank) -> Self {

@@ -18,9 +18,9 @@ pub(crate) fn phase_index(phase: Phase) -> usize {
 }
 
 /// Everything measured in one run. Times are absolute; latencies are relative to the root's
-/// start.
+/// start. `V` is the automaton's value type.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Report {
+pub struct Report<V = Value> {
     /// `P`.
     pub procs: u32,
     /// When the root started (its arrival).
@@ -28,7 +28,7 @@ pub struct Report {
     /// First delivery time of each process.
     pub delivered_at: Vec<Option<Time>>,
     /// The value each process delivered first.
-    pub delivered_value: Vec<Option<Value>>,
+    pub delivered_value: Vec<Option<V>>,
     /// Number of deliveries of each process (more than 1 is a duplicate).
     pub deliveries: Vec<u32>,
     /// Whether the first delivery was caused by a dissemination message (or is the root's).
@@ -40,7 +40,7 @@ pub struct Report {
     /// Messages per phase.
     pub messages: [u64; 3],
     /// `(rank, time, value)` of every completion event.
-    pub completions: Vec<(Rank, Time, Value)>,
+    pub completions: Vec<(Rank, Time, V)>,
     /// Last activity of each process (end of a send or of a receive).
     pub finish: Vec<Time>,
     /// Last activity of the whole operation (a receive ends, a send ends, or a message reaches
@@ -56,7 +56,7 @@ pub struct Report {
     pub trace: Vec<TraceEvent>,
 }
 
-impl Report {
+impl<V: Clone> Report<V> {
     pub(crate) fn new(procs: u32) -> Self {
         let n = procs as usize;
         Self {
@@ -78,12 +78,14 @@ impl Report {
             trace: Vec::new(),
         }
     }
+}
 
+impl<V> Report<V> {
     pub(crate) fn record_delivery(
         &mut self,
         rank: Rank,
         now: Time,
-        value: Value,
+        value: V,
         cause: Option<Phase>,
     ) {
         let r = rank as usize;
@@ -95,7 +97,7 @@ impl Report {
         }
     }
 
-    pub(crate) fn record_completion(&mut self, rank: Rank, now: Time, value: Value) {
+    pub(crate) fn record_completion(&mut self, rank: Rank, now: Time, value: V) {
         self.completions.push((rank, now, value));
     }
 
@@ -240,7 +242,7 @@ impl RunMetrics {
 
     /// The metrics of a finished run; `deadline` is the tree's fault-free deadline and
     /// `faults` the number of processes failed before the operation.
-    pub fn from_report(report: &Report, deadline: Time, faults: u64) -> Self {
+    pub fn from_report<V>(report: &Report<V>, deadline: Time, faults: u64) -> Self {
         let quiescence = report.quiescence_latency();
         Self {
             faults,

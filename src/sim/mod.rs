@@ -249,7 +249,7 @@ pub fn run<A: Automaton>(
     procs: u32,
     scenario: &Scenario,
     max_events: u64,
-) -> Result<Report, SimError> {
+) -> Result<Report<A::Value>, SimError> {
     run_observed::<A>(config, procs, scenario, max_events, |_| {})
 }
 
@@ -260,8 +260,8 @@ pub fn run_observed<A: Automaton>(
     procs: u32,
     scenario: &Scenario,
     max_events: u64,
-    mut observe: impl FnMut(&Report),
-) -> Result<Report, SimError> {
+    mut observe: impl FnMut(&Report<A::Value>),
+) -> Result<Report<A::Value>, SimError> {
     let mut sim = Sim::<A>::new(config, procs, scenario)?;
     let mut instants: u64 = 0;
     while sim.next_time().is_some() {
@@ -295,8 +295,8 @@ pub struct Sim<A: Automaton> {
     /// In-flight messages.
     slots: Vec<Option<InFlight<A::Msg>>>,
     free_slots: Vec<usize>,
-    outbox: Outbox<A::Msg>,
-    report: Report,
+    outbox: Outbox<A::Msg, A::Value>,
+    report: Report<A::Value>,
     timer_generation: u64,
 }
 
@@ -430,7 +430,7 @@ impl<A: Automaton> Sim<A> {
     }
 
     /// The metrics so far.
-    pub fn report(&self) -> &Report {
+    pub fn report(&self) -> &Report<A::Value> {
         &self.report
     }
 
@@ -611,7 +611,7 @@ impl<A: Automaton> Sim<A> {
         send_slot: bool,
     ) -> Result<(), SimError> {
         let mut sent = false;
-        let mut outbox = core::mem::replace(&mut self.outbox, Outbox::new());
+        let mut outbox = core::mem::take(&mut self.outbox);
         let result = self.apply_actions(rank, now, cause, send_slot, &mut sent, &mut outbox);
         outbox.drain();
         self.outbox = outbox;
@@ -634,7 +634,7 @@ impl<A: Automaton> Sim<A> {
         cause: Option<Phase>,
         send_slot: bool,
         sent: &mut bool,
-        outbox: &mut Outbox<A::Msg>,
+        outbox: &mut Outbox<A::Msg, A::Value>,
     ) -> Result<(), SimError> {
         for action in outbox.drain() {
             match action {

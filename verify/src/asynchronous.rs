@@ -10,7 +10,7 @@
 //! automata's sends are bounded, so the graph is acyclic for the protocols checked here (a
 //! boundary on the logical clock catches the others as a termination violation).
 
-use ftcoll::automaton::{Action, Automaton, Outbox, TimerId, Value};
+use ftcoll::automaton::{Action, Automaton, Outbox, TimerId};
 use ftcoll::protocols::corrected_tree::CorrectedTreeNode;
 use ftcoll::{Rank, Time};
 use stateright::{Model, Property};
@@ -25,7 +25,7 @@ pub struct AsyncModel<A: Automaton> {
     /// `P`.
     pub procs: u32,
     /// The root's payload.
-    pub payload: Value,
+    pub payload: A::Value,
     /// At most this many crashes.
     pub max_crashes: u32,
     /// Largest logical time explored.
@@ -44,7 +44,7 @@ pub struct AsyncState<A: Automaton> {
     /// Pending timers, sorted.
     pub timers: Vec<(Rank, TimerId)>,
     /// Deliveries per process and the first value delivered.
-    pub deliveries: Vec<(u32, Option<Value>)>,
+    pub deliveries: Vec<(u32, Option<A::Value>)>,
     /// Crashes so far.
     pub crashes: u32,
     /// Logical time: actions taken.
@@ -96,7 +96,7 @@ where
         &self,
         state: &mut AsyncState<A>,
         rank: Rank,
-        out: &mut Outbox<A::Msg>,
+        out: &mut Outbox<A::Msg, A::Value>,
         send_slot: bool,
     ) {
         let mut sent = 0;
@@ -270,7 +270,7 @@ where
 fn integrity<A: Automaton>(m: &AsyncModel<A>, s: &AsyncState<A>) -> bool {
     s.deliveries
         .iter()
-        .all(|(_, v)| v.is_none_or(|v| v == m.payload))
+        .all(|(_, v)| v.as_ref().is_none_or(|v| *v == m.payload))
 }
 
 fn no_duplicates<A: Automaton>(_: &AsyncModel<A>, s: &AsyncState<A>) -> bool {

@@ -27,7 +27,6 @@ pub mod timed;
 pub use asynchronous::AsyncModel;
 pub use timed::{CrashTiming, TimedModel};
 
-use ftcoll::automaton::Value;
 use ftcoll::protocols::corrected_tree::{CorrectedTreeConfig, CorrectionSpec, StartMode};
 use ftcoll::sim::Report;
 use ftcoll::topology::{LogP, Order, Tree, TreeKind};
@@ -97,25 +96,25 @@ pub mod predicates {
     use super::*;
 
     /// Every recorded delivery carries `payload`.
-    pub fn integrity(report: &Report, payload: Value) -> bool {
+    pub fn integrity<V: PartialEq>(report: &Report<V>, payload: &V) -> bool {
         report
             .delivered_value
             .iter()
-            .all(|v| v.is_none_or(|v| v == payload))
+            .all(|v| v.as_ref().is_none_or(|v| v == payload))
     }
 
     /// Nobody delivered twice.
-    pub fn no_duplicates(report: &Report) -> bool {
+    pub fn no_duplicates<V>(report: &Report<V>) -> bool {
         report.deliveries.iter().all(|&d| d <= 1)
     }
 
     /// Every process that never crashes delivered.
-    pub fn all_live_delivered(report: &Report) -> bool {
+    pub fn all_live_delivered<V>(report: &Report<V>) -> bool {
         report.undelivered() == 0
     }
 
     /// Some non-root process was first colored by a non-dissemination message.
-    pub fn some_corrected(report: &Report) -> bool {
+    pub fn some_corrected<V>(report: &Report<V>) -> bool {
         (1..report.procs as usize)
             .any(|r| report.delivered_at[r].is_some() && !report.by_dissemination[r])
     }

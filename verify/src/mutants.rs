@@ -43,6 +43,7 @@ pub struct MutantConfig {
 
 impl Automaton for Mutant {
     type Msg = Msg;
+    type Value = u64;
     type Config = MutantConfig;
 
     fn new(config: &MutantConfig, rank: Rank) -> Self {

@@ -7,7 +7,7 @@
 //! initial states. Time increases with every `Step` and crashes only add up, so the state graph
 //! is acyclic; liveness is an `always` property of quiescent states.
 
-use ftcoll::automaton::{Automaton, Value};
+use ftcoll::automaton::Automaton;
 use ftcoll::protocols::corrected_tree::{CorrectedTreeNode, CorrectionSpec};
 use ftcoll::protocols::correction::CorrectionKind;
 use ftcoll::sim::{PortModel, Report, Scenario, Sim, SimError, TraceEvent};
@@ -47,7 +47,7 @@ pub struct TimedModel<A: Automaton> {
     /// Dual- or single-port.
     pub port_model: PortModel,
     /// The root's payload (for integrity).
-    pub payload: Value,
+    pub payload: A::Value,
     /// `f`: at most this many crashes.
     pub max_crashes: u32,
     /// When crashes happen.
@@ -91,7 +91,7 @@ impl<A: Automaton> TimedModel<A> {
         config: A::Config,
         procs: u32,
         logp: LogP,
-        payload: Value,
+        payload: A::Value,
         max_crashes: u32,
         timing: CrashTiming,
         horizon: Time,
@@ -204,7 +204,7 @@ impl<A: Automaton> TimedModel<A> {
         &self,
         initial_crashes: &[Rank],
         actions: &[TimedAction],
-    ) -> (Vec<TraceEvent>, Report) {
+    ) -> (Vec<TraceEvent>, Report<A::Value>) {
         let mut state = self.initial(initial_crashes, true);
         for &action in actions {
             if let Some(next) = self.apply(&state, action) {
@@ -320,7 +320,7 @@ where
 }
 
 fn integrity<A: Automaton>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
-    predicates::integrity(s.sim.report(), m.payload)
+    predicates::integrity(s.sim.report(), &m.payload)
 }
 
 fn no_duplicates<A: Automaton>(_: &TimedModel<A>, s: &TimedState<A>) -> bool {
