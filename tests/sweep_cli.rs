@@ -1,6 +1,7 @@
 //! `ftcoll sweep` and `ftcoll merge`: determinism, shards merged into the unsharded bytes,
 //! resuming after an interruption, the full and fast engines agreeing byte for byte, summaries
-//! matching `simulate`, and the bad-input contract.
+//! matching `simulate`, and the bad-input contract (grid lists with empty or repeated items
+//! included).
 #![cfg(feature = "cli")]
 
 use std::path::PathBuf;
@@ -195,4 +196,72 @@ fn bad_input_names_the_flag() {
         all.extend(extra);
         assert_usage_error(&all, flag);
     }
+}
+
+#[test]
+fn grid_lists_refuse_empty_and_repeated_items() {
+    let base = ["sweep", "--tree", "lame:2", "--correction", "checked"];
+    for (extra, needles) in [
+        (&["--procs", "16,,32"][..], &["--procs", "empty item"][..]),
+        (&["--procs", ","], &["--procs", "empty item"]),
+        (&["--procs", "16,"], &["--procs", "empty item"]),
+        (&["--procs", ""], &["--procs"]),
+        (&["--procs", "16,16"], &["--procs", "'16' is listed twice"]),
+        (
+            &["--procs", "16,32,016"],
+            &["--procs", "'016' is listed twice"],
+        ),
+        (
+            &["--procs", "16", "--fault-count", "1,1"],
+            &["--fault-count", "'1' is listed twice"],
+        ),
+        (
+            &["--procs", "16", "--fault-rate", "0.1,0.10"],
+            &["--fault-rate", "'0.10' is listed twice"],
+        ),
+        (
+            &["--procs", "16", "-L", "2,3,2"],
+            &["-L", "'2' is listed twice"],
+        ),
+        (
+            &["--procs", "16", "--start", "sync,sync"],
+            &["--start", "'sync' is listed twice"],
+        ),
+        (
+            &["--procs", "16", "--first-side", "left,right,"],
+            &["--first-side", "empty item"],
+        ),
+    ] {
+        let mut args = base.to_vec();
+        args.extend(extra);
+        for n in needles {
+            assert_usage_error(&args, n);
+        }
+    }
+    for (flag, value, other) in [
+        ("--tree", "lame:2,lame:2", "--correction"),
+        ("--correction", "checked,ack,checked", "--tree"),
+    ] {
+        let fixed = if other == "--tree" {
+            "lame:2"
+        } else {
+            "checked"
+        };
+        let args = ["sweep", "--procs", "16", other, fixed, flag, value];
+        assert_usage_error(&args, flag);
+        assert_usage_error(&args, "listed twice");
+    }
+    // Distinct values still run, in the order given.
+    let text = stdout(&[
+        "sweep",
+        "--procs",
+        "32,16",
+        "--tree",
+        "lame:2",
+        "--correction",
+        "checked",
+    ]);
+    let rows: Vec<&str> = text.lines().filter(|l| l.contains(",lame:2,")).collect();
+    assert_eq!(rows.len(), 2);
+    assert!(rows[0].starts_with("0,32,") && rows[1].starts_with("1,16,"));
 }

@@ -43,13 +43,29 @@ pub enum Engine {
     Full,
 }
 
-fn list<T>(s: &str, item: impl Fn(&str) -> Result<T, String>) -> Result<Vec<T>, String> {
-    let values: Result<Vec<T>, String> = s.split(',').map(|v| item(v.trim())).collect();
-    let values = values?;
-    if values.is_empty() {
-        return Err("expected at least one value".into());
+/// Parses a comma-separated list in which every item means a distinct grid value: an empty
+/// item or a value listed twice (also as different spellings of one value, `16,016`) would make
+/// the grid differ from what was typed, or run a point twice.
+fn list<T: PartialEq>(s: &str, item: impl Fn(&str) -> Result<T, String>) -> Result<Vec<T>, String> {
+    let mut values: Vec<(T, &str)> = Vec::new();
+    for raw in s.split(',') {
+        let text = raw.trim();
+        if text.is_empty() {
+            return Err(
+                "empty item in the list (two commas in a row, or a comma at an end)".into(),
+            );
+        }
+        let value = item(text)?;
+        if let Some((_, first)) = values.iter().find(|(v, _)| *v == value) {
+            return Err(if *first == text {
+                format!("'{text}' is listed twice")
+            } else {
+                format!("'{text}' is listed twice (as '{first}' and '{text}')")
+            });
+        }
+        values.push((value, text));
     }
-    Ok(values)
+    Ok(values.into_iter().map(|(v, _)| v).collect())
 }
 
 /// A comma-separated list parsed by clap as one value.
