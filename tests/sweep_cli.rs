@@ -1,6 +1,7 @@
 //! `ftcoll sweep` and `ftcoll merge`: determinism, shards merged into the unsharded bytes,
 //! resuming after an interruption, the full and fast engines agreeing byte for byte, summaries
-//! matching `simulate`, and the bad-input contract.
+//! matching `simulate`, and the bad-input contract (grid lists with empty or repeated items
+//! included). Corrupted outputs given to `merge` and resuming: `merge_cli.rs`.
 #![cfg(feature = "cli")]
 
 use std::path::PathBuf;
@@ -45,7 +46,8 @@ fn sweep_is_deterministic_and_has_one_row_per_point() {
     let a = run(&grid(&[]));
     let b = run(&grid(&["--threads", "1"]));
     assert_eq!(a, b, "thread count must not change the bytes");
-    let lines: Vec<&str> = a.lines().collect();
+    let lines: Vec<&str> = a.lines().skip(1).collect();
+    assert!(a.starts_with("# ftcoll-sweep {\"version\":2,\"grid\":{\"procs\":[64,300],"));
     assert_eq!(lines.len(), 1 + 2 * 2 * 2 * 3);
     assert!(lines[0].starts_with("point,procs,tree,order,correction,start,model,L,o,first_side,faults,runs,seed,deadline,faults_mean,"));
     assert!(lines[0].contains("quiescence_latency_p99.9"));
@@ -109,8 +111,9 @@ fn shards_merge_into_the_unsharded_bytes() {
 fn an_interrupted_sweep_resumes_to_the_same_bytes() {
     let whole = run(&grid(&[]));
     let path = temp("resume.csv");
-    // Two complete points and half a line, as after a kill during a write.
-    let mut cut: String = whole.lines().take(3).map(|l| format!("{l}\n")).collect();
+    // The identity, the header, two complete points and half a line, as after a kill during a
+    // write.
+    let mut cut: String = whole.lines().take(4).map(|l| format!("{l}\n")).collect();
     cut.push_str("2,64,lame:2,inter");
     std::fs::write(&path, cut).unwrap();
     let p = path.to_str().unwrap().to_string();
@@ -163,8 +166,8 @@ fn summaries_agree_with_simulate() {
         .collect();
     quiescence.sort_unstable();
     let sweep = run(&with("sweep", &[]));
-    let header: Vec<&str> = sweep.lines().next().unwrap().split(',').collect();
-    let row: Vec<&str> = sweep.lines().nth(1).unwrap().split(',').collect();
+    let header: Vec<&str> = sweep.lines().nth(1).unwrap().split(',').collect();
+    let row: Vec<&str> = sweep.lines().nth(2).unwrap().split(',').collect();
     let cell = |name: &str| row[header.iter().position(|h| *h == name).unwrap()];
     let mean = quiescence.iter().sum::<u64>() as f64 / 12.0;
     assert_eq!(cell("quiescence_latency_mean"), format!("{mean:.4}"));
@@ -195,4 +198,72 @@ fn bad_input_names_the_flag() {
         all.extend(extra);
         assert_usage_error(&all, flag);
     }
+}
+
+#[test]
+fn grid_lists_refuse_empty_and_repeated_items() {
+    let base = ["sweep", "--tree", "lame:2", "--correction", "checked"];
+    for (extra, needles) in [
+        (&["--procs", "16,,32"][..], &["--procs", "empty item"][..]),
+        (&["--procs", ","], &["--procs", "empty item"]),
+        (&["--procs", "16,"], &["--procs", "empty item"]),
+        (&["--procs", ""], &["--procs"]),
+        (&["--procs", "16,16"], &["--procs", "'16' is listed twice"]),
+        (
+            &["--procs", "16,32,016"],
+            &["--procs", "'016' is listed twice"],
+        ),
+        (
+            &["--procs", "16", "--fault-count", "1,1"],
+            &["--fault-count", "'1' is listed twice"],
+        ),
+        (
+            &["--procs", "16", "--fault-rate", "0.1,0.10"],
+            &["--fault-rate", "'0.10' is listed twice"],
+        ),
+        (
+            &["--procs", "16", "-L", "2,3,2"],
+            &["-L", "'2' is listed twice"],
+        ),
+        (
+            &["--procs", "16", "--start", "sync,sync"],
+            &["--start", "'sync' is listed twice"],
+        ),
+        (
+            &["--procs", "16", "--first-side", "left,right,"],
+            &["--first-side", "empty item"],
+        ),
+    ] {
+        let mut args = base.to_vec();
+        args.extend(extra);
+        for n in needles {
+            assert_usage_error(&args, n);
+        }
+    }
+    for (flag, value, other) in [
+        ("--tree", "lame:2,lame:2", "--correction"),
+        ("--correction", "checked,ack,checked", "--tree"),
+    ] {
+        let fixed = if other == "--tree" {
+            "lame:2"
+        } else {
+            "checked"
+        };
+        let args = ["sweep", "--procs", "16", other, fixed, flag, value];
+        assert_usage_error(&args, flag);
+        assert_usage_error(&args, "listed twice");
+    }
+    // Distinct values still run, in the order given.
+    let text = stdout(&[
+        "sweep",
+        "--procs",
+        "32,16",
+        "--tree",
+        "lame:2",
+        "--correction",
+        "checked",
+    ]);
+    let rows: Vec<&str> = text.lines().filter(|l| l.contains(",lame:2,")).collect();
+    assert_eq!(rows.len(), 2);
+    assert!(rows[0].starts_with("0,32,") && rows[1].starts_with("1,16,"));
 }

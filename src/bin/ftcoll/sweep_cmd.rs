@@ -7,22 +7,34 @@
 //! the same command again resumes after the last complete line. `--shard i/n` keeps the points
 //! whose index is `i` modulo `n`; `merge` puts shard outputs back into exactly the bytes one
 //! unsharded run writes.
+//!
+//! Every output starts with the sweep's identity (the grid, runs, seed, shard); resuming and
+//! `merge` parse what they read back and refuse anything that sweep would not have written
+//! (see [`output`]).
 
 use std::cell::RefCell;
-use std::io::{BufRead, IsTerminal, Write};
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use ftcoll::experiment::{Faults, Point, PointStats, Prepared, STATISTICS};
+use ftcoll::experiment::{Faults, Point, PointStats, Prepared};
 use ftcoll::fastpath::Workspace;
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
 use ftcoll::protocols::Side;
-use ftcoll::sim::{PortModel, RunMetrics};
+use ftcoll::sim::PortModel;
 use ftcoll::topology::{Order, TreeKind};
 use rayon::prelude::*;
 
 use crate::args;
 use crate::{CliError, UsageError};
+
+mod output;
+
+use output::{
+    csv_header, line, line_of, missing_points, parameters, parse_output, shard_name, text_of,
+    Fault, Header, Identity, Row,
+};
 
 /// Output format of sweeps.
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -43,13 +55,29 @@ pub enum Engine {
     Full,
 }
 
-fn list<T>(s: &str, item: impl Fn(&str) -> Result<T, String>) -> Result<Vec<T>, String> {
-    let values: Result<Vec<T>, String> = s.split(',').map(|v| item(v.trim())).collect();
-    let values = values?;
-    if values.is_empty() {
-        return Err("expected at least one value".into());
+/// Parses a comma-separated list in which every item means a distinct grid value: an empty
+/// item or a value listed twice (also as different spellings of one value, `16,016`) would make
+/// the grid differ from what was typed, or run a point twice.
+fn list<T: PartialEq>(s: &str, item: impl Fn(&str) -> Result<T, String>) -> Result<Vec<T>, String> {
+    let mut values: Vec<(T, &str)> = Vec::new();
+    for raw in s.split(',') {
+        let text = raw.trim();
+        if text.is_empty() {
+            return Err(
+                "empty item in the list (two commas in a row, or a comma at an end)".into(),
+            );
+        }
+        let value = item(text)?;
+        if let Some((_, first)) = values.iter().find(|(v, _)| *v == value) {
+            return Err(if *first == text {
+                format!("'{text}' is listed twice")
+            } else {
+                format!("'{text}' is listed twice (as '{first}' and '{text}')")
+            });
+        }
+        values.push((value, text));
     }
-    Ok(values)
+    Ok(values.into_iter().map(|(v, _)| v).collect())
 }
 
 /// A comma-separated list parsed by clap as one value.
@@ -68,14 +96,48 @@ macro_rules! list_parser {
 fn keyword<T: Copy>(
     allowed: &'static str,
     table: &'static [(&'static str, T)],
-) -> impl Fn(&str) -> Result<T, String> {
-    move |v| {
-        table
-            .iter()
-            .find(|(k, _)| *k == v)
-            .map(|&(_, t)| t)
-            .ok_or_else(|| format!("expected {allowed}"))
-    }
+    v: &str,
+) -> Result<T, String> {
+    table
+        .iter()
+        .find(|(k, _)| *k == v)
+        .map(|&(_, t)| t)
+        .ok_or_else(|| format!("expected {allowed}"))
+}
+
+fn start_item(v: &str) -> Result<StartMode, String> {
+    keyword(
+        "sync or overlap",
+        &[
+            ("sync", StartMode::Synchronized),
+            ("overlap", StartMode::Overlapped),
+        ],
+        v,
+    )
+}
+
+fn model_item(v: &str) -> Result<PortModel, String> {
+    keyword(
+        "dual or single",
+        &[
+            ("dual", PortModel::DualPort),
+            ("single", PortModel::SinglePort),
+        ],
+        v,
+    )
+}
+
+fn side_item(v: &str) -> Result<Side, String> {
+    keyword(
+        "left or right",
+        &[("left", Side::Left), ("right", Side::Right)],
+        v,
+    )
+}
+
+fn count_item(v: &str) -> Result<u32, String> {
+    v.parse::<u32>()
+        .map_err(|_| "expected integers in 0..=4294967294".to_string())
 }
 
 list_parser! {
@@ -86,11 +148,14 @@ list_parser! {
     latency_list: u64 = args::latency;
     overhead_list: u64 = args::overhead;
     rate_list: f64 = crate::simulate_cmd::rate;
-    start_list: StartMode = keyword("sync or overlap", &[("sync", StartMode::Synchronized), ("overlap", StartMode::Overlapped)]);
-    model_list: PortModel = keyword("dual or single", &[("dual", PortModel::DualPort), ("single", PortModel::SinglePort)]);
-    side_list: Side = keyword("left or right", &[("left", Side::Left), ("right", Side::Right)]);
-    count_list: u32 = |v: &str| v.parse::<u32>().map_err(|_| "expected integers in 0..=4294967294".to_string());
+    start_list: StartMode = start_item;
+    model_list: PortModel = model_item;
+    side_list: Side = side_item;
+    count_list: u32 = count_item;
 }
+
+/// The most runs per point.
+const MAX_RUNS: u64 = 100_000_000;
 
 /// Parses `--shard i/n`.
 pub fn shard(s: &str) -> Result<(u64, u64), String> {
@@ -147,7 +212,7 @@ pub struct SweepArgs {
     #[arg(long, value_parser = rate_list, allow_negative_numbers = true)]
     fault_fraction: Option<List<f64>>,
     /// Runs per point (run i uses stream i of the seed, as `simulate` does).
-    #[arg(long, default_value = "1", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    #[arg(long, default_value = "1", value_parser = clap::value_parser!(u64).range(1..=MAX_RUNS))]
     runs: u64,
     /// Seed of every random choice (the same for every point).
     #[arg(long, default_value = "1", value_parser = clap::value_parser!(u64))]
@@ -169,151 +234,97 @@ pub struct SweepArgs {
     threads: Option<u64>,
 }
 
-/// The grid described by the arguments, in output order.
-fn grid(a: &SweepArgs) -> Vec<Point> {
-    let faults: Vec<Faults> = if let Some(c) = &a.fault_count {
-        c.0.iter().map(|&n| Faults::Count(n)).collect()
-    } else if let Some(r) = &a.fault_rate {
-        r.0.iter().map(|&r| Faults::Rate(r)).collect()
-    } else if let Some(f) = &a.fault_fraction {
-        f.0.iter().map(|&f| Faults::Fraction(f)).collect()
-    } else {
-        vec![Faults::None]
-    };
-    let mut points = Vec::new();
-    for &procs in &a.procs.0 {
-        for &tree in &a.tree.0 {
-            for &order in &a.order.0 {
-                for &correction in &a.correction.0 {
-                    for &start in &a.start.0 {
-                        for &model in &a.model.0 {
-                            for &latency in &a.latency.0 {
-                                for &overhead in &a.overhead.0 {
-                                    for &first_side in &a.first_side.0 {
-                                        for &f in &faults {
-                                            points.push(Point {
-                                                procs: procs as u32,
-                                                tree,
-                                                order,
-                                                correction,
-                                                start,
-                                                model,
-                                                latency,
-                                                overhead,
-                                                first_side,
-                                                faults: f,
-                                            });
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
+/// The values of every axis, typed, in output order (the outermost axis first). No axis is
+/// empty (clap's lists and the identity check refuse empty ones), so [`Grid::point`] indexes
+/// safely.
+#[derive(Clone, Debug, PartialEq)]
+struct Grid {
+    procs: Vec<u64>,
+    tree: Vec<TreeKind>,
+    order: Vec<Order>,
+    correction: Vec<CorrectionSpec>,
+    start: Vec<StartMode>,
+    model: Vec<PortModel>,
+    latency: Vec<u64>,
+    overhead: Vec<u64>,
+    first_side: Vec<Side>,
+    faults: Vec<Faults>,
+}
+
+impl Grid {
+    /// The grid the arguments describe.
+    fn from_args(a: &SweepArgs) -> Self {
+        let faults: Vec<Faults> = if let Some(c) = &a.fault_count {
+            c.0.iter().map(|&n| Faults::Count(n)).collect()
+        } else if let Some(r) = &a.fault_rate {
+            r.0.iter().map(|&r| Faults::Rate(r)).collect()
+        } else if let Some(f) = &a.fault_fraction {
+            f.0.iter().map(|&f| Faults::Fraction(f)).collect()
+        } else {
+            vec![Faults::None]
+        };
+        Self {
+            procs: a.procs.0.clone(),
+            tree: a.tree.0.clone(),
+            order: a.order.0.clone(),
+            correction: a.correction.0.clone(),
+            start: a.start.0.clone(),
+            model: a.model.0.clone(),
+            latency: a.latency.0.clone(),
+            overhead: a.overhead.0.clone(),
+            first_side: a.first_side.0.clone(),
+            faults,
         }
     }
-    points
-}
 
-const PARAMETERS: [&str; 14] = [
-    "point",
-    "procs",
-    "tree",
-    "order",
-    "correction",
-    "start",
-    "model",
-    "L",
-    "o",
-    "first_side",
-    "faults",
-    "runs",
-    "seed",
-    "deadline",
-];
-
-fn side_name(s: Side) -> &'static str {
-    match s {
-        Side::Left => "left",
-        Side::Right => "right",
+    /// The number of points (`None` past `u64`).
+    fn len(&self) -> Option<u64> {
+        [
+            self.procs.len(),
+            self.tree.len(),
+            self.order.len(),
+            self.correction.len(),
+            self.start.len(),
+            self.model.len(),
+            self.latency.len(),
+            self.overhead.len(),
+            self.first_side.len(),
+            self.faults.len(),
+        ]
+        .iter()
+        .try_fold(1u64, |n, &k| n.checked_mul(k as u64))
     }
-}
 
-fn model_name(m: PortModel) -> &'static str {
-    match m {
-        PortModel::DualPort => "dual",
-        PortModel::SinglePort => "single",
-    }
-}
-
-/// The parameter cells of a point (also the identity checked when resuming).
-fn parameters(index: usize, p: &Point, runs: u64, seed: u64, prepared: &Prepared) -> Vec<String> {
-    vec![
-        index.to_string(),
-        p.procs.to_string(),
-        p.tree.to_string(),
-        p.order.to_string(),
-        p.correction.to_string(),
-        p.start.to_string(),
-        model_name(p.model).into(),
-        p.latency.to_string(),
-        p.overhead.to_string(),
-        side_name(p.first_side).into(),
-        p.faults.to_string(),
-        runs.to_string(),
-        seed.to_string(),
-        prepared.deadline().to_string(),
-    ]
-}
-
-/// The CSV header of sweeps.
-pub fn csv_header() -> String {
-    let mut cells: Vec<String> = PARAMETERS.iter().map(|s| s.to_string()).collect();
-    for m in RunMetrics::NAMES {
-        for s in STATISTICS {
-            cells.push(format!("{m}_{s}"));
-        }
-    }
-    cells.join(",")
-}
-
-/// One output line (without the newline).
-fn line(format: SweepFormat, params: &[String], stats: &PointStats) -> String {
-    let summary = stats.summary();
-    match format {
-        SweepFormat::Csv => {
-            let mut cells = params.to_vec();
-            for s in &summary {
-                cells.extend(s.iter().cloned());
-            }
-            cells.join(",")
-        }
-        SweepFormat::Json => {
-            let mut fields: Vec<String> = PARAMETERS
-                .iter()
-                .zip(params)
-                .map(|(k, v)| match *k {
-                    "point" | "procs" | "L" | "o" | "runs" | "seed" | "deadline" => {
-                        format!("\"{k}\":{v}")
-                    }
-                    _ => format!("\"{k}\":\"{v}\""),
-                })
-                .collect();
-            let metrics: Vec<String> = RunMetrics::NAMES
-                .iter()
-                .zip(&summary)
-                .map(|(m, s)| {
-                    let stats: Vec<String> = STATISTICS
-                        .iter()
-                        .zip(s)
-                        .map(|(k, v)| format!("\"{k}\":{v}"))
-                        .collect();
-                    format!("\"{m}\":{{{}}}", stats.join(","))
-                })
-                .collect();
-            fields.push(format!("\"metrics\":{{{}}}", metrics.join(",")));
-            format!("{{{}}}", fields.join(","))
+    /// Point `index` (below [`Grid::len`]): a mixed-radix number whose last digit is faults.
+    fn point(&self, index: u64) -> Point {
+        let mut rest = index;
+        let mut digit = |len: usize| {
+            let len = len.max(1) as u64;
+            let d = (rest % len) as usize;
+            rest /= len;
+            d
+        };
+        let faults = digit(self.faults.len());
+        let first_side = digit(self.first_side.len());
+        let overhead = digit(self.overhead.len());
+        let latency = digit(self.latency.len());
+        let model = digit(self.model.len());
+        let start = digit(self.start.len());
+        let correction = digit(self.correction.len());
+        let order = digit(self.order.len());
+        let tree = digit(self.tree.len());
+        let procs = digit(self.procs.len());
+        Point {
+            procs: self.procs[procs] as u32,
+            tree: self.tree[tree],
+            order: self.order[order],
+            correction: self.correction[correction],
+            start: self.start[start],
+            model: self.model[model],
+            latency: self.latency[latency],
+            overhead: self.overhead[overhead],
+            first_side: self.first_side[first_side],
+            faults: self.faults[faults],
         }
     }
 }
@@ -373,57 +384,95 @@ pub fn progress_bar(total: u64, message: &str) -> indicatif::ProgressBar {
     bar
 }
 
-/// Points already in `path`: their lines, after dropping an incomplete last line.
-fn resume(path: &Path, format: SweepFormat) -> Result<Vec<String>, CliError> {
-    let Ok(bytes) = std::fs::read(path) else {
-        return Ok(Vec::new());
+/// What resuming an output file found: how many of this sweep's points it holds, and what of
+/// the identity line and CSV header is still to be written.
+struct Resume {
+    done: usize,
+    preamble: String,
+}
+
+/// Checks the complete lines of `path` against this sweep (identity, then its points in order)
+/// and only then cuts a partial last line (an interrupted write).
+fn resume(
+    path: &Path,
+    format: SweepFormat,
+    identity: &Identity,
+    prepared: &[(usize, &Point, Prepared)],
+) -> Result<Resume, CliError> {
+    let csv_header_line = match format {
+        SweepFormat::Csv => format!("{}\n", csv_header()),
+        SweepFormat::Json => String::new(),
     };
-    let text = String::from_utf8_lossy(&bytes);
-    let complete = match text.rfind('\n') {
-        Some(i) => &text[..=i],
-        None => "",
+    let fresh = Resume {
+        done: 0,
+        preamble: format!("{}\n{csv_header_line}", identity.line(format)),
     };
-    if complete.len() != text.len() {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(fresh),
+        Err(e) => {
+            return Err(UsageError(format!("--output: cannot read {}: {e}", path.display())).into())
+        }
+    };
+    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |k| k + 1);
+    let refuse = |f: Fault| -> CliError { f.in_file("--output", path).into() };
+    let text = text_of(&bytes[..complete]).map_err(refuse)?;
+    let contents = parse_output(format, text).map_err(refuse)?;
+    let mut preamble = String::new();
+    match &contents.header {
+        None => preamble = fresh.preamble,
+        Some(h) => {
+            if let Some(d) = identity.difference(&h.identity) {
+                return Err(refuse(Fault::whole(format!(
+                    "holds a different sweep (this one vs the file's: {d}); choose another file"
+                ))));
+            }
+            if h.identity.shard != identity.shard {
+                return Err(refuse(Fault::whole(format!(
+                    "holds {} and this is {}; choose another file",
+                    shard_name(h.shard),
+                    identity
+                        .shard
+                        .as_deref()
+                        .map_or("the unsharded sweep".into(), |s| format!("shard {s}"))
+                ))));
+            }
+            if format == SweepFormat::Csv && !contents.csv_header {
+                preamble = csv_header_line;
+            }
+        }
+    }
+    // The shard's points in order: the file's rows must be the first of them.
+    for (row, (i, _, ready)) in contents.rows.iter().zip(prepared) {
+        if row.point != *i as u64 {
+            return Err(refuse(Fault::at(
+                row.number,
+                format!("point {} where this sweep's next point is {i}", row.point),
+            )));
+        }
+        if row.deadline != ready.deadline() {
+            return Err(refuse(Fault::at(
+                row.number,
+                format!(
+                    "deadline {} but point {i} has deadline {}",
+                    row.deadline,
+                    ready.deadline()
+                ),
+            )));
+        }
+    }
+    if contents.rows.len() > prepared.len() {
+        return Err(refuse(Fault::whole("holds more points than this sweep")));
+    }
+    if complete != bytes.len() {
         // An interrupted write: cut the partial line.
         let f = std::fs::OpenOptions::new().write(true).open(path)?;
-        f.set_len(complete.len() as u64)?;
+        f.set_len(complete as u64)?;
     }
-    let mut lines: Vec<String> = complete.lines().map(str::to_string).collect();
-    if format == SweepFormat::Csv && !lines.is_empty() {
-        if lines[0] != csv_header() {
-            return Err(UsageError(format!(
-                "--output: {} is not a CSV sweep of this version (header differs); choose another file",
-                path.display()
-            ))
-            .into());
-        }
-        lines.remove(0);
-    }
-    Ok(lines)
-}
-
-/// The identity prefix of an output line: the parameter cells.
-fn identity(format: SweepFormat, line: &str) -> String {
-    match format {
-        SweepFormat::Csv => line
-            .split(',')
-            .take(PARAMETERS.len())
-            .collect::<Vec<_>>()
-            .join(","),
-        SweepFormat::Json => line
-            .split_once(",\"metrics\"")
-            .map_or(line, |(a, _)| a)
-            .to_string(),
-    }
-}
-
-/// The point index of an output line.
-fn point_index(format: SweepFormat, line: &str) -> Option<u64> {
-    let digits = match format {
-        SweepFormat::Csv => line.split(',').next()?,
-        SweepFormat::Json => line.strip_prefix("{\"point\":")?.split(',').next()?,
-    };
-    digits.parse().ok()
+    Ok(Resume {
+        done: contents.rows.len(),
+        preamble,
+    })
 }
 
 /// `ftcoll sweep`.
@@ -434,7 +483,12 @@ pub fn sweep(a: SweepArgs, out: &mut impl Write) -> Result<(), CliError> {
             .num_threads(t as usize)
             .build_global();
     }
-    let points = grid(&a);
+    let grid = Grid::from_args(&a);
+    let total = grid
+        .len()
+        .ok_or_else(|| UsageError("--procs: the grid has more than 2^64 - 1 points".into()))?;
+    let identity = Identity::new(&grid, a.runs, a.seed, a.shard);
+    let points: Vec<Point> = (0..total).map(|i| grid.point(i)).collect();
     // Validate every point before running anything.
     let mut prepared = Vec::new();
     for (i, p) in points.iter().enumerate() {
@@ -457,41 +511,25 @@ pub fn sweep(a: SweepArgs, out: &mut impl Write) -> Result<(), CliError> {
         })?;
         prepared.push((i, p, ready));
     }
-    let mut done: Vec<String> = Vec::new();
+    let mut done = 0;
     let mut file = None;
     if let Some(path) = &a.output {
-        done = resume(path, a.format)?;
+        let resumed = resume(path, a.format, &identity, &prepared)?;
+        done = resumed.done;
         let mut f = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(path)
             .map_err(|e| UsageError(format!("--output: cannot open {}: {e}", path.display())))?;
-        if a.format == SweepFormat::Csv && std::fs::metadata(path)?.len() == 0 {
-            writeln!(f, "{}", csv_header())?;
-        }
+        f.write_all(resumed.preamble.as_bytes())?;
         file = Some(f);
-    } else if a.format == SweepFormat::Csv {
-        writeln!(out, "{}", csv_header())?;
-    }
-    // Resume: the existing lines must be this sweep's first points.
-    for (line, (i, p, ready)) in done.iter().zip(&prepared) {
-        let expected = line_identity(a.format, *i, p, a.runs, a.seed, ready);
-        if identity(a.format, line) != expected {
-            return Err(UsageError(format!(
-                "--output: {} holds a different sweep (point {i} differs); choose another file",
-                a.output
-                    .as_ref()
-                    .map_or(String::new(), |p| p.display().to_string())
-            ))
-            .into());
+    } else {
+        writeln!(out, "{}", identity.line(a.format))?;
+        if a.format == SweepFormat::Csv {
+            writeln!(out, "{}", csv_header())?;
         }
     }
-    if done.len() > prepared.len() {
-        return Err(
-            UsageError("--output: the file holds more points than this sweep".into()).into(),
-        );
-    }
-    let todo = &prepared[done.len()..];
+    let todo = &prepared[done..];
     let bar = progress_bar(todo.len() as u64 * a.runs, "sweep");
     for (i, p, ready) in todo {
         let stats = run_point(ready, a.seed, a.runs, &|n| bar.inc(n))
@@ -513,18 +551,6 @@ pub fn sweep(a: SweepArgs, out: &mut impl Write) -> Result<(), CliError> {
     Ok(())
 }
 
-fn line_identity(
-    format: SweepFormat,
-    i: usize,
-    p: &Point,
-    runs: u64,
-    seed: u64,
-    ready: &Prepared,
-) -> String {
-    let params = parameters(i, p, runs, seed, ready);
-    identity(format, &line(format, &params, &PointStats::default()))
-}
-
 /// `ftcoll merge`.
 #[derive(Args, Debug)]
 pub struct MergeArgs {
@@ -534,53 +560,133 @@ pub struct MergeArgs {
     /// Write here instead of stdout.
     #[arg(long)]
     output: Option<PathBuf>,
-    /// Shard outputs of one sweep.
+    /// Shard outputs of one sweep: every shard `0/N` to `N-1/N`, each complete, once.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
 }
 
-/// `ftcoll merge`: every point line of the inputs, by point index, under one header.
+/// A shard output read back whole.
+struct ShardFile<'a> {
+    path: &'a Path,
+    header: Header,
+    rows: Vec<Row>,
+}
+
+/// Reads a complete shard output, refusing anything its sweep would not have written.
+fn read_shard(path: &Path, format: SweepFormat) -> Result<ShardFile<'_>, UsageError> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| UsageError(format!("inputs: cannot read {}: {e}", path.display())))?;
+    let refuse = |f: Fault| f.in_file("inputs", path);
+    if bytes.is_empty() {
+        return Err(refuse(Fault::whole("empty file, not a sweep output")));
+    }
+    let text = text_of(&bytes).map_err(refuse)?;
+    if !text.ends_with('\n') {
+        return Err(refuse(Fault::at(
+            line_of(&bytes, bytes.len()),
+            "truncated: the last line has no newline \
+             (an interrupted sweep: rerun it with --output on this file to finish it)",
+        )));
+    }
+    let contents = parse_output(format, text).map_err(refuse)?;
+    let Some(header) = contents.header else {
+        return Err(refuse(Fault::whole("empty file, not a sweep output")));
+    };
+    if format == SweepFormat::Csv && !contents.csv_header {
+        return Err(refuse(Fault::at(2, "the CSV header is missing")));
+    }
+    let (missing, first) = missing_points(&contents.rows, header.points, header.shard);
+    if missing > 0 {
+        let mut list: Vec<String> = first.iter().map(u64::to_string).collect();
+        if missing > first.len() as u64 {
+            list.push("…".into());
+        }
+        return Err(refuse(Fault::whole(format!(
+            "incomplete {}: {missing} of its points missing (points {}); \
+             rerun its sweep with --output on this file to finish it",
+            shard_name(header.shard),
+            list.join(", ")
+        ))));
+    }
+    Ok(ShardFile {
+        path,
+        header,
+        rows: contents.rows,
+    })
+}
+
+/// `ftcoll merge`: checks that the inputs are every shard of one sweep, each complete and
+/// intact, then writes the unsharded sweep's bytes: its identity, the header, the points in order.
 pub fn merge(a: MergeArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let mut lines: std::collections::BTreeMap<u64, String> = std::collections::BTreeMap::new();
-    for path in &a.inputs {
-        let f = std::fs::File::open(path)
-            .map_err(|e| UsageError(format!("inputs: cannot read {}: {e}", path.display())))?;
-        for (n, l) in std::io::BufReader::new(f).lines().enumerate() {
-            let l = l?;
-            if a.format == SweepFormat::Csv && n == 0 {
-                if l != csv_header() {
-                    return Err(UsageError(format!(
-                        "inputs: {} is not a CSV sweep output",
-                        path.display()
-                    ))
-                    .into());
-                }
-                continue;
-            }
-            let index = point_index(a.format, &l).ok_or_else(|| {
-                UsageError(format!(
-                    "inputs: {} line {}: not a sweep point",
-                    path.display(),
-                    n + 1
-                ))
-            })?;
-            if let Some(previous) = lines.insert(index, l.clone()) {
-                if previous != l {
-                    return Err(UsageError(format!(
-                        "inputs: point {index} appears twice with different results"
-                    ))
-                    .into());
-                }
-            }
+    let shards = a
+        .inputs
+        .iter()
+        .map(|p| read_shard(p, a.format))
+        .collect::<Result<Vec<_>, _>>()?;
+    let Some(first) = shards.first() else {
+        return Err(UsageError("inputs: no shard outputs given".into()).into());
+    };
+    let count = first.header.shard.1;
+    let mut given: BTreeMap<u64, &Path> = BTreeMap::new();
+    for s in &shards {
+        if let Some(d) = s.header.identity.difference(&first.header.identity) {
+            return Err(UsageError(format!(
+                "inputs: {} and {} are outputs of different sweeps ({d})",
+                s.path.display(),
+                first.path.display()
+            ))
+            .into());
+        }
+        if s.header.shard.1 != count {
+            return Err(UsageError(format!(
+                "inputs: {} holds {} but {} holds {} (shards of different sweeps)",
+                s.path.display(),
+                shard_name(s.header.shard),
+                first.path.display(),
+                shard_name(first.header.shard)
+            ))
+            .into());
+        }
+        if let Some(other) = given.insert(s.header.shard.0, s.path) {
+            return Err(UsageError(format!(
+                "inputs: {} repeats {} of {}",
+                s.path.display(),
+                shard_name(s.header.shard),
+                other.display()
+            ))
+            .into());
         }
     }
-    let mut text = String::new();
+    let missing: Vec<u64> = (0..count).filter(|k| !given.contains_key(k)).collect();
+    if !missing.is_empty() {
+        let mut names: Vec<String> = missing
+            .iter()
+            .take(5)
+            .map(|k| format!("{k}/{count}"))
+            .collect();
+        if missing.len() > names.len() {
+            names.push(format!("… ({} in all)", missing.len()));
+        }
+        return Err(UsageError(format!(
+            "inputs: shard {} missing (given {} of {count} shards)",
+            names.join(", "),
+            given.len()
+        ))
+        .into());
+    }
+    let mut rows: Vec<&Row> = shards.iter().flat_map(|s| &s.rows).collect();
+    // Shards own disjoint points, so the order is total.
+    rows.sort_unstable_by_key(|r| r.point);
+    let mut identity = first.header.identity.clone();
+    identity.shard = None;
+    let mut text = identity.line(a.format);
+    text.push('\n');
     if a.format == SweepFormat::Csv {
         text.push_str(&csv_header());
         text.push('\n');
     }
-    for l in lines.values() {
-        text.push_str(l);
+    for r in rows {
+        text.push_str(&r.line);
         text.push('\n');
     }
     match &a.output {
