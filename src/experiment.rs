@@ -285,12 +285,20 @@ impl Point {
             crash_at: Vec::new(),
             arrivals: ArrivalSpec::None,
         };
-        let eligible = config.correction == CorrectionKind::Checked
-            && !config.acknowledgments
-            && self.start == StartMode::Synchronized
-            && self.model == PortModel::DualPort;
-        let fast = (fast && eligible).then(|| SyncChecked::new(&config.tree, self.first_side));
+        let fast = (fast && self.takes_fast_path())
+            .then(|| SyncChecked::new(&config.tree, self.first_side));
         Ok(Prepared { config, spec, fast })
+    }
+}
+
+impl Point {
+    /// Whether [`Point::prepare`]`(true)` takes the fast path (exact for synchronized checked
+    /// correction without acknowledgments under dual-port LogP); its runs then need the fast
+    /// path's `O(P)` tables, shared, instead of the full simulator per thread.
+    pub fn takes_fast_path(&self) -> bool {
+        self.correction == CorrectionSpec::Correction(CorrectionKind::Checked)
+            && self.start == StartMode::Synchronized
+            && self.model == PortModel::DualPort
     }
 }
 

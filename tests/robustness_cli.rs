@@ -77,6 +77,39 @@ fn requests_beyond_the_memory_limit_are_refused_before_allocating() {
         ],
         "--faults",
     );
+    // sweep: the largest point's simulators, and a grid too large to list.
+    assert_usage_error(
+        &[
+            "sweep",
+            "--procs",
+            "4294967295",
+            "--tree",
+            "binomial",
+            "--correction",
+            "checked",
+        ],
+        "--procs",
+    );
+    let procs: Vec<String> = (2..=2001).map(|p| p.to_string()).collect();
+    let latencies: Vec<String> = (0..=1000).map(|l| l.to_string()).collect();
+    let overheads: Vec<String> = (1..=1000).map(|o| o.to_string()).collect();
+    let (procs, latencies, overheads) = (procs.join(","), latencies.join(","), overheads.join(","));
+    let grid = [
+        "sweep",
+        "--procs",
+        &procs,
+        "--tree",
+        "binomial,lame:2",
+        "--correction",
+        "checked,ack",
+        "-L",
+        &latencies,
+        "-o",
+        &overheads,
+    ];
+    assert_usage_error(&grid, "--procs");
+    let err = String::from_utf8_lossy(&ftcoll(&grid).stderr).into_owned();
+    assert!(err.contains("8008000000 points"), "{err}");
     // A bad size for the limit itself.
     for bad in ["0", "12Q", "-1G", "1K"] {
         assert_usage_error(

@@ -26,6 +26,7 @@ use ftcoll::sim::PortModel;
 use ftcoll::topology::{Order, TreeKind};
 use rayon::prelude::*;
 
+use crate::admission;
 use crate::args;
 use crate::{CliError, UsageError};
 
@@ -475,6 +476,22 @@ fn resume(
     })
 }
 
+/// Bytes of bookkeeping per grid point (the point, its prepared configuration and tree).
+const POINT_BYTES: u64 = 512;
+
+/// The memory one point's runs need on `threads` threads: the fast path's shared tables and a
+/// workspace per thread (measured: 25 B per process fault-free, 50 B at 4 % failed, one thread,
+/// docs/performance.md; peak while building the tables ≈ 32 B), or a full simulator per thread.
+fn point_need(p: &Point, auto: bool, threads: u64) -> u64 {
+    let procs = u64::from(p.procs);
+    let per_proc = if auto && p.takes_fast_path() {
+        48 + 64 * threads
+    } else {
+        admission::DRIVER_BYTES_PER_PROC * threads
+    };
+    procs.saturating_mul(per_proc)
+}
+
 /// `ftcoll sweep`.
 pub fn sweep(a: SweepArgs, out: &mut impl Write) -> Result<(), CliError> {
     if let Some(t) = a.threads {
@@ -488,8 +505,34 @@ pub fn sweep(a: SweepArgs, out: &mut impl Write) -> Result<(), CliError> {
         .len()
         .ok_or_else(|| UsageError("--procs: the grid has more than 2^64 - 1 points".into()))?;
     let identity = Identity::new(&grid, a.runs, a.seed, a.shard);
+    // Admission: the grid's bookkeeping, then the largest point's runs (points run one after
+    // the other, each point's tables or simulators built when it starts).
+    let owned = match a.shard {
+        Some((k, n)) => total / n + u64::from(total % n > k),
+        None => total,
+    };
+    admission::admit(
+        "--procs",
+        &format!("a grid of {total} points"),
+        admission::BASELINE_BYTES.saturating_add(owned.saturating_mul(POINT_BYTES)),
+    )?;
+    let threads = rayon::current_num_threads() as u64;
+    let largest = (0..total)
+        .filter(|i| a.shard.is_none_or(|(k, n)| i % n == k))
+        .map(|i| {
+            let p = grid.point(i);
+            point_need(&p, a.engine == Engine::Auto, threads)
+        })
+        .max()
+        .unwrap_or(0);
+    admission::admit(
+        "--procs",
+        &format!("running the largest point on {threads} threads"),
+        admission::BASELINE_BYTES.saturating_add(largest),
+    )?;
     let points: Vec<Point> = (0..total).map(|i| grid.point(i)).collect();
-    // Validate every point before running anything.
+    // Validate every point before running anything (without the fast path's tables, built
+    // when the point runs).
     let mut prepared = Vec::new();
     for (i, p) in points.iter().enumerate() {
         if let Some((k, n)) = a.shard {
@@ -497,7 +540,7 @@ pub fn sweep(a: SweepArgs, out: &mut impl Write) -> Result<(), CliError> {
                 continue;
             }
         }
-        let ready = p.prepare(a.engine == Engine::Auto).map_err(|e| {
+        let ready = p.prepare(false).map_err(|e| {
             let flag = match p.faults {
                 Faults::Count(_) => "--fault-count",
                 Faults::Fraction(_) => "--fault-fraction",
@@ -532,6 +575,15 @@ pub fn sweep(a: SweepArgs, out: &mut impl Write) -> Result<(), CliError> {
     let todo = &prepared[done..];
     let bar = progress_bar(todo.len() as u64 * a.runs, "sweep");
     for (i, p, ready) in todo {
+        let built;
+        let ready = if a.engine == Engine::Auto && p.takes_fast_path() {
+            built = p
+                .prepare(true)
+                .map_err(|e| UsageError(format!("point {i}: {}", e.0)))?;
+            &built
+        } else {
+            ready
+        };
         let stats = run_point(ready, a.seed, a.runs, &|n| bar.inc(n))
             .map_err(|e| UsageError(format!("point {i}: {e}")))?;
         let params = parameters(*i, p, a.runs, a.seed, ready);
