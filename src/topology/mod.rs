@@ -15,6 +15,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::str::FromStr;
 
+pub mod ftco;
 mod inorder;
 mod interleaving;
 mod kary;
