@@ -9,12 +9,16 @@
 //! §3.2.1) and [`Order::InOrder`] (depth-first pre-order, children in send order, CT Fig. 3
 //! left). [`check_interleaved`] decides CT Definition 1 and [`Reach`] gives the dissemination
 //! reach of a failure set.
+//!
+//! [`ftco`] gives FTCO's k-ary and k-nomial trees, single- and multi-root, with the lookups of
+//! FTCO Alg. 3–4 and their fault-free latency under the single-port step model.
 
 use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
 use core::str::FromStr;
 
+pub mod ftco;
 mod inorder;
 mod interleaving;
 mod kary;
