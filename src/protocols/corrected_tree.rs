@@ -198,6 +198,16 @@ impl Automaton for CorrectedTreeNode {
             out.ignore("sender is not a rank of this operation");
             return;
         }
+        if from == self.rank {
+            // No process sends to itself (DESIGN §2), so this is no peer's message.
+            out.ignore("message from the process itself");
+            return;
+        }
+        if self.rank == 0 && !self.arrived {
+            // Nobody holds the payload before the root starts the operation.
+            out.ignore("message to the root before it started");
+            return;
+        }
         match msg.body {
             Body::Tree => {
                 if config.tree.parent(self.rank) != Some(from) {
@@ -234,7 +244,8 @@ impl Automaton for CorrectedTreeNode {
                     out.ignore("correction message: already colored");
                 }
                 if self.corrector.take_delivery() {
-                    self.deliver(msg.value, out);
+                    // The payload it holds (and forwards in SOS), not this message's.
+                    self.deliver(self.value.unwrap_or(msg.value), out);
                 }
             }
             Body::Gossip { .. } => out.ignore("gossip message in a tree broadcast"),

@@ -519,7 +519,8 @@ impl FailProof {
         let keep = self.faults as usize + 1;
         let known = &mut self.known[side.index()];
         for &rank in core::iter::once(&from).chain(list) {
-            if rank != ring.me && !known.contains(&rank) {
+            // A peer's list may hold anything; only other ranks of the operation are correctors.
+            if rank != ring.me && rank < ring.procs && !known.contains(&rank) {
                 known.push(rank);
             }
         }
@@ -563,6 +564,7 @@ impl FailProof {
                 let was_waiting = self.heard.len() <= self.faults as usize;
                 for &rank in core::iter::once(&from).chain(known.iter()) {
                     if rank != ring.me
+                        && rank < ring.procs
                         && !self.heard.contains(&rank)
                         && self.heard.len() <= self.faults as usize
                     {
