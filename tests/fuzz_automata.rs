@@ -477,7 +477,7 @@ fn generate(family: Family, seed: u64, index: u64) -> Case {
 // Checking
 
 /// What the checks need to read from an automaton beyond the contract.
-trait Inspect: Automaton<Msg = Msg, Config = CorrectedTreeConfig> {
+trait Inspect: Automaton<Msg = Msg, Value = u64, Config = CorrectedTreeConfig> {
     fn coloring(&self) -> Coloring;
 }
 
@@ -1497,6 +1497,7 @@ static SLOTS: AtomicU64 = AtomicU64::new(0);
 
 impl<const BUG: u8> Automaton for Mutant<BUG> {
     type Msg = Msg;
+    type Value = u64;
     type Config = CorrectedTreeConfig;
 
     fn new(config: &CorrectedTreeConfig, rank: Rank) -> Self {
