@@ -33,10 +33,12 @@ impl<T: Clone + Eq + Hash + Debug> Payload for T {}
 
 /// A timer identifier, chosen by the automaton; setting a timer again replaces it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct TimerId(pub u32);
 
 /// What a message is for, so drivers can count messages per phase without knowing protocols.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Phase {
     /// Tree or gossip dissemination.
     Dissemination,
@@ -80,6 +82,7 @@ pub trait Reduction: Debug {
 
 /// Wrapping sum of `u64` (not idempotent: a value counted twice changes the result).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Sum;
 
 impl Reduction for Sum {
@@ -94,6 +97,7 @@ impl Reduction for Sum {
 
 /// Minimum of `u64` (idempotent).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Min;
 
 impl Reduction for Min {
@@ -108,6 +112,7 @@ impl Reduction for Min {
 
 /// Maximum of `u64` (idempotent).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Max;
 
 impl Reduction for Max {
@@ -122,6 +127,7 @@ impl Reduction for Max {
 
 /// Bitwise or of `u64` (idempotent): with operand `1 << rank` it records who contributed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct BitOr;
 
 impl Reduction for BitOr {
@@ -139,6 +145,7 @@ impl Reduction for BitOr {
 /// includes every process that did not fail before the end and counts no value twice"). Not
 /// idempotent, by design. Sorted `(rank, count)` pairs; meant for small `P`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Contributions;
 
 impl Reduction for Contributions {

@@ -25,6 +25,7 @@ use crate::Time;
 
 /// Exact distribution of one integer metric: value → number of runs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Histogram {
     counts: BTreeMap<u64, u64>,
 }
@@ -129,10 +130,12 @@ pub const STATISTICS: [&str; 8] = ["mean", "std", "p5", "p50", "p95", "p99", "p9
 
 /// Everything measured at one point.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct PointStats {
     /// One histogram per [`RunMetrics::NAMES`] entry.
     pub metrics: [Histogram; 11],
     /// Joint distribution of `(gmax, correction_latency)` (CT Fig. 10).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_support::pairs"))]
     pub gmax_vs_correction: BTreeMap<(u64, u64), u64>,
 }
 
@@ -193,6 +196,7 @@ impl PointStats {
 
 /// Which processes fail before the operation, per point.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Faults {
     /// Nobody.
     None,
@@ -217,6 +221,7 @@ impl core::fmt::Display for Faults {
 
 /// One point of a sweep: every parameter of `ftcoll simulate` but the seed's runs.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Point {
     /// `P`.
     pub procs: u32,

@@ -4,7 +4,9 @@
 //! papers written as pure automata, plus the arithmetic they stand on.
 //!
 //! The core is `#![no_std]` + `alloc`; the default `std` feature only adds
-//! `std::error::Error` implementations. The command-line tool lives behind the `cli` feature.
+//! `std::error::Error` implementations; `serde` adds `Serialize`/`Deserialize` to every public
+//! configuration, spec, topology parameter, scenario, report, metric summary, trace event and
+//! protocol message. The command-line tool lives behind the `cli` feature.
 //!
 //! - [`topology`]: the tree numberings of CT §3.2 (k-ary, binomial, Lamé, LogP-optimal; interleaved
 //!   and in-order), the ready-to-send sequences `R(t)`, the Definition 1 checker and the
@@ -22,6 +24,8 @@ pub mod experiment;
 pub mod fastpath;
 pub mod protocols;
 pub mod rng;
+#[cfg(feature = "serde")]
+pub mod serde_support;
 pub mod sim;
 pub mod topology;
 

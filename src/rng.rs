@@ -4,6 +4,7 @@
 
 /// SplitMix64 (Steele, Lea, Flood 2014): one `u64` of state, full period `2^64`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct SplitMix64 {
     state: u64,
 }

@@ -28,6 +28,7 @@ pub const CORRECTION_START: TimerId = TimerId(1);
 
 /// When correcting processes start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum StartMode {
     /// At the tree's fault-free deadline, all together (CT §3.3, CG's fixed instant).
     Synchronized,
@@ -37,6 +38,7 @@ pub enum StartMode {
 
 /// Parameters shared by every process of one Corrected Tree broadcast.
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CorrectedTreeConfig {
     /// The dissemination tree.
     pub tree: Tree,
@@ -72,6 +74,7 @@ impl CorrectedTreeConfig {
 
 /// How a process got the payload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Coloring {
     /// Not yet.
     Uncolored,
@@ -83,6 +86,7 @@ pub enum Coloring {
 
 /// One process of a Corrected Tree broadcast.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CorrectedTreeNode {
     rank: Rank,
     arrived: bool,
@@ -329,6 +333,11 @@ impl Automaton for CorrectedTreeNode {
 /// A correction variant as users spell it: `none`, `opportunistic:D`, `optimized:D`, `checked`,
 /// `delayed:DELAY`, `failproof:F[:TIMEOUT]` or `ack` (the tree with acknowledgments).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(try_from = "alloc::string::String", into = "alloc::string::String")
+)]
 pub enum CorrectionSpec {
     /// A correction variant; a failure-proof one without explicit timeout gets the default.
     Correction(CorrectionKind),

@@ -28,6 +28,7 @@ pub const SOS_TIMER: TimerId = TimerId(11);
 
 /// The correction variant of an operation (shared configuration).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum CorrectionKind {
     /// No correction (plain tree or gossip).
     None,
@@ -59,6 +60,7 @@ pub enum CorrectionKind {
 
 /// Alternating sends along the ring.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct Sweep {
     next: Side,
     /// Farthest distance sent to on each side.
@@ -127,12 +129,14 @@ pub(crate) fn checked_next(reached: u32, nearest: Option<u32>) -> Option<u32> {
 
 /// Opportunistic(d) state: only the sweep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Opportunistic {
     sweep: Sweep,
 }
 
 /// Optimized opportunistic(d) state (CT §3.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Optimized {
     sweep: Sweep,
     /// Distances up to this value on a side are covered by a nearby corrector.
@@ -141,6 +145,7 @@ pub struct Optimized {
 
 /// Checked correction state (CT §3.1, CG Alg. 2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Checked {
     sweep: Sweep,
     /// Distance of the nearest corrector heard from on each side.
@@ -155,6 +160,7 @@ pub struct Checked {
 /// corrector that receives a message travelling toward the other side — i.e. from a sweeping
 /// neighbour — replies `Stop` right away. Fault-free, every corrector sends exactly one message.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Delayed {
     sweep: Sweep,
     first: Side,
@@ -176,6 +182,7 @@ pub struct Delayed {
 /// knows `f + 1` correctors and otherwise falls back to SOS after `sos_timeout` (lines 11–14). SOS
 /// sends to every other rank, then delivers; receiving SOS enters SOS (line 23).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct FailProof {
     faults: u32,
     sos_timeout: Time,
@@ -192,6 +199,7 @@ pub struct FailProof {
 
 /// The per-process correction state.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Correction {
     /// No correction.
     None,
@@ -209,6 +217,7 @@ pub enum Correction {
 
 /// What a correction message means to a process that does not hold the payload yet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Receipt {
     /// Deliver now (colored by correction).
     Deliver,
@@ -219,6 +228,7 @@ pub enum Receipt {
 
 /// The correction part of one process.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Corrector {
     ring: Ring,
     /// Whether this process corrects (a g-node) and has begun.

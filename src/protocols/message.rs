@@ -8,6 +8,7 @@ use crate::{Rank, Time};
 
 /// A broadcast message: the payload and what the message is.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Msg {
     /// The broadcast payload (every message carries it, CT §2.1's integrity).
     pub value: Value,
@@ -17,6 +18,7 @@ pub struct Msg {
 
 /// The role of a broadcast message.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Body {
     /// A tree edge (CT §3.2).
     Tree,
@@ -33,6 +35,7 @@ pub enum Body {
 
 /// Correction-phase messages (CT §3.1, §3.3; CG §III.B–D).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum CorrectionMsg {
     /// A ring message sent toward `toward` (CG's ▷ / ◁ marks): the receiver learns that a
     /// correcting process lies on the opposite side.

@@ -3,6 +3,7 @@
 /// A direction on the ring. CT's correction starts [`Side::Left`] (toward `r - 1`, CT Lemma 2's
 /// proof); CG's algorithms start [`Side::Right`] ("forward", toward `r + 1`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Side {
     /// Toward `r - 1` (CG's backward, ◁).
     Left,
@@ -30,6 +31,7 @@ impl Side {
 
 /// One process's view of the ring.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Ring {
     /// This process.
     pub me: u32,

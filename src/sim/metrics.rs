@@ -20,6 +20,7 @@ pub(crate) fn phase_index(phase: Phase) -> usize {
 /// Everything measured in one run. Times are absolute; latencies are relative to the root's
 /// start. `V` is the automaton's value type.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Report<V = Value> {
     /// `P`.
     pub procs: u32,
@@ -181,6 +182,7 @@ impl<V> Report<V> {
 /// The per-run numbers that sweeps aggregate (one `simulate` row without the parameters). Every
 /// field is an integer so that summaries are exact and independent of summation order.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RunMetrics {
     /// Processes failed before the operation.
     pub faults: u64,

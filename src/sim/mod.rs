@@ -46,6 +46,7 @@ use crate::{Rank, Time};
 
 /// Which LogP variant to simulate.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum PortModel {
     /// Dual-port LogP (CT §2.2, CG §II).
     #[default]
@@ -56,6 +57,7 @@ pub enum PortModel {
 
 /// What happens in one run besides the protocol: timing, arrivals, crashes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Scenario {
     /// `L` and `o`.
     pub logp: LogP,
@@ -685,7 +687,7 @@ impl<A: Automaton> Sim<A> {
                         self.report.trace.push(TraceEvent::Ignored {
                             rank,
                             at: now,
-                            reason,
+                            reason: reason.into(),
                         });
                     }
                 }

@@ -12,6 +12,7 @@ use crate::{Rank, Time};
 
 /// Which processes fail before the operation.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum FaultSpec {
     /// Nobody.
     None,
@@ -25,6 +26,7 @@ pub enum FaultSpec {
 
 /// When processes arrive at the operation (PAP §2, FTCO §5.2.4).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ArrivalSpec {
     /// Everyone at 0.
     None,
@@ -164,6 +166,7 @@ pub fn draw_arrivals(spec: ArrivalSpec, procs: u32, rng: &mut SplitMix64) -> Vec
 
 /// Everything that defines the scenarios of a simulation, before drawing randomness.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ScenarioSpec {
     /// `P`.
     pub procs: u32,

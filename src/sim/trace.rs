@@ -1,5 +1,6 @@
 //! Run traces as Chrome trace JSON (opens in Perfetto or chrome://tracing).
 
+use alloc::borrow::Cow;
 use alloc::string::String;
 use core::fmt::Write;
 
@@ -8,6 +9,7 @@ use crate::{Rank, Time};
 
 /// One traced event.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum TraceEvent {
     /// A message sent at `sent` and handed to `to` at `received`.
     Message {
@@ -41,8 +43,8 @@ pub enum TraceEvent {
         rank: Rank,
         /// When.
         at: Time,
-        /// Why.
-        reason: &'static str,
+        /// Why (the automaton's static reason; owned only when read back from a file).
+        reason: Cow<'static, str>,
     },
 }
 

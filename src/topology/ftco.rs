@@ -79,6 +79,7 @@ pub const MIN_FTCO_ORDER: u64 = 2;
 
 /// The tree shapes of FTCO §5.2.1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum FtcoKind {
     /// k-ary tree, heap-numbered, `k` in `2..=65536`.
     KAry(u64),
@@ -106,6 +107,7 @@ impl fmt::Display for FtcoKind {
 
 /// A fault-free collective operation of FTCO §5.2.1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Collective {
     /// Rank 0 sends its value to every rank.
     Bcast,
@@ -118,6 +120,14 @@ pub enum Collective {
 /// A single- or multi-root k-ary or k-nomial tree over ranks `0..P`; see the module docs for the
 /// numbering.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(
+        try_from = "crate::serde_support::FtcoParams",
+        into = "crate::serde_support::FtcoParams"
+    )
+)]
 pub struct FtcoTopology {
     kind: FtcoKind,
     k: u64,
@@ -877,6 +887,7 @@ impl Timing {
 
 /// How many roots [`best_knomial`] gives each candidate `k`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Roots {
     /// One root: the standard single-root tree.
     Single,
@@ -889,6 +900,7 @@ pub enum Roots {
 
 /// The result of [`best_knomial`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct KnomialChoice {
     /// The best `k`: the smallest among those of least latency.
     pub k: u64,

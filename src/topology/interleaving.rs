@@ -20,6 +20,7 @@ use crate::Rank;
 
 /// A witness that a tree is not interleaved (CT Definition 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Violation {
     /// Root of the subtree `T_s` whose ring holds the pair.
     pub subtree_root: Rank,

@@ -9,6 +9,14 @@ pub const MAX_LOGP_PARAMETER: u64 = 65_535;
 /// Dual-port LogP parameters: a send occupies the sender for `o`, travels `L`, and occupies the
 /// receiver for `o`; the receiver can forward at `t + 2o + L` when the send started at `t`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(
+        try_from = "crate::serde_support::LogPParams",
+        into = "crate::serde_support::LogPParams"
+    )
+)]
 pub struct LogP {
     latency: Time,
     overhead: Time,

@@ -120,6 +120,11 @@ impl std::error::Error for TopologyError {}
 
 /// The tree shapes of CT §3.2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(try_from = "alloc::string::String", into = "alloc::string::String")
+)]
 pub enum TreeKind {
     /// k-ary tree, `k` in `1..=65536` (CT §3.2.1).
     KAry(u64),
@@ -177,6 +182,11 @@ impl FromStr for TreeKind {
 
 /// How the ranks of a tree shape are numbered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(try_from = "alloc::string::String", into = "alloc::string::String")
+)]
 pub enum Order {
     /// CT Definition 1 numbering: siblings' subtrees are spread over the ring.
     #[default]
@@ -286,6 +296,14 @@ impl Iterator for ShapeChildren<'_> {
 
 /// A broadcast tree over ranks `0..P` rooted at 0, with its fault-free LogP timing.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(
+        try_from = "crate::serde_support::TreeParams",
+        into = "crate::serde_support::TreeParams"
+    )
+)]
 pub struct Tree {
     kind: TreeKind,
     order: Order,
@@ -513,6 +531,7 @@ impl Iterator for Children<'_> {
 
 /// One rank of a tree as yielded by [`Tree::nodes`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Node {
     /// The rank.
     pub rank: Rank,

@@ -17,6 +17,7 @@ use crate::Rank;
 
 /// One gap on the correction ring.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Gap {
     /// First rank of the run.
     pub start: Rank,
@@ -28,6 +29,7 @@ pub struct Gap {
 
 /// Uncolored live ranks and ring gaps after the tree phase.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Reach {
     /// Live ranks that the tree phase does not reach, ascending.
     pub uncolored: Vec<Rank>,
