@@ -131,3 +131,48 @@ fn ftco_3_no_false_suspicion_without_faults() {
         }
     }
 }
+
+#[test]
+fn ftco_app_a_service_distances_disd_and_rsd_cost_nothing_without_faults() {
+    // App. A: "negligible difference in latency between the two functions". Without faults all
+    // DATA comes from distance 1, and a step serving another distance finds nothing there and
+    // falls through to the wild card, so both keep the fault-free schedule exactly.
+    use ftcoll::protocols::ftco::ServiceDistance;
+    use ftcoll::topology::ftco::FtcoKind::*;
+    for service in [
+        ServiceDistance::Disd,
+        ServiceDistance::Rsd {
+            inverse_r: 2,
+            seed: 7,
+        },
+    ] {
+        for (kind, roots, procs) in [(KNomial(3), 1, 100), (KAry(2), 2, 90), (KNomial(9), 9, 700)] {
+            for collective in COLLECTIVES {
+                let mut cfg = config(
+                    topology(kind, roots, procs),
+                    collective,
+                    Sum,
+                    sum_operand,
+                    10,
+                );
+                cfg.service = service;
+                let report = run_ftco(&cfg, &scenario(10, &[]));
+                let what = format!("{service:?} {kind} R={roots} P={procs} {collective:?}");
+                let latency = measured(&report, collective);
+                let ff = predicted(&cfg.topology, collective, 10);
+                assert_eq!(latency, ff, "{what}");
+                assert_eq!(report.messages_in(Phase::Correction), 0, "{what}");
+                match collective {
+                    Collective::Bcast => assert_eq!(report.undelivered(), 0, "{what}"),
+                    _ => assert!(
+                        report
+                            .completions
+                            .iter()
+                            .all(|c| c.2 == full_sum(procs as u32)),
+                        "{what}"
+                    ),
+                }
+            }
+        }
+    }
+}
