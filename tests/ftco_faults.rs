@@ -313,3 +313,41 @@ fn ftco_4_too_short_timeouts_suspect_live_nodes_but_never_count_a_value_twice() 
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// The contract: handlers never panic on peer input (unknown senders, ranks `>= P`,
+    /// duplicates, messages out of order).
+    #[test]
+    fn ftco_handlers_never_panic_on_arbitrary_peer_input(
+        kind in kinds(),
+        collective in collectives(),
+        inputs in proptest::collection::vec((0u32..40, 0u8..4, 0u64..3, 0u64..400), 0..60),
+    ) {
+        use ftcoll::automaton::{Automaton, Outbox};
+        use ftcoll::protocols::ftco::{FtcoMsg, FtcoNode};
+        let cfg = config(topology(kind, 2, 30), collective, Sum, sum_operand, 10);
+        let mut nodes: Vec<FtcoNode<Sum>> = (0..30).map(|r| FtcoNode::new(&cfg, r)).collect();
+        let mut out = Outbox::new();
+        for node in &mut nodes {
+            node.on_start(&cfg, 0, &mut out);
+        }
+        let mut now = 0;
+        for (i, (from, kind, value, dt)) in inputs.into_iter().enumerate() {
+            now += dt;
+            let msg = match kind {
+                0 => FtcoMsg::Partial(value),
+                1 => FtcoMsg::Result(value),
+                2 => FtcoMsg::Keepalive,
+                _ => FtcoMsg::Ack,
+            };
+            let node = &mut nodes[i % 30];
+            let _ = node.select_receive(&cfg, now, &[(from, msg.clone())]);
+            node.on_message(&cfg, now, from, msg, &mut out);
+            node.on_timer(&cfg, now, ftcoll::automaton::TimerId(0), &mut out);
+            node.on_send_slot(&cfg, now, &mut out);
+            out.drain();
+        }
+    }
+}

@@ -250,7 +250,7 @@ impl<R: Reduction> FtcoNode<R> {
                 && self.awaits(config, side, p)
                 && now > self.eta(side)
                 && p.last_sent
-                    .is_none_or(|s| now - s > config.f_timeout(me, p.rank))
+                    .is_none_or(|s| now.saturating_sub(s) > config.f_timeout(me, p.rank))
             {
                 return Some(Send::Keepalive(side, i));
             }
@@ -267,8 +267,9 @@ impl<R: Reduction> FtcoNode<R> {
             let me = self.rank;
             let overdue = self.peers().find_map(|(side, i, p)| {
                 let sent = p.unanswered()?;
-                (!config.is_immune(p.rank) && now - sent > config.f_timeout(me, p.rank))
-                    .then_some((side, i))
+                (!config.is_immune(p.rank)
+                    && now.saturating_sub(sent) > config.f_timeout(me, p.rank))
+                .then_some((side, i))
             });
             let Some((side, i)) = overdue else { return };
             self.suspect(config, side, i);
@@ -408,13 +409,13 @@ impl<R: Reduction> FtcoNode<R> {
                 let mut candidates = [None, None];
                 if let Some(sent) = p.unanswered() {
                     if !config.is_immune(p.rank) {
-                        candidates[0] = Some(sent + timeout + 1);
+                        candidates[0] = Some(sent.saturating_add(timeout).saturating_add(1));
                     }
                 }
                 if self.awaits(config, side, p) {
                     let eta = self.eta(side) + 1;
                     candidates[1] = Some(match p.last_sent {
-                        Some(sent) => eta.max(sent + timeout + 1),
+                        Some(sent) => eta.max(sent.saturating_add(timeout).saturating_add(1)),
                         None => eta,
                     });
                 }
