@@ -4,9 +4,12 @@
 //!   with acknowledgments (CT §4.1).
 //! - [`correction`]: the ring correction variants shared by every dissemination (CT §3.1, §3.3;
 //!   CG §III).
+//! - [`ftco`]: FTCO's fault-tolerant Bcast, Reduce and Allreduce over k-ary and k-nomial trees
+//!   (FTCO §2–4, App. A) on the single-port step model.
 
 pub mod corrected_tree;
 pub mod correction;
+pub mod ftco;
 pub mod message;
 pub mod ring;
 

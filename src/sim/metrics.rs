@@ -53,6 +53,11 @@ pub struct Report<V = Value> {
     pub ignored: u64,
     /// Events processed.
     pub events: u64,
+    /// Single-port model (FTCO §5.2.3, Table 2 "Max. Len."): the most messages ever waiting in
+    /// one process's incoming queue, counted when a message enters it (the one being handled is
+    /// no longer waiting). Always 0 under dual-port LogP, whose receive port has no queue the
+    /// automaton chooses from.
+    pub longest_queue: u64,
     /// The trace, when requested.
     pub trace: Vec<TraceEvent>,
 }
@@ -76,6 +81,7 @@ impl<V: Clone> Report<V> {
             lost: 0,
             ignored: 0,
             events: 0,
+            longest_queue: 0,
             trace: Vec::new(),
         }
     }
@@ -148,6 +154,16 @@ impl<V> Report<V> {
     /// Messages of one phase.
     pub fn messages_in(&self, phase: Phase) -> u64 {
         self.messages[phase_index(phase)]
+    }
+
+    /// Output spread (FTCO §5.2.4, Table 2): the last completion time minus the first, 0 with
+    /// fewer than two completions.
+    pub fn completion_spread(&self) -> Time {
+        let times = self.completions.iter().map(|&(_, t, _)| t);
+        match (times.clone().min(), times.max()) {
+            (Some(first), Some(last)) => last - first,
+            _ => 0,
+        }
     }
 
     /// Processes that sent at least one correction message.

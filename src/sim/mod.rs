@@ -475,6 +475,8 @@ impl<A: Automaton> Sim<A> {
             }
             PortModel::SinglePort => {
                 p.queue.push_back(slot);
+                let waiting = p.queue.len() as u64;
+                self.report.longest_queue = self.report.longest_queue.max(waiting);
                 let at = now.max(p.port_free).max(p.arrival);
                 self.schedule_poll(to, at);
             }

@@ -443,6 +443,31 @@ impl FtcoTopology {
     }
 }
 
+impl FtcoTopology {
+    /// Fault-free single-port times of the subtree of `rank` taken as a tree of its own (the
+    /// family is closed under subtrees, see [`Timing`]): `(bcast, reduce)`, the time its last
+    /// node holds data `rank` holds at 0, and the time `rank` has handled its last child's DATA
+    /// when every leaf sends at 0. A multi-root root's subtree is its own tree, without the other
+    /// roots. The FTCO automata derive their expected arrival times `f_ETA` from it. `None` for
+    /// ranks `>= P`; `L` as in [`fault_free_latency`](Self::fault_free_latency).
+    pub fn subtree_times(
+        &self,
+        rank: Rank,
+        latency_steps: u64,
+    ) -> Result<Option<(u64, u64)>, TopologyError> {
+        check_latency(latency_steps)?;
+        let Some(size) = self.subtree_size(rank) else {
+            return Ok(None);
+        };
+        let mut timing = Timing {
+            shape: self.shape(),
+            latency: latency_steps,
+            memo: Vec::new(),
+        };
+        Ok(Some(timing.times(size)))
+    }
+}
+
 /// `k^(e − 1)` for the `e` base-`k` digits of `x > 0`: the weight of its leading digit.
 fn leading_weight(x: u64, k: u64) -> u64 {
     let mut weight = 1;

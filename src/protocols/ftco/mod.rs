@@ -1,0 +1,121 @@
+//! FTCO: fault-tolerant Bcast, Reduce and Allreduce over k-ary and k-nomial trees, single- and
+//! multi-root (Margolin & Barak, FTCO §2–4, App. A), on the single-port step model (§2, §5.2).
+//!
+//! One automaton, [`FtcoNode`], serves the three collectives; [`FtcoConfig`] names the
+//! collective, the topology, the operator and the rules the paper leaves open. The main loop
+//! (Alg. 1) is split over the contract's inputs:
+//!
+//! ```text
+//! every step (select_receive, then on_send_slot):
+//!   tree progress (Alg. 3)           -> send the next DATA: partial up, result down
+//!   else handle a message of the served distance, DATA > KEEPALIVE > ACK   (Alg. 2)
+//!   else fault tolerance of the served distance: ACK, then KEEPALIVE        (Alg. 4 l. 12–25)
+//!   else any message, then any fault-tolerance action (distance 0, the wild card)
+//! timeouts (Alg. 4 l. 2–10) are state changes, applied when a timer fires at the instant they
+//! expire: a silent parent is replaced by the first ancestor not suspected, a silent child by
+//! its topmost children not suspected; suspected nodes are remembered and never re-adopted.
+//! ```
+//!
+//! See `docs/protocols.md` (FTCO section) for every rule the paper leaves open and the choice
+//! made here, and `node.rs` for the handlers.
+
+mod msg;
+mod node;
+mod schedule;
+mod service;
+
+use alloc::vec::Vec;
+
+pub use msg::{FtcoMsg, Kind};
+pub use node::FtcoNode;
+pub use service::{ServiceDistance, TimeoutRule};
+
+use crate::automaton::Reduction;
+use crate::topology::ftco::{Collective, FtcoTopology};
+use crate::topology::TopologyError;
+use crate::{Rank, Time};
+
+/// Parameters shared by every process of one FTCO collective.
+#[derive(Debug)]
+pub struct FtcoConfig<R: Reduction> {
+    /// The tree (FTCO §5.2.1).
+    pub topology: FtcoTopology,
+    /// Bcast, Reduce or Allreduce.
+    pub collective: Collective,
+    /// The operator `⊕` (Reduce, Allreduce); it must be commutative (FTCO combines children's
+    /// partials in the order the tree delivers them, not in rank order).
+    pub op: R,
+    /// Each rank's operand (Bcast: only rank 0's, the broadcast value).
+    pub initial: fn(Rank) -> R::Value,
+    /// `L` in steps (`o = 1`), for `f_ETA` and the default timeout.
+    pub latency: u64,
+    /// The service-distance function (App. A).
+    pub service: ServiceDistance,
+    /// `f_timeout` (Alg. 4, App. A).
+    pub timeout: TimeoutRule,
+    /// Allreduce: the fault-free time each root holds the result (the root exchange), by root.
+    exchange_done: Vec<Time>,
+    /// Reduce: the fault-free time rank 0 has every partial (the collective's latency).
+    reduce_done: Time,
+}
+
+impl<R: Reduction> FtcoConfig<R> {
+    /// A configuration with no service distance and [`TimeoutRule::for_latency`]; `latency` is
+    /// `L` in steps. Errors if `L` is out of the topology's range.
+    pub fn new(
+        topology: FtcoTopology,
+        collective: Collective,
+        op: R,
+        initial: fn(Rank) -> R::Value,
+        latency: u64,
+    ) -> Result<Self, TopologyError> {
+        let reduce_done = topology.fault_free_latency(Collective::Reduce, latency)?;
+        let exchange_done = schedule::exchange_done(&topology, latency)?;
+        Ok(Self {
+            topology,
+            collective,
+            op,
+            initial,
+            latency,
+            service: ServiceDistance::None,
+            timeout: TimeoutRule::for_latency(latency),
+            exchange_done,
+            reduce_done,
+        })
+    }
+
+    /// Whether `rank` is fault-immune: every root. FTCO §2 makes one root immune; with several
+    /// roots ftcoll also treats the other roots as immune until root replacement (§4, "replaced
+    /// by all its children") is implemented. Immune nodes are never suspected.
+    pub fn is_immune(&self, rank: Rank) -> bool {
+        self.topology.is_root(rank)
+    }
+
+    /// Whether `z` lies strictly below `a` in the collective's tree: in `a`'s subtree, or, for a
+    /// multi-root Bcast or Reduce, anywhere below rank 0 (which heads the other roots).
+    pub fn descends(&self, a: Rank, z: Rank) -> bool {
+        if a == z || !self.topology.contains(z) {
+            return false;
+        }
+        if a == 0 && self.collective != Collective::Allreduce {
+            return true;
+        }
+        self.topology.in_subtree(a, z)
+    }
+
+    /// Tree distance (roots pairwise adjacent; `u32::MAX` for ranks `>= P`).
+    pub fn distance(&self, a: Rank, b: Rank) -> u32 {
+        self.topology.distance(a, b).unwrap_or(u32::MAX)
+    }
+
+    /// The number of distance-1 nodes of `rank` in this collective (for DISD and the timeout).
+    pub fn degree(&self, rank: Rank) -> u64 {
+        self.topology.degree(rank)
+    }
+
+    /// `f_timeout(me, x)`.
+    pub fn f_timeout(&self, me: Rank, x: Rank) -> Time {
+        self.timeout
+            .timeout(self.degree(me), self.degree(x), self.distance(me, x))
+    }
+}

@@ -1,0 +1,765 @@
+//! The FTCO automaton: Alg. 1 (main loop), Alg. 2 (message handling), Alg. 3 (tree traversal)
+//! and Alg. 4 (fault detection and recovery), for Bcast, Reduce and Allreduce.
+
+use alloc::vec::Vec;
+use core::marker::PhantomData;
+
+use super::msg::{FtcoMsg, Kind};
+use super::schedule;
+use super::FtcoConfig;
+use crate::automaton::{Automaton, Outbox, Reduction, TimerId};
+use crate::topology::ftco::Collective;
+use crate::{Rank, Time};
+
+/// The one timer: the next instant a timeout expires or an ETA passes.
+const WAKE: TimerId = TimerId(0);
+
+/// What a node knows about one neighbour in `Up` or `Down` (Alg. 2–4's per-node arrays).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Peer<V> {
+    rank: Rank,
+    /// Down: its counted partial. Up: a multi-root root's partial (Allreduce exchange).
+    value: Option<V>,
+    /// Down: the gather waits for its partial (`false`: covered by another partial, or adopted
+    /// only to receive the result).
+    needed: bool,
+    /// `UpSent` / `DownSent` (Alg. 3).
+    sent: bool,
+    /// `LastSent[x]` of a message that expects an ACK (a partial or a KEEPALIVE).
+    last_sent: Option<Time>,
+    /// `LastACK[x]`: its last ACK or DATA (DATA proves it alive too).
+    last_ack: Option<Time>,
+    /// `ToACK` for its partial (sent only while the node has not completed).
+    ack_data: bool,
+    /// `ToACK` for its KEEPALIVE (Alg. 2 line 18; answered even after completion).
+    ack_keepalive: bool,
+}
+
+impl<V> Peer<V> {
+    fn new(rank: Rank, needed: bool) -> Self {
+        Self {
+            rank,
+            value: None,
+            needed,
+            sent: false,
+            last_sent: None,
+            last_ack: None,
+            ack_data: false,
+            ack_keepalive: false,
+        }
+    }
+
+    /// Alg. 4 line 4: a message expecting an ACK is unanswered.
+    fn unanswered(&self) -> Option<Time> {
+        let sent = self.last_sent?;
+        match self.last_ack {
+            Some(ack) if ack >= sent => None,
+            _ => Some(sent),
+        }
+    }
+}
+
+/// Which list a peer is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Up,
+    Down,
+}
+
+/// A send decided by Alg. 3 or Alg. 4.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Send {
+    Partial(Side, usize),
+    Result(usize),
+    Ack(Side, usize),
+    Keepalive(Side, usize),
+}
+
+/// One process of an FTCO Bcast, Reduce or Allreduce (see the module docs of
+/// [`ftco`](super)). State: `O(|Up| + |Down|)` peers (the children, grown by adoptions after
+/// faults) plus the ranks this process suspected, which it must remember so that a failed node
+/// is never re-adopted (Alg. 4 line 8 would otherwise bring a failed grandparent back); that
+/// list holds only nodes this process timed out on, `O(faults)` in practice, `O(P)` at worst.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FtcoNode<R: Reduction> {
+    rank: Rank,
+    mine: R::Value,
+    up: Vec<Peer<R::Value>>,
+    down: Vec<Peer<R::Value>>,
+    /// Ranks this process timed out on, ascending.
+    suspected: Vec<Rank>,
+    /// Its subtree's partial, once the gather closed (Alg. 3 line 2).
+    partial: Option<R::Value>,
+    /// The result (Bcast: the value).
+    result: Option<R::Value>,
+    /// Alg. 3 returned `is_done`: completed; from then on the process only answers.
+    done: bool,
+    started: bool,
+    /// `f_ETA` of the subtree's data and of the result (§4, "Data Propagation Disruptions").
+    gather_eta: Time,
+    result_eta: Time,
+    /// The pending [`WAKE`] timer.
+    armed: Option<Time>,
+    /// KEEPALIVEs sent (for tests: no false suspicion).
+    keepalives: u32,
+    _op: PhantomData<fn() -> R>,
+}
+
+impl<R: Reduction> FtcoNode<R> {
+    /// The ranks this process suspected (timed out on), ascending.
+    pub fn suspected(&self) -> &[Rank] {
+        &self.suspected
+    }
+
+    /// The current `Up` (parent, or a multi-root root's other roots).
+    pub fn up(&self) -> impl Iterator<Item = Rank> + '_ {
+        self.up.iter().map(|p| p.rank)
+    }
+
+    /// The current `Down` (children, after replacements and adoptions).
+    pub fn down(&self) -> impl Iterator<Item = Rank> + '_ {
+        self.down.iter().map(|p| p.rank)
+    }
+
+    /// Whether the process completed (Alg. 3's `is_done`).
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// KEEPALIVEs this process sent.
+    pub fn keepalives(&self) -> u32 {
+        self.keepalives
+    }
+
+    fn is_suspected(&self, rank: Rank) -> bool {
+        self.suspected.binary_search(&rank).is_ok()
+    }
+
+    fn find(&self, rank: Rank) -> Option<(Side, usize)> {
+        if let Some(i) = self.up.iter().position(|p| p.rank == rank) {
+            return Some((Side::Up, i));
+        }
+        self.down
+            .iter()
+            .position(|p| p.rank == rank)
+            .map(|i| (Side::Down, i))
+    }
+
+    fn peer_mut(&mut self, side: Side, i: usize) -> &mut Peer<R::Value> {
+        match side {
+            Side::Up => &mut self.up[i],
+            Side::Down => &mut self.down[i],
+        }
+    }
+
+    fn peers(&self) -> impl Iterator<Item = (Side, usize, &Peer<R::Value>)> {
+        let up = self.up.iter().enumerate().map(|(i, p)| (Side::Up, i, p));
+        let down = self
+            .down
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (Side::Down, i, p));
+        up.chain(down)
+    }
+
+    /// Whether a partial already counted here (a Down member's) contains `z`'s operand.
+    fn covered(&self, config: &FtcoConfig<R>, z: Rank) -> bool {
+        self.down
+            .iter()
+            .any(|p| p.value.is_some() && (p.rank == z || config.descends(p.rank, z)))
+    }
+
+    /// A partial from `m` supersedes the partials and the waits of the members below it.
+    fn absorb(&mut self, config: &FtcoConfig<R>, m: Rank) {
+        for p in &mut self.down {
+            if config.descends(m, p.rank) {
+                p.value = None;
+                p.needed = false;
+            }
+        }
+    }
+
+    /// Whether the node waits for DATA from this peer (Alg. 4 line 20: `x ∉ Arrived`).
+    fn awaits(&self, config: &FtcoConfig<R>, side: Side, peer: &Peer<R::Value>) -> bool {
+        match side {
+            Side::Up => match config.collective {
+                Collective::Reduce => false,
+                Collective::Bcast => self.result.is_none(),
+                // A multi-root root waits for each other root's partial, others for the result.
+                Collective::Allreduce if config.topology.is_root(self.rank) => peer.value.is_none(),
+                Collective::Allreduce => self.result.is_none(),
+            },
+            Side::Down => {
+                config.collective != Collective::Bcast
+                    && self.partial.is_none()
+                    && peer.needed
+                    && peer.value.is_none()
+            }
+        }
+    }
+
+    fn eta(&self, side: Side) -> Time {
+        match side {
+            Side::Up => self.result_eta,
+            Side::Down => self.gather_eta,
+        }
+    }
+
+    fn should_handle(config: &FtcoConfig<R>, me: Rank, node: Rank, distance: u32) -> bool {
+        distance == 0 || config.distance(me, node) == distance
+    }
+
+    /// Alg. 3: the next DATA to send, if any.
+    fn tree_send(&self, config: &FtcoConfig<R>) -> Option<Send> {
+        let up_partial = match config.collective {
+            Collective::Bcast => false,
+            Collective::Reduce => self.rank != 0,
+            Collective::Allreduce => true,
+        };
+        // Once a non-root has the result nobody above needs its partial any more; the other
+        // roots of an Allreduce always need a root's.
+        let needed_above = self.result.is_none() || config.topology.is_root(self.rank);
+        if up_partial && self.partial.is_some() && needed_above {
+            if let Some(i) = self.up.iter().position(|p| !p.sent) {
+                return Some(Send::Partial(Side::Up, i));
+            }
+        }
+        if config.collective != Collective::Reduce && self.result.is_some() {
+            if let Some(i) = self.down.iter().position(|p| !p.sent) {
+                return Some(Send::Result(i));
+            }
+        }
+        None
+    }
+
+    /// Alg. 4 lines 12–25 for one service distance: an ACK owed, else a KEEPALIVE due.
+    fn fault_send(&self, config: &FtcoConfig<R>, now: Time, distance: u32) -> Option<Send> {
+        let me = self.rank;
+        for (side, i, p) in self.peers() {
+            if Self::should_handle(config, me, p.rank, distance)
+                && (p.ack_keepalive || (p.ack_data && !self.done))
+            {
+                return Some(Send::Ack(side, i));
+            }
+        }
+        if self.done {
+            return None;
+        }
+        for (side, i, p) in self.peers() {
+            if Self::should_handle(config, me, p.rank, distance)
+                && self.awaits(config, side, p)
+                && now > self.eta(side)
+                && p.last_sent
+                    .is_none_or(|s| now.saturating_sub(s) > config.f_timeout(me, p.rank))
+            {
+                return Some(Send::Keepalive(side, i));
+            }
+        }
+        None
+    }
+
+    /// Alg. 4 lines 2–10: suspect every peer whose ACK is overdue and route around it.
+    fn expire(&mut self, config: &FtcoConfig<R>, now: Time) {
+        if self.done {
+            return;
+        }
+        loop {
+            let me = self.rank;
+            let overdue = self.peers().find_map(|(side, i, p)| {
+                let sent = p.unanswered()?;
+                (!config.is_immune(p.rank)
+                    && now.saturating_sub(sent) > config.f_timeout(me, p.rank))
+                .then_some((side, i))
+            });
+            let Some((side, i)) = overdue else { return };
+            self.suspect(config, side, i);
+        }
+    }
+
+    fn suspect(&mut self, config: &FtcoConfig<R>, side: Side, i: usize) {
+        let x = match side {
+            Side::Up => self.up.remove(i).rank,
+            Side::Down => self.down.remove(i).rank,
+        };
+        if let Err(at) = self.suspected.binary_search(&x) {
+            self.suspected.insert(at, x);
+        }
+        let suspected = &self.suspected;
+        match side {
+            Side::Up => {
+                // Line 8: Up ← f_tree(x).Up ∪ (Up − {x}), skipping every node suspected so far.
+                let next = config
+                    .topology
+                    .first_live_ancestor(self.rank, |a| suspected.binary_search(&a).is_ok());
+                if let Some(a) = next {
+                    if self.find(a).is_none() {
+                        self.up.push(Peer::new(a, true));
+                    }
+                }
+            }
+            Side::Down => {
+                // Line 10: Down ← f_tree(x).Down ∪ (Down − {x}), in x's place, in send order.
+                let frontier: Vec<Rank> = config
+                    .topology
+                    .live_frontier(x, |c| suspected.binary_search(&c).is_ok())
+                    .collect();
+                let mut at = i;
+                for c in frontier {
+                    if self.find(c).is_none() {
+                        let needed = !self.covered(config, c);
+                        self.down.insert(at, Peer::new(c, needed));
+                        at += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// State changes without sends: close the gather, finish the root exchange, and complete
+    /// (`may_complete`: not in a step that just sent, since Alg. 3 reports `is_done` only in
+    /// the iteration after its last send, when that send's step has ended).
+    fn progress(
+        &mut self,
+        config: &FtcoConfig<R>,
+        may_complete: bool,
+        out: &mut Outbox<FtcoMsg<R::Value>, R::Value>,
+    ) {
+        if config.collective != Collective::Bcast
+            && self.partial.is_none()
+            && self.down.iter().all(|p| !p.needed || p.value.is_some())
+        {
+            // Each counted partial once, in Down order (FTCO §4: "each value is used only once").
+            let mut value = self.mine.clone();
+            for p in &self.down {
+                if let (true, Some(v)) = (p.needed, &p.value) {
+                    value = config.op.combine(&value, v);
+                }
+            }
+            self.partial = Some(value);
+        }
+        if config.collective == Collective::Allreduce
+            && config.topology.is_root(self.rank)
+            && self.result.is_none()
+            && self.up.iter().all(|p| p.value.is_some())
+        {
+            if let Some(own) = &self.partial {
+                // Alg. 2 line 13 read for several roots: combine every root's partial once, in
+                // root order, so every root computes the same value.
+                let mut value: Option<R::Value> = None;
+                for t in 0..config.topology.roots() {
+                    let v = if t == self.rank {
+                        own
+                    } else {
+                        match self
+                            .up
+                            .iter()
+                            .find(|p| p.rank == t)
+                            .and_then(|p| p.value.as_ref())
+                        {
+                            Some(v) => v,
+                            None => continue,
+                        }
+                    };
+                    value = Some(match value {
+                        None => v.clone(),
+                        Some(acc) => config.op.combine(&acc, v),
+                    });
+                }
+                self.result = value;
+            }
+        }
+        if self.done || !may_complete {
+            return;
+        }
+        let done = match config.collective {
+            Collective::Reduce if self.rank == 0 => self.partial.is_some(),
+            Collective::Reduce => self.partial.is_some() && self.up.iter().all(|p| p.sent),
+            _ => self.result.is_some() && self.down.iter().all(|p| p.sent),
+        };
+        if done {
+            self.done = true;
+            match config.collective {
+                Collective::Reduce if self.rank == 0 => {
+                    if let Some(v) = &self.partial {
+                        out.complete(v.clone());
+                    }
+                }
+                Collective::Allreduce => {
+                    if let Some(v) = &self.result {
+                        out.complete(v.clone());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Sets [`WAKE`] to the next instant an ETA passes or a timeout expires.
+    fn arm(
+        &mut self,
+        config: &FtcoConfig<R>,
+        now: Time,
+        out: &mut Outbox<FtcoMsg<R::Value>, R::Value>,
+    ) {
+        let mut next: Option<Time> = None;
+        if !self.done {
+            let me = self.rank;
+            for (side, _, p) in self.peers() {
+                let timeout = config.f_timeout(me, p.rank);
+                let mut candidates = [None, None];
+                if let Some(sent) = p.unanswered() {
+                    if !config.is_immune(p.rank) {
+                        candidates[0] = Some(sent.saturating_add(timeout).saturating_add(1));
+                    }
+                }
+                if self.awaits(config, side, p) {
+                    let eta = self.eta(side) + 1;
+                    candidates[1] = Some(match p.last_sent {
+                        Some(sent) => eta.max(sent.saturating_add(timeout).saturating_add(1)),
+                        None => eta,
+                    });
+                }
+                for t in candidates.into_iter().flatten().filter(|&t| t > now) {
+                    next = Some(next.map_or(t, |n: Time| n.min(t)));
+                }
+            }
+        }
+        if next != self.armed {
+            match next {
+                Some(at) => out.set_timer(WAKE, at),
+                None => out.cancel_timer(WAKE),
+            }
+            self.armed = next;
+        }
+    }
+
+    fn after(
+        &mut self,
+        config: &FtcoConfig<R>,
+        now: Time,
+        may_complete: bool,
+        out: &mut Outbox<FtcoMsg<R::Value>, R::Value>,
+    ) {
+        self.progress(config, may_complete, out);
+        self.arm(config, now, out);
+    }
+
+    fn pick(
+        config: &FtcoConfig<R>,
+        me: Rank,
+        queue: &[(Rank, FtcoMsg<R::Value>)],
+        distance: u32,
+    ) -> Option<usize> {
+        [Kind::Data, Kind::Keepalive, Kind::Ack]
+            .into_iter()
+            .find_map(|kind| {
+                queue.iter().position(|(from, msg)| {
+                    msg.kind() == kind && Self::should_handle(config, me, *from, distance)
+                })
+            })
+    }
+
+    fn on_partial(
+        &mut self,
+        config: &FtcoConfig<R>,
+        from: Rank,
+        v: R::Value,
+        out: &mut Outbox<FtcoMsg<R::Value>, R::Value>,
+    ) {
+        if self.is_suspected(from) {
+            // Never re-adopt: its children were adopted instead and report for it.
+            out.ignore("partial from a suspected process");
+            return;
+        }
+        match self.find(from) {
+            Some((Side::Down, i)) => {
+                if self.down[i].value.is_some() {
+                    out.ignore("duplicate partial");
+                    return;
+                }
+                self.down[i].ack_data = true;
+                if self.partial.is_some() || self.covered(config, from) {
+                    // Too late to count, or already counted inside another partial.
+                    self.down[i].needed = false;
+                    return;
+                }
+                self.down[i].value = Some(v);
+                self.down[i].needed = true;
+                self.absorb(config, from);
+            }
+            Some((Side::Up, i)) => {
+                let exchange = config.collective == Collective::Allreduce
+                    && config.topology.is_root(self.rank);
+                if !exchange {
+                    out.ignore("partial from up");
+                } else if self.up[i].value.is_some() {
+                    out.ignore("duplicate root partial");
+                } else {
+                    self.up[i].value = Some(v);
+                    self.up[i].ack_data = true;
+                }
+            }
+            None if config.descends(self.rank, from) => {
+                // It re-parented to this node after its parent failed (Alg. 4 line 8 on its
+                // side): adopt it; count its partial unless a partial counted here covers it.
+                let count = self.partial.is_none() && !self.covered(config, from);
+                let mut peer = Peer::new(from, count);
+                peer.ack_data = true;
+                if count {
+                    peer.value = Some(v);
+                }
+                self.down.push(peer);
+                if count {
+                    self.absorb(config, from);
+                }
+            }
+            None => out.ignore("partial from a process that is neither a neighbour nor below"),
+        }
+    }
+
+    fn on_result(
+        &mut self,
+        config: &FtcoConfig<R>,
+        from: Rank,
+        v: R::Value,
+        out: &mut Outbox<FtcoMsg<R::Value>, R::Value>,
+    ) {
+        if config.collective == Collective::Reduce {
+            out.ignore("result in a reduce");
+            return;
+        }
+        if self.result.is_some() {
+            out.ignore("duplicate result");
+            return;
+        }
+        let from_up = matches!(self.find(from), Some((Side::Up, _)));
+        if !from_up && !config.descends(from, self.rank) {
+            out.ignore("result from a process that is not above");
+            return;
+        }
+        if config.collective == Collective::Bcast {
+            out.deliver(v.clone());
+        }
+        self.result = Some(v);
+    }
+
+    fn on_keepalive(
+        &mut self,
+        config: &FtcoConfig<R>,
+        from: Rank,
+        out: &mut Outbox<FtcoMsg<R::Value>, R::Value>,
+    ) {
+        if let Some((side, i)) = self.find(from) {
+            self.peer_mut(side, i).ack_keepalive = true;
+            return;
+        }
+        if self.is_suspected(from) {
+            out.ignore("keepalive from a suspected process");
+            return;
+        }
+        if config.descends(from, self.rank) {
+            // An ancestor adopted this node after suspecting its parent (Alg. 4 line 10 on its
+            // side): move Up there, only upwards (never back below the current Up), and send
+            // the partial again (Alg. 3 line 4: the new Up is not in UpSent).
+            let upward = self.up.iter().all(|p| config.descends(from, p.rank));
+            if upward && !config.topology.is_root(self.rank) {
+                let mut peer = Peer::new(from, true);
+                peer.ack_keepalive = true;
+                self.up.clear();
+                self.up.push(peer);
+            } else {
+                out.ignore("keepalive from an ancestor below the current up");
+            }
+            return;
+        }
+        if config.descends(self.rank, from) {
+            // It re-parented here and waits for the result.
+            let mut peer = Peer::new(from, false);
+            peer.ack_keepalive = true;
+            self.down.push(peer);
+            return;
+        }
+        out.ignore("keepalive from a process that is neither a neighbour nor above or below");
+    }
+}
+
+impl<R> Automaton for FtcoNode<R>
+where
+    R: Reduction + Clone + Eq + core::hash::Hash,
+{
+    type Msg = FtcoMsg<R::Value>;
+    type Value = R::Value;
+    type Config = FtcoConfig<R>;
+
+    fn new(config: &FtcoConfig<R>, rank: Rank) -> Self {
+        let topology = &config.topology;
+        let multi = topology.roots() > 1;
+        let (up, mut down): (Vec<Rank>, Vec<Rank>) = match config.collective {
+            Collective::Allreduce => (topology.up(rank).collect(), Vec::new()),
+            _ if rank == 0 => (Vec::new(), (1..topology.roots()).collect()),
+            _ if multi && topology.is_root(rank) => (alloc::vec![0], Vec::new()),
+            _ => (topology.parent(rank).into_iter().collect(), Vec::new()),
+        };
+        down.extend(topology.children(rank));
+        let (gather_eta, result_eta) = schedule::etas(
+            topology,
+            config.collective,
+            config.latency,
+            &config.exchange_done,
+            config.reduce_done,
+            rank,
+        );
+        Self {
+            rank,
+            mine: (config.initial)(rank),
+            up: up.into_iter().map(|r| Peer::new(r, true)).collect(),
+            down: down.into_iter().map(|r| Peer::new(r, true)).collect(),
+            suspected: Vec::new(),
+            partial: None,
+            result: None,
+            done: false,
+            started: false,
+            gather_eta,
+            result_eta,
+            armed: None,
+            keepalives: 0,
+            _op: PhantomData,
+        }
+    }
+
+    fn on_start(
+        &mut self,
+        config: &FtcoConfig<R>,
+        now: Time,
+        out: &mut Outbox<Self::Msg, R::Value>,
+    ) {
+        self.started = true;
+        if config.collective == Collective::Bcast && self.rank == 0 {
+            self.result = Some(self.mine.clone());
+            out.deliver(self.mine.clone());
+        }
+        self.after(config, now, true, out);
+    }
+
+    fn on_message(
+        &mut self,
+        config: &FtcoConfig<R>,
+        now: Time,
+        from: Rank,
+        msg: Self::Msg,
+        out: &mut Outbox<Self::Msg, R::Value>,
+    ) {
+        // DATA proves its sender alive: count it before timeouts are checked at this instant.
+        if msg.kind() == Kind::Data {
+            if let Some((side, i)) = self.find(from) {
+                self.peer_mut(side, i).last_ack = Some(now);
+            }
+        }
+        self.expire(config, now);
+        match msg {
+            FtcoMsg::Partial(v) => self.on_partial(config, from, v, out),
+            FtcoMsg::Result(v) => self.on_result(config, from, v, out),
+            FtcoMsg::Keepalive => self.on_keepalive(config, from, out),
+            FtcoMsg::Ack => match self.find(from) {
+                Some((side, i)) => self.peer_mut(side, i).last_ack = Some(now),
+                None => out.ignore("ack from a process that is not a neighbour"),
+            },
+        }
+        self.after(config, now, true, out);
+    }
+
+    fn on_timer(
+        &mut self,
+        config: &FtcoConfig<R>,
+        now: Time,
+        id: TimerId,
+        out: &mut Outbox<Self::Msg, R::Value>,
+    ) {
+        if id != WAKE || self.armed != Some(now) {
+            out.ignore("stale timer");
+            return;
+        }
+        self.armed = None;
+        self.expire(config, now);
+        self.after(config, now, true, out);
+    }
+
+    fn on_send_slot(
+        &mut self,
+        config: &FtcoConfig<R>,
+        now: Time,
+        out: &mut Outbox<Self::Msg, R::Value>,
+    ) {
+        if !self.started {
+            return;
+        }
+        self.expire(config, now);
+        // Alg. 1 line 5: a new iteration first asks tree progress whether it is done.
+        self.progress(config, true, out);
+        let me = self.rank;
+        let distance = config.service.at(me, config.degree(me), now);
+        let choice = self
+            .tree_send(config)
+            .or_else(|| self.fault_send(config, now, distance))
+            .or_else(|| self.fault_send(config, now, 0));
+        match choice {
+            Some(Send::Partial(side, i)) => {
+                let Some(v) = self.partial.clone() else {
+                    return;
+                };
+                let p = self.peer_mut(side, i);
+                p.sent = true;
+                p.last_sent = Some(now);
+                let to = p.rank;
+                out.send(to, FtcoMsg::Partial(v));
+            }
+            Some(Send::Result(i)) => {
+                let Some(v) = self.result.clone() else { return };
+                self.down[i].sent = true;
+                out.send(self.down[i].rank, FtcoMsg::Result(v));
+            }
+            Some(Send::Ack(side, i)) => {
+                let p = self.peer_mut(side, i);
+                p.ack_data = false;
+                p.ack_keepalive = false;
+                let to = p.rank;
+                out.send(to, FtcoMsg::Ack);
+            }
+            Some(Send::Keepalive(side, i)) => {
+                self.keepalives += 1;
+                let p = self.peer_mut(side, i);
+                p.last_sent = Some(now);
+                let to = p.rank;
+                out.send(to, FtcoMsg::Keepalive);
+            }
+            None => {}
+        }
+        let sent = choice.is_some();
+        self.after(config, now, !sent, out);
+    }
+
+    /// Alg. 1 lines 5–10 as a choice: `None` when tree progress will send, else a message of
+    /// the served distance by type priority, else `None` when a fault-tolerance action of that
+    /// distance is due, else any message by type priority.
+    fn select_receive(
+        &self,
+        config: &FtcoConfig<R>,
+        now: Time,
+        queue: &[(Rank, Self::Msg)],
+    ) -> Option<usize> {
+        if self.tree_send(config).is_some() {
+            return None;
+        }
+        let me = self.rank;
+        let distance = config.service.at(me, config.degree(me), now);
+        if distance != 0 {
+            if let Some(i) = Self::pick(config, me, queue, distance) {
+                return Some(i);
+            }
+            if self.fault_send(config, now, distance).is_some() {
+                return None;
+            }
+        }
+        Self::pick(config, me, queue, 0)
+    }
+}

@@ -1,0 +1,111 @@
+//! `f_ETA` (FTCO §4, "Data Propagation Disruptions"): when a node expects its data in a
+//! fault-free run, from the topology's fault-free single-port schedule (docs/topology.md).
+//!
+//! "For Allreduce two such time values are used: one for the subtree data and the other for
+//! the final result." ftcoll computes both per node, exactly: the time it has handled its last
+//! child's DATA (`gather`) and the time it holds the result (`result`), so a fault-free run
+//! never sends a KEEPALIVE.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use crate::topology::ftco::{Collective, FtcoTopology};
+use crate::topology::TopologyError;
+use crate::{Rank, Time};
+
+/// The fault-free Allreduce root exchange: the time each root has handled the other roots'
+/// partials (root `j` sends to `j + 1, j + 2, …` mod `R` from the step it has its tree's
+/// partial, then handles what it receives in arrival order). With one root, its Reduce time.
+pub fn exchange_done(topology: &FtcoTopology, latency: u64) -> Result<Vec<Time>, TopologyError> {
+    let roots = topology.roots();
+    let mut partial = vec![0; roots as usize];
+    for (t, slot) in partial.iter_mut().enumerate() {
+        *slot = topology
+            .subtree_times(t as Rank, latency)?
+            .map_or(0, |(_, reduce)| reduce);
+    }
+    let r = u64::from(roots);
+    let mut done = Vec::with_capacity(roots as usize);
+    let mut arrivals = Vec::with_capacity(roots as usize);
+    for j in 0..r {
+        arrivals.clear();
+        for i in (0..r).filter(|&i| i != j) {
+            let slot = (j + r - i - 1) % r;
+            arrivals.push(partial[i as usize] + slot + latency + 1);
+        }
+        arrivals.sort_unstable();
+        let mut free = partial[j as usize] + r - 1;
+        for &a in &arrivals {
+            free = free.max(a) + 1;
+        }
+        done.push(if r == 1 { partial[0] } else { free });
+    }
+    Ok(done)
+}
+
+/// `(gather, result)` ETAs of `rank`: when it has handled every child's partial (Reduce,
+/// Allreduce; for rank 0 of a Reduce, the other roots' too) and when it holds the result
+/// (Bcast, Allreduce; for an Allreduce root, the end of the root exchange).
+pub fn etas(
+    topology: &FtcoTopology,
+    collective: Collective,
+    latency: u64,
+    exchange: &[Time],
+    reduce_done: Time,
+    rank: Rank,
+) -> (Time, Time) {
+    let reduce = topology
+        .subtree_times(rank, latency)
+        .ok()
+        .flatten()
+        .map_or(0, |(_, reduce)| reduce);
+    let gather = if rank == 0 && collective == Collective::Reduce {
+        reduce_done
+    } else {
+        reduce
+    };
+    let result = match collective {
+        Collective::Reduce => 0,
+        _ => hold(topology, collective, latency, exchange, rank),
+    };
+    (gather, result)
+}
+
+/// When `rank` holds the Bcast value or the Allreduce result: its tree root's time plus, per
+/// edge on the way down, the child's position in its parent's send order and one hop `L + 2`.
+fn hold(
+    topology: &FtcoTopology,
+    collective: Collective,
+    latency: u64,
+    exchange: &[Time],
+    rank: Rank,
+) -> Time {
+    let Some(tree) = topology.tree_of(rank) else {
+        return 0;
+    };
+    let roots = u64::from(topology.roots());
+    let mut time = match collective {
+        Collective::Allreduce => exchange.get(tree as usize).copied().unwrap_or(0),
+        // Rank 0 sends to root t in step t − 1 (docs/topology.md).
+        _ if tree == 0 => 0,
+        _ => u64::from(tree) - 1 + latency + 2,
+    };
+    // The path from the tree root down to `rank`.
+    let mut path: Vec<Rank> = topology.ancestors(rank).collect();
+    path.reverse();
+    path.push(rank);
+    for pair in path.windows(2) {
+        let (parent, child) = (pair[0], pair[1]);
+        let index = topology
+            .children(parent)
+            .position(|c| c == child)
+            .unwrap_or(0) as u64;
+        let offset = if parent == 0 && collective == Collective::Bcast {
+            roots - 1
+        } else {
+            0
+        };
+        time += offset + index + latency + 2;
+    }
+    time
+}

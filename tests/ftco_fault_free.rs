@@ -1,0 +1,178 @@
+//! FTCO without faults (FTCO §3 "Message Priorities", §5.2, §5.2.1): every collective on k-ary
+//! and k-nomial trees, single- and multi-root, gives the right value everywhere, takes exactly
+//! the topology module's fault-free latency, and never sends a KEEPALIVE or re-parents.
+
+mod ftco_common;
+
+use ftco_common::*;
+use ftcoll::automaton::Phase;
+use ftcoll::automaton::Sum;
+use ftcoll::protocols::ftco::FtcoNode;
+use ftcoll::sim::Sim;
+use ftcoll::topology::ftco::Collective;
+
+fn check(
+    kind: ftcoll::topology::ftco::FtcoKind,
+    roots: u64,
+    procs: u64,
+    collective: Collective,
+    latency: u64,
+) {
+    let (cfg, report) = sum_run(kind, roots, procs, collective, latency);
+    let p = procs as u32;
+    let what = format!("{kind} R={roots} P={procs} {collective:?} L={latency}");
+    match collective {
+        Collective::Bcast => {
+            assert_eq!(report.undelivered(), 0, "{what}");
+            assert_eq!(report.duplicates(), 0, "{what}");
+            assert!(
+                report.delivered_value.iter().all(|v| *v == Some(1)),
+                "{what}"
+            );
+        }
+        Collective::Reduce => {
+            assert_eq!(report.completions.len(), 1, "{what}");
+            assert_eq!(report.completions[0].0, 0, "{what}");
+            assert_eq!(report.completions[0].2, full_sum(p), "{what}");
+        }
+        Collective::Allreduce => {
+            assert_eq!(report.completions.len(), procs as usize, "{what}");
+            assert!(
+                report.completions.iter().all(|c| c.2 == full_sum(p)),
+                "{what}"
+            );
+        }
+    }
+    assert_eq!(
+        measured(&report, collective),
+        predicted(&cfg.topology, collective, latency),
+        "{what}"
+    );
+    assert_eq!(
+        report.messages_in(Phase::Correction),
+        0,
+        "no KEEPALIVE: {what}"
+    );
+    assert_eq!(report.ignored, 0, "{what}");
+}
+
+#[test]
+fn ftco_5_2_fault_free_latency_equals_the_topology_schedule_for_small_p() {
+    for kind in KINDS {
+        for procs in 1..=40u64 {
+            for roots in [1, 2, 3, kind.k()] {
+                if roots > procs {
+                    continue;
+                }
+                for collective in COLLECTIVES {
+                    for latency in [0, 1, 10] {
+                        check(kind, roots, procs, collective, latency);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn ftco_5_2_fault_free_latency_equals_the_topology_schedule_for_large_p() {
+    use ftcoll::topology::ftco::FtcoKind::*;
+    for (kind, roots, procs) in [
+        (KNomial(2), 1, 1000),
+        (KNomial(10), 10, 1024),
+        (KAry(4), 1, 2000),
+        (KAry(3), 3, 3000),
+        (KNomial(7), 1, 4096),
+        (KNomial(9), 9, 5000),
+    ] {
+        for collective in COLLECTIVES {
+            check(kind, roots, procs, collective, 10);
+        }
+    }
+}
+
+#[test]
+fn ftco_3_no_false_suspicion_without_faults() {
+    use ftcoll::topology::ftco::FtcoKind::*;
+    for (kind, roots, procs) in [
+        (KNomial(3), 1, 200),
+        (KAry(2), 2, 150),
+        (KNomial(9), 9, 700),
+    ] {
+        for collective in COLLECTIVES {
+            let cfg = config(
+                topology(kind, roots, procs),
+                collective,
+                Sum,
+                sum_operand,
+                10,
+            );
+            let mut sim =
+                Sim::<FtcoNode<Sum>>::new(&cfg, procs as u32, &scenario(10, &[])).expect("sim");
+            while sim.next_time().is_some() {
+                sim.step(&cfg).expect("step");
+            }
+            for r in 0..procs as u32 {
+                let node = sim.automaton(r).expect("rank");
+                assert!(
+                    node.suspected().is_empty(),
+                    "{kind} {collective:?} rank {r}"
+                );
+                assert_eq!(node.keepalives(), 0, "{kind} {collective:?} rank {r}");
+                assert!(node.is_done(), "{kind} {collective:?} rank {r}");
+                let parent = cfg.topology.parent(r);
+                if roots == 1 || r >= roots as u32 {
+                    assert_eq!(
+                        node.up().collect::<Vec<_>>(),
+                        parent.into_iter().collect::<Vec<_>>()
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn ftco_app_a_service_distances_disd_and_rsd_cost_nothing_without_faults() {
+    // App. A: "negligible difference in latency between the two functions". Without faults all
+    // DATA comes from distance 1, and a step serving another distance finds nothing there and
+    // falls through to the wild card, so both keep the fault-free schedule exactly.
+    use ftcoll::protocols::ftco::ServiceDistance;
+    use ftcoll::topology::ftco::FtcoKind::*;
+    for service in [
+        ServiceDistance::Disd,
+        ServiceDistance::Rsd {
+            inverse_r: 2,
+            seed: 7,
+        },
+    ] {
+        for (kind, roots, procs) in [(KNomial(3), 1, 100), (KAry(2), 2, 90), (KNomial(9), 9, 700)] {
+            for collective in COLLECTIVES {
+                let mut cfg = config(
+                    topology(kind, roots, procs),
+                    collective,
+                    Sum,
+                    sum_operand,
+                    10,
+                );
+                cfg.service = service;
+                let report = run_ftco(&cfg, &scenario(10, &[]));
+                let what = format!("{service:?} {kind} R={roots} P={procs} {collective:?}");
+                let latency = measured(&report, collective);
+                let ff = predicted(&cfg.topology, collective, 10);
+                assert_eq!(latency, ff, "{what}");
+                assert_eq!(report.messages_in(Phase::Correction), 0, "{what}");
+                match collective {
+                    Collective::Bcast => assert_eq!(report.undelivered(), 0, "{what}"),
+                    _ => assert!(
+                        report
+                            .completions
+                            .iter()
+                            .all(|c| c.2 == full_sum(procs as u32)),
+                        "{what}"
+                    ),
+                }
+            }
+        }
+    }
+}

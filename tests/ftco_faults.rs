@@ -1,0 +1,353 @@
+//! FTCO under faults (FTCO §2 fail-stop, §3 Def. 3.1–3.2, §4 Alg. 4): random inactive nodes
+//! (crashed at 0) and run-time faults, never a root (roots are fault-immune, docs/protocols.md).
+//!
+//! With `Contributions` as the operator the result names whose operand it holds and how often,
+//! so Def. 3.2 is checked exactly: every live process completes with the same value, which
+//! holds every process that did not fail before it finished (`RemainingNodes ⊆ ReducedNodes`;
+//! for Reduce, Def. 3.1: every process not failed by the root's completion) and no operand
+//! twice ("each value is used only once", §4).
+
+mod ftco_common;
+
+use ftco_common::*;
+use ftcoll::automaton::{Contributions, Min, Reduction, Sum};
+use ftcoll::protocols::ftco::FtcoConfig;
+use ftcoll::sim::Report;
+use ftcoll::topology::ftco::{Collective, FtcoKind};
+use ftcoll::{Rank, Time};
+use proptest::prelude::*;
+
+fn contribution(rank: Rank) -> Vec<(Rank, u32)> {
+    vec![(rank, 1)]
+}
+
+fn min_operand(rank: Rank) -> u64 {
+    u64::from(rank.wrapping_mul(2_654_435_761) % 1000)
+}
+
+fn crash_time(crashes: &[(Rank, Time)], rank: Rank) -> Option<Time> {
+    crashes.iter().filter(|c| c.0 == rank).map(|c| c.1).min()
+}
+
+/// A generous termination bound: the fault-free latency plus, per fault and per level, one
+/// ETA and a few timeouts (a disruption climbs at most the tree height).
+fn bound<R: Reduction>(cfg: &FtcoConfig<R>, faults: usize) -> Time {
+    let t = &cfg.topology;
+    let ff = predicted(t, cfg.collective, cfg.latency);
+    let depth = u64::from(t.depth()) + 2;
+    let max_degree = (0..t.procs()).map(|r| t.degree(r)).max().unwrap_or(0);
+    let timeout = cfg
+        .timeout
+        .timeout(max_degree, max_degree, (depth * 2) as u32);
+    ff + (faults as u64 + 1) * depth * (4 * timeout + ff)
+}
+
+/// Common checks: termination, and every never-crashing process completed (or delivered) once.
+fn check_live<V: Clone + std::fmt::Debug + PartialEq>(
+    report: &Report<V>,
+    collective: Collective,
+    crashes: &[(Rank, Time)],
+    bound: Time,
+    what: &str,
+) {
+    let procs = report.procs;
+    match collective {
+        Collective::Bcast => {
+            for r in 0..procs {
+                if crash_time(crashes, r).is_none() {
+                    assert_eq!(
+                        report.deliveries[r as usize], 1,
+                        "rank {r} delivers once: {what}"
+                    );
+                }
+            }
+            assert!(report.coloring_latency() <= bound, "termination: {what}");
+        }
+        Collective::Reduce => {
+            assert_eq!(report.completions.len(), 1, "{what}");
+            assert_eq!(report.completions[0].0, 0, "{what}");
+        }
+        Collective::Allreduce => {
+            for r in 0..procs {
+                let n = report.completions.iter().filter(|c| c.0 == r).count();
+                if crash_time(crashes, r).is_none() {
+                    assert_eq!(n, 1, "rank {r} completes once: {what}");
+                } else {
+                    assert!(n <= 1, "{what}");
+                }
+            }
+            let first = &report.completions[0].2;
+            assert!(
+                report.completions.iter().all(|c| &c.2 == first),
+                "consistency: {what}"
+            );
+        }
+    }
+    let last = report.completions.iter().map(|c| c.1).max().unwrap_or(0);
+    assert!(
+        last <= bound,
+        "termination by {bound}, last completion {last}: {what}"
+    );
+}
+
+/// Def. 3.1–3.2 with `Contributions`.
+fn check_contributions(
+    report: &Report<Vec<(Rank, u32)>>,
+    collective: Collective,
+    crashes: &[(Rank, Time)],
+    what: &str,
+) {
+    if collective == Collective::Bcast {
+        return;
+    }
+    let (_, end, value) = report.completions[0].clone();
+    assert!(
+        value.iter().all(|&(_, c)| c == 1),
+        "no operand twice: {value:?}: {what}"
+    );
+    for r in 0..report.procs {
+        let included = value.iter().any(|&(x, _)| x == r);
+        let finish = match collective {
+            // Def. 3.1: T is the root's completion.
+            Collective::Reduce => Some(end),
+            _ => report.completions.iter().find(|c| c.0 == r).map(|c| c.1),
+        };
+        let must = match crash_time(crashes, r) {
+            None => true,
+            Some(fail) => finish.is_some_and(|f| f < fail),
+        };
+        if must {
+            assert!(
+                included,
+                "rank {r} (crash {:?}) missing from {value:?}: {what}",
+                crash_time(crashes, r)
+            );
+        }
+    }
+}
+
+fn kinds() -> impl Strategy<Value = FtcoKind> {
+    prop_oneof![
+        Just(FtcoKind::KAry(2)),
+        Just(FtcoKind::KAry(3)),
+        Just(FtcoKind::KNomial(2)),
+        Just(FtcoKind::KNomial(3)),
+        Just(FtcoKind::KNomial(4)),
+    ]
+}
+
+fn collectives() -> impl Strategy<Value = Collective> {
+    prop_oneof![
+        Just(Collective::Bcast),
+        Just(Collective::Reduce),
+        Just(Collective::Allreduce)
+    ]
+}
+
+/// `(kind, roots, procs, crashes)`: up to 6 non-root crashes, at 0 (inactive) or at run time.
+fn setups() -> impl Strategy<Value = (FtcoKind, u64, u64, Vec<(Rank, Time)>)> {
+    (kinds(), 0usize..3, 4u64..=40).prop_flat_map(|(kind, r, procs)| {
+        let roots = [1, 2, kind.k()][r].min(procs - 1);
+        let crash = (
+            roots as Rank..procs as Rank,
+            prop_oneof![Just(0u64), 0u64..120],
+        );
+        (
+            Just(kind),
+            Just(roots),
+            Just(procs),
+            proptest::collection::vec(crash, 0..=6),
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn ftco_def_3_2_every_live_process_completes_with_one_value_holding_each_survivor_once(
+        (kind, roots, procs, crashes) in setups(),
+        collective in collectives(),
+        latency in prop_oneof![Just(1u64), Just(10u64)],
+    ) {
+        let cfg = config(topology(kind, roots, procs), collective, Contributions, contribution, latency);
+        let what = format!("{kind} R={roots} P={procs} {collective:?} L={latency} crashes {crashes:?}");
+        let report = run_ftco(&cfg, &scenario(latency, &crashes));
+        check_live(&report, collective, &crashes, bound(&cfg, crashes.len()), &what);
+        check_contributions(&report, collective, &crashes, &what);
+    }
+
+    #[test]
+    fn ftco_4_sum_and_min_agree_everywhere_under_faults(
+        (kind, roots, procs, crashes) in setups(),
+        collective in prop_oneof![Just(Collective::Reduce), Just(Collective::Allreduce)],
+    ) {
+        let what = format!("{kind} R={roots} P={procs} {collective:?} crashes {crashes:?}");
+        let cfg = config(topology(kind, roots, procs), collective, Sum, sum_operand, 10);
+        let report = run_ftco(&cfg, &scenario(10, &crashes));
+        check_live(&report, collective, &crashes, bound(&cfg, crashes.len()), &what);
+        let survivors: u64 = (0..procs as Rank).filter(|&r| crash_time(&crashes, r).is_none()).map(sum_operand).sum();
+        let value = report.completions[0].2;
+        prop_assert!(value >= survivors && value <= full_sum(procs as u32), "{}", what);
+
+        let cfg = config(topology(kind, roots, procs), collective, Min, min_operand, 10);
+        let report = run_ftco(&cfg, &scenario(10, &crashes));
+        check_live(&report, collective, &crashes, bound(&cfg, crashes.len()), &what);
+        let floor = (0..procs as Rank).filter(|&r| crash_time(&crashes, r).is_none()).map(min_operand).min().unwrap_or(u64::MAX);
+        let value = report.completions[0].2;
+        prop_assert!(value <= floor, "{}", what);
+    }
+}
+
+fn sim_to_end<R>(
+    cfg: &FtcoConfig<R>,
+    crashes: &[(Rank, Time)],
+) -> ftcoll::sim::Sim<ftcoll::protocols::ftco::FtcoNode<R>>
+where
+    R: Reduction + Clone + Eq + core::hash::Hash,
+{
+    let procs = cfg.topology.procs();
+    let mut sim = ftcoll::sim::Sim::new(cfg, procs, &scenario(cfg.latency, crashes)).expect("sim");
+    while sim.next_time().is_some() {
+        sim.step(cfg).expect("step");
+    }
+    sim
+}
+
+#[test]
+fn ftco_4_an_inactive_child_is_replaced_by_its_children_and_each_value_counts_once() {
+    // Binary heap 0..15, rank 1 (children 3, 4) inactive: the root adopts 3 and 4 (Alg. 4 line
+    // 10), and the result holds every other rank exactly once.
+    let cfg = config(
+        topology(FtcoKind::KAry(2), 1, 15),
+        Collective::Reduce,
+        Contributions,
+        contribution,
+        10,
+    );
+    let sim = sim_to_end(&cfg, &[(1, 0)]);
+    let report = sim.report();
+    let expected: Vec<(Rank, u32)> = (0..15).filter(|&r| r != 1).map(|r| (r, 1)).collect();
+    assert_eq!(report.completions.len(), 1);
+    assert_eq!(report.completions[0].2, expected);
+    let root = sim.automaton(0).expect("root");
+    assert_eq!(root.suspected(), &[1]);
+    assert_eq!(root.down().collect::<Vec<_>>(), vec![3, 4, 2]);
+}
+
+#[test]
+fn ftco_4_a_failed_parent_is_bypassed_upwards_in_an_allreduce() {
+    // Rank 1 fails at 0: its children 3 and 4 are adopted by the root, get the result, and the
+    // result is the same everywhere without rank 1.
+    let cfg = config(
+        topology(FtcoKind::KAry(2), 1, 15),
+        Collective::Allreduce,
+        Contributions,
+        contribution,
+        10,
+    );
+    let sim = sim_to_end(&cfg, &[(1, 0)]);
+    let report = sim.report();
+    let expected: Vec<(Rank, u32)> = (0..15).filter(|&r| r != 1).map(|r| (r, 1)).collect();
+    assert_eq!(report.completions.len(), 14);
+    assert!(report.completions.iter().all(|c| c.2 == expected));
+    for child in [3, 4] {
+        assert_eq!(
+            sim.automaton(child).expect("rank").up().collect::<Vec<_>>(),
+            vec![0]
+        );
+    }
+}
+
+#[test]
+fn ftco_4_disruption_a_chain_with_two_failures_reaches_the_root_by_keepalives() {
+    // FTCO §4 "Data Propagation Disruptions": chain 0 → 1 → 3 → 7 of a binary heap Bcast. The
+    // third node (3) is inactive; the second (1) forwards to 3 and 4 and then fails (it holds the
+    // data at 12 and sends in steps 12 and 13). The fourth (7) waits past its ETA, sends a
+    // KEEPALIVE to 3, times out, then to 1, times out, then to the root, which answers with DATA.
+    let cfg = config(
+        topology(FtcoKind::KAry(2), 1, 15),
+        Collective::Bcast,
+        Sum,
+        sum_operand,
+        10,
+    );
+    let sim = sim_to_end(&cfg, &[(3, 0), (1, 14)]);
+    let report = sim.report();
+    for r in (0..15).filter(|&r| r != 1 && r != 3) {
+        assert_eq!(report.deliveries[r as usize], 1, "rank {r}");
+        assert_eq!(report.delivered_value[r as usize], Some(1), "rank {r}");
+    }
+    let fourth = sim.automaton(7).expect("rank 7");
+    assert_eq!(fourth.suspected(), &[1, 3]);
+    assert_eq!(fourth.up().collect::<Vec<_>>(), vec![0]);
+    assert!(fourth.keepalives() >= 3);
+    // Rank 4 got the data from rank 1 before it failed: no detour.
+    assert!(sim.automaton(4).expect("rank 4").suspected().is_empty());
+}
+
+#[test]
+fn ftco_4_too_short_timeouts_suspect_live_nodes_but_never_count_a_value_twice() {
+    // A deliberately short f_timeout (the knob a checker will turn): children give up on
+    // parents that are only slow to ACK, re-send to grandparents, and the covering rule
+    // (a counted partial supersedes the partials below it) keeps every operand once.
+    for collective in [Collective::Reduce, Collective::Allreduce] {
+        for procs in 2..40u64 {
+            let mut cfg = config(
+                topology(FtcoKind::KNomial(3), 1, procs),
+                collective,
+                Contributions,
+                contribution,
+                10,
+            );
+            cfg.timeout = ftcoll::protocols::ftco::TimeoutRule {
+                round_trip: 1,
+                per_load: 0,
+            };
+            let report = run_ftco(&cfg, &scenario(10, &[]));
+            let all: Vec<(Rank, u32)> = (0..procs as Rank).map(|r| (r, 1)).collect();
+            assert!(
+                report.completions.iter().all(|c| c.2 == all),
+                "{collective:?} P={procs}"
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// The contract: handlers never panic on peer input (unknown senders, ranks `>= P`,
+    /// duplicates, messages out of order).
+    #[test]
+    fn ftco_handlers_never_panic_on_arbitrary_peer_input(
+        kind in kinds(),
+        collective in collectives(),
+        inputs in proptest::collection::vec((0u32..40, 0u8..4, 0u64..3, 0u64..400), 0..60),
+    ) {
+        use ftcoll::automaton::{Automaton, Outbox};
+        use ftcoll::protocols::ftco::{FtcoMsg, FtcoNode};
+        let cfg = config(topology(kind, 2, 30), collective, Sum, sum_operand, 10);
+        let mut nodes: Vec<FtcoNode<Sum>> = (0..30).map(|r| FtcoNode::new(&cfg, r)).collect();
+        let mut out = Outbox::new();
+        for node in &mut nodes {
+            node.on_start(&cfg, 0, &mut out);
+        }
+        let mut now = 0;
+        for (i, (from, kind, value, dt)) in inputs.into_iter().enumerate() {
+            now += dt;
+            let msg = match kind {
+                0 => FtcoMsg::Partial(value),
+                1 => FtcoMsg::Result(value),
+                2 => FtcoMsg::Keepalive,
+                _ => FtcoMsg::Ack,
+            };
+            let node = &mut nodes[i % 30];
+            let _ = node.select_receive(&cfg, now, &[(from, msg.clone())]);
+            node.on_message(&cfg, now, from, msg, &mut out);
+            node.on_timer(&cfg, now, ftcoll::automaton::TimerId(0), &mut out);
+            node.on_send_slot(&cfg, now, &mut out);
+            out.drain();
+        }
+    }
+}
