@@ -228,3 +228,41 @@ fn invalid_parameters_are_refused_when_read() {
     let node = CorrectedTreeNode::new(&c, 3);
     round_trip(&node);
 }
+
+/// FTCO messages and automaton states mid-run (a Contributions Allreduce with a crash) round-trip.
+#[test]
+fn ftco_messages_and_states_round_trip() {
+    use ftcoll::automaton::Contributions;
+    use ftcoll::protocols::ftco::{FtcoConfig, FtcoMsg, FtcoNode};
+    use ftcoll::topology::ftco::Collective;
+    for m in [
+        FtcoMsg::Partial(vec![(3u32, 1u32)]),
+        FtcoMsg::Result(vec![(0, 1), (7, 2)]),
+        FtcoMsg::Keepalive,
+        FtcoMsg::Ack,
+    ] {
+        round_trip(&m);
+    }
+    let topology = FtcoTopology::new(FtcoKind::KNomial(3), 3, 20).unwrap();
+    let config = FtcoConfig::new(
+        topology,
+        Collective::Allreduce,
+        Contributions,
+        |r| vec![(r, 1)],
+        2,
+    )
+    .unwrap();
+    let scenario = ftcoll::sim::Scenario {
+        logp: LogP::new(2, 1).unwrap(),
+        model: PortModel::SinglePort,
+        crashes: vec![(7, 0), (11, 9)],
+        ..Default::default()
+    };
+    let mut sim = Sim::<FtcoNode<Contributions>>::new(&config, 20, &scenario).unwrap();
+    for _ in 0..12 {
+        sim.step(&config).unwrap();
+    }
+    for r in 0..20 {
+        round_trip(sim.automaton(r).unwrap());
+    }
+}

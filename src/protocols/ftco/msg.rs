@@ -6,6 +6,7 @@ use crate::automaton::{Message, Payload, Phase};
 /// whether a value is a partial reduction or the result (Alg. 2 lines 13–16 decide it from
 /// whether the source is in `Up`, which stops working once `Up` changes by re-parenting).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum FtcoMsg<V> {
     /// DATA going up the tree (Reduce, Allreduce) or between the roots of a multi-root
     /// Allreduce: the sender's partial reduction.
@@ -21,6 +22,7 @@ pub enum FtcoMsg<V> {
 
 /// The priority class of a message (Alg. 2 line 7: DATA, then KEEPALIVE, then ACK).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Kind {
     /// [`FtcoMsg::Partial`] and [`FtcoMsg::Result`].
     Data,

@@ -16,6 +16,7 @@ const WAKE: TimerId = TimerId(0);
 
 /// What a node knows about one neighbour in `Up` or `Down` (Alg. 2–4's per-node arrays).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct Peer<V> {
     rank: Rank,
     /// Down: its counted partial. Up: a multi-root root's partial (Allreduce exchange).
@@ -61,6 +62,7 @@ impl<V> Peer<V> {
 
 /// Which list a peer is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 enum Side {
     Up,
     Down,
@@ -68,6 +70,7 @@ enum Side {
 
 /// A send decided by Alg. 3 or Alg. 4.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 enum Send {
     Partial(Side, usize),
     Result(usize),
@@ -81,6 +84,14 @@ enum Send {
 /// is never re-adopted (Alg. 4 line 8 would otherwise bring a failed grandparent back); that
 /// list holds only nodes this process timed out on, `O(faults)` in practice, `O(P)` at worst.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(bound(
+        serialize = "R::Value: serde::Serialize",
+        deserialize = "R::Value: serde::Deserialize<'de>"
+    ))
+)]
 pub struct FtcoNode<R: Reduction> {
     rank: Rank,
     mine: R::Value,

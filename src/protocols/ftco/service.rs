@@ -5,6 +5,7 @@ use crate::{Rank, Time};
 
 /// Which nodes a step prioritizes (FTCO App. A). `0` is the wild card of Alg. 2 line 2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ServiceDistance {
     /// No prioritization: every step serves distance 0, the wild card (Alg. 1 then reads: tree
     /// progress, any message by type priority, any fault-tolerance action).
@@ -85,6 +86,7 @@ impl ServiceDistance {
 /// the factor `distance` follows the paper (a re-parented node two levels away is served less
 /// often by a nepotistic service distance). A checker can set it too short on purpose.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct TimeoutRule {
     /// Steps of an unloaded round trip.
     pub round_trip: Time,
