@@ -3,15 +3,20 @@
 //! A check explores the whole state graph unless a [`Budget`] stops it first. A budget is
 //! enforced in the models themselves through a shared [`Halt`]:
 //!
-//! - *states*: [`Model::next_state`](stateright::Model::next_state) counts every successor it
-//!   produces (states reached again included) and produces none once the count reaches the cap
-//!   minus the initial states, so a check never holds more unique states than the cap. With one
-//!   checker thread the breadth-first order is fixed, so a state budget gives the same partial
-//!   result on every run.
-//! - *memory*: `--memory-limit SIZE` becomes the state cap `SIZE / BYTES_PER_STATE`
-//!   ([`BYTES_PER_STATE`], measured); the process's resident memory is also sampled while the
-//!   check runs and stops it if it passes `SIZE` anyway.
-//! - *time*: a deadline checked every few milliseconds.
+//! - *states*: the initial states plus every successor
+//!   [`Model::next_state`](stateright::Model::next_state) produces (states reached again
+//!   included: stateright's "state count") may not exceed the cap; past it `next_state` produces
+//!   nothing. The unique states a check reports are at most the cap, often fewer (about half in
+//!   the timed model with crashes at any instant). With one checker thread the breadth-first
+//!   order is fixed, so a state budget gives the same partial result on every run.
+//! - *memory*: `--memory-limit SIZE` becomes the state cap `SIZE / bytes per state`
+//!   ([`TIMED_BYTES_PER_STATE`], [`ASYNC_BYTES_PER_STATE`], measured); the process's resident
+//!   memory is also sampled while the check runs and stops it at `SIZE − SIZE/32` if it gets
+//!   there first (shapes the constants do not cover: many initial states, all queued at once).
+//! - *time*: a deadline, checked every 10 ms.
+//!
+//! A check whose initial states alone exceed the state budget, or need more than the memory
+//! budget ([`initial_bytes`]), fails before anything is allocated.
 //!
 //! Once halted, a model offers no more actions: the checker evaluates every property on the
 //! states already generated (every one of them is checked) and stops. A property with a
@@ -40,8 +45,8 @@ use std::time::Duration;
 /// simulation: per *unique* state that is 7.4 KB at P = 16 (unique states are about half the
 /// generated ones there), about 1 KB for the complete P = 8, f = 2 check. With
 /// `--timing pre` every crash set is an initial state and they are all queued at once (P = 16,
-/// f = 15: 32 768 initial states, 300 MB before the first step, 670 MB peak); the
-/// resident-memory check covers that shape.
+/// f = 15: 32 768 initial states, 300 576 KB before the first step, 668 808 KB at the peak of
+/// the complete check); the resident-memory check covers that shape.
 pub const TIMED_BYTES_PER_STATE: u64 = 4096;
 
 /// [`TIMED_BYTES_PER_STATE`] for the asynchronous model (same method): lame:2 checked overlap
