@@ -15,6 +15,7 @@ use ftcoll::protocols::corrected_tree::CorrectedTreeNode;
 use ftcoll::{Rank, Time};
 use stateright::{Model, Property};
 
+use crate::budget::Halt;
 use crate::{property, ProtocolSpec};
 
 /// An asynchronous model of automaton `A`.
@@ -30,6 +31,8 @@ pub struct AsyncModel<A: Automaton> {
     pub max_crashes: u32,
     /// Largest logical time explored.
     pub horizon: Time,
+    /// The budget switch of the check running this model (see [`crate::budget`]).
+    pub halt: Halt,
 }
 
 /// A state of the asynchronous model.
@@ -84,6 +87,7 @@ impl AsyncModel<CorrectedTreeNode> {
             procs: spec.procs,
             max_crashes,
             horizon: 16 * p * p + 64,
+            halt: Halt::new(),
         })
     }
 }
@@ -188,7 +192,7 @@ where
     }
 
     fn actions(&self, state: &Self::State, actions: &mut Vec<Self::Action>) {
-        if state.broken || state.clock >= self.horizon {
+        if state.broken || state.clock >= self.horizon || self.halt.is_halted() {
             return;
         }
         // The network is sorted: copies of one message are adjacent.
@@ -220,6 +224,9 @@ where
     }
 
     fn next_state(&self, state: &Self::State, action: Self::Action) -> Option<Self::State> {
+        if !self.halt.admit() {
+            return None;
+        }
         let mut next = state.clone();
         next.clock += 1;
         let now = next.clock;

@@ -20,11 +20,13 @@
 //! `sometimes` properties show the interesting states are reached.
 
 pub mod asynchronous;
+pub mod budget;
 pub mod matrix;
 pub mod mutants;
 pub mod timed;
 
 pub use asynchronous::AsyncModel;
+pub use budget::{Budget, Halt, Stop};
 pub use timed::{CrashTiming, TimedModel};
 
 use ftcoll::protocols::corrected_tree::{CorrectedTreeConfig, CorrectionSpec, StartMode};
@@ -133,14 +135,17 @@ pub enum ModelKind {
 #[derive(Clone, Debug, PartialEq)]
 pub struct CheckResult {
     /// Properties violated (in [`property::ALL`] order), each with its shortest counterexample:
-    /// the actions, human-readable, and for the timed model the replayed message trace.
+    /// the actions, human-readable, and for the timed model the replayed message trace. A
+    /// violation is definite even when a budget stopped the search.
     pub violations: Vec<Violation>,
-    /// Unique states explored.
+    /// Unique states explored (every one of them was checked against every property).
     pub states: usize,
     /// Wall time.
     pub seconds: f64,
     /// `sometimes` properties that were reached.
     pub reached: Vec<&'static str>,
+    /// The budget that stopped the search before it covered the whole state graph, if one did.
+    pub stopped: Option<Stop>,
 }
 
 /// One violated property.
@@ -152,32 +157,199 @@ pub struct Violation {
     pub trace: Vec<String>,
 }
 
-impl CheckResult {
-    /// Whether `property` holds.
-    pub fn holds(&self, property: &str) -> bool {
-        !self.violations.iter().any(|v| v.property == property)
+/// The overall verdict of a check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    /// The whole state graph was explored and no property has a counterexample.
+    Holds,
+    /// Some property has a counterexample, and every property is decided: the search was
+    /// complete, or every property of [`property::ALL`] has a counterexample.
+    Violated,
+    /// A budget stopped the search while some property had no counterexample: those are only
+    /// "not violated within [`CheckResult::states`] states". Others may be definitely violated.
+    Partial,
+}
+
+impl Verdict {
+    /// `holds`, `violated` or `partial`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Holds => "holds",
+            Self::Violated => "violated",
+            Self::Partial => "partial",
+        }
     }
 }
 
+impl CheckResult {
+    /// Whether `property` has a counterexample (definite, budget or not).
+    pub fn violated(&self, property: &str) -> bool {
+        self.violations.iter().any(|v| v.property == property)
+    }
+
+    /// Whether `property` holds: the search was complete and found no counterexample.
+    pub fn holds(&self, property: &str) -> bool {
+        self.stopped.is_none() && !self.violated(property)
+    }
+
+    /// The properties of [`property::ALL`] a budget left undecided: no counterexample within
+    /// [`Self::states`] states, but the search stopped early. Empty for a complete search.
+    pub fn unresolved(&self) -> Vec<&'static str> {
+        if self.stopped.is_none() {
+            return Vec::new();
+        }
+        property::ALL
+            .into_iter()
+            .filter(|p| !self.violated(p))
+            .collect()
+    }
+
+    /// The overall verdict.
+    pub fn verdict(&self) -> Verdict {
+        if !self.unresolved().is_empty() {
+            Verdict::Partial
+        } else if self.violations.is_empty() {
+            Verdict::Holds
+        } else {
+            Verdict::Violated
+        }
+    }
+}
+
+/// Why a check could not run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CheckError {
+    /// The protocol cannot be built (tree kind and process count).
+    Topology(ftcoll::topology::TopologyError),
+    /// The initial states alone do not fit the budget `by` ([`Stop::States`]: more initial
+    /// states than `--max-states`; [`Stop::Memory`]: they need more than the memory budget, see
+    /// [`budget::initial_bytes`]). Nothing was allocated.
+    TooManyInitialStates {
+        /// Initial states of the model.
+        initial: u64,
+        /// The smallest budget that fits them: states for [`Stop::States`], bytes for
+        /// [`Stop::Memory`].
+        needed: u64,
+        /// The budget that is too small.
+        by: Stop,
+    },
+    /// A checker thread panicked (a bug in a model or an automaton; the panic message was
+    /// printed on stderr).
+    CheckerFailed,
+}
+
+impl core::fmt::Display for CheckError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Topology(e) => write!(f, "{e}"),
+            Self::TooManyInitialStates {
+                initial,
+                needed,
+                by,
+            } => write!(
+                f,
+                "the {by} budget cannot hold the {initial} initial states (it needs {needed})"
+            ),
+            Self::CheckerFailed => f.write_str("a checker thread panicked"),
+        }
+    }
+}
+
+impl std::error::Error for CheckError {}
+
+impl From<ftcoll::topology::TopologyError> for CheckError {
+    fn from(e: ftcoll::topology::TopologyError) -> Self {
+        Self::Topology(e)
+    }
+}
+
+/// Initial states of a model, computed without building them: every non-root crash set of at
+/// most `crashes` ranks for the timed model with [`CrashTiming::Pre`], else one. Saturates.
+pub fn initial_states(procs: u32, crashes: u32, timing: CrashTiming, model: ModelKind) -> u64 {
+    if model == ModelKind::Async || timing == CrashTiming::Any {
+        return 1;
+    }
+    let n = u128::from(procs.saturating_sub(1));
+    let (mut total, mut binomial) = (1u128, 1u128);
+    for k in 0..u128::from(crashes).min(n) {
+        binomial = match binomial.checked_mul(n - k) {
+            Some(b) => b / (k + 1),
+            None => return u64::MAX,
+        };
+        total = total.saturating_add(binomial);
+    }
+    u64::try_from(total).unwrap_or(u64::MAX)
+}
+
 /// Runs a BFS over the model of `spec` with at most `crashes` crashes and returns every
-/// property's verdict. BFS makes every counterexample a shortest one.
+/// property's verdict. BFS makes every counterexample a shortest one. No budget: the search
+/// covers the whole state graph.
 pub fn check(
     spec: &ProtocolSpec,
     crashes: u32,
     timing: CrashTiming,
     model: ModelKind,
 ) -> Result<CheckResult, ftcoll::topology::TopologyError> {
-    use stateright::{Checker, Model};
+    match check_within(spec, crashes, timing, model, &Budget::UNLIMITED, None) {
+        Ok(result) => Ok(result),
+        Err(CheckError::Topology(e)) => Err(e),
+        // No cap, so no TooManyInitialStates; a checker panic stays a panic here, as before.
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Progress of a running check: unique states so far and the time since it started.
+pub type Progress<'a> = &'a mut dyn FnMut(usize, std::time::Duration);
+
+/// [`check`] within `budget`: the search stops when a limit is reached and the result says
+/// which ([`CheckResult::stopped`], [`CheckResult::verdict`]). If the initial states alone
+/// exceed the state cap, nothing is allocated and [`CheckError::TooManyInitialStates`] is
+/// returned. `progress` is called about once a second while the search runs.
+pub fn check_within(
+    spec: &ProtocolSpec,
+    crashes: u32,
+    timing: CrashTiming,
+    model: ModelKind,
+    budget: &Budget,
+    progress: Option<Progress<'_>>,
+) -> Result<CheckResult, CheckError> {
+    use stateright::Checker;
     let start = std::time::Instant::now();
+    let initial = initial_states(spec.procs, crashes, timing, model);
+    if budget.max_states.is_some_and(|n| initial > n) {
+        return Err(CheckError::TooManyInitialStates {
+            initial,
+            needed: initial,
+            by: Stop::States,
+        });
+    }
+    let needed = budget::initial_bytes(model, spec.procs, initial);
+    if budget.memory.is_some_and(|m| needed > m) {
+        return Err(CheckError::TooManyInitialStates {
+            initial,
+            needed,
+            by: Stop::Memory,
+        });
+    }
+    let cap = budget.state_cap(budget::bytes_per_state(model));
     match model {
         ModelKind::Timed => {
             let model = TimedModel::corrected_tree(spec, crashes, timing)?;
-            let checker = model.clone().checker().spawn_bfs().join();
-            Ok(timed_result(&model, &checker, start))
+            let halt = model.halt.clone();
+            let checker =
+                run_budgeted(model.clone(), &halt, initial, cap, budget, start, progress)?;
+            let stopped = halt.reason();
+            halt.release();
+            let mut result = timed_result(&model, &checker, start);
+            result.stopped = stopped;
+            Ok(result)
         }
         ModelKind::Async => {
             let model = AsyncModel::corrected_tree(spec, crashes)?;
-            let checker = model.clone().checker().spawn_bfs().join();
+            let halt = model.halt.clone();
+            let checker = run_budgeted(model, &halt, initial, cap, budget, start, progress)?;
+            let stopped = halt.reason();
+            halt.release();
             let mut violations = Vec::new();
             for name in property::ALL {
                 if let Some(path) = checker.discovery(name) {
@@ -201,12 +373,91 @@ pub fn check(
                 states: checker.unique_state_count(),
                 seconds: start.elapsed().as_secs_f64(),
                 reached,
+                stopped,
             })
         }
     }
 }
 
-/// Collects the verdicts of a finished timed check, replaying each counterexample with tracing.
+/// How often a budgeted search looks at the clock and the resident memory.
+const POLL: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// Runs stateright's BFS (one thread) on `model` until it finishes or `budget` (whose state cap
+/// is `cap`) halts it through `halt` (which `model` must share). The halt is left set: read its
+/// reason, then release it before rebuilding counterexample paths.
+fn run_budgeted<M>(
+    model: M,
+    halt: &Halt,
+    initial: u64,
+    cap: Option<(u64, Stop)>,
+    budget: &Budget,
+    start: std::time::Instant,
+    mut progress: Option<Progress<'_>>,
+) -> Result<impl stateright::Checker<M>, CheckError>
+where
+    M: stateright::Model + Send + Sync + 'static,
+    M::State: Clone + PartialEq + core::hash::Hash + Send + Sync + 'static,
+    M::Action: Clone + PartialEq,
+{
+    use stateright::Checker;
+    if let Some((cap, by)) = cap {
+        halt.cap(cap.saturating_sub(initial), by);
+    }
+    let mut checker = model.checker().spawn_bfs();
+    let handles = checker.handles();
+    if !budget.is_limited() && progress.is_none() {
+        let mut ok = true;
+        for h in handles {
+            ok &= h.join().is_ok();
+        }
+        return if ok {
+            Ok(checker)
+        } else {
+            Err(CheckError::CheckerFailed)
+        };
+    }
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut ok = true;
+        for h in handles {
+            ok &= h.join().is_ok();
+        }
+        let _ = done_tx.send(ok);
+    });
+    let deadline = budget.timeout.map(|t| start + t);
+    let mut last_report = start;
+    let ok = loop {
+        match done_rx.recv_timeout(POLL) {
+            Ok(ok) => break ok,
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break false,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        let now = std::time::Instant::now();
+        if deadline.is_some_and(|d| now >= d) {
+            halt.halt(Stop::Time);
+        }
+        if let Some(limit) = budget.memory {
+            // 1/32 of headroom: the resident memory still grows for up to one poll.
+            if budget::resident_bytes().is_some_and(|rss| rss > limit - limit / 32) {
+                halt.halt(Stop::Memory);
+            }
+        }
+        if let Some(report) = progress.as_mut() {
+            if now.duration_since(last_report) >= std::time::Duration::from_secs(1) {
+                last_report = now;
+                report(checker.unique_state_count(), now.duration_since(start));
+            }
+        }
+    };
+    if ok {
+        Ok(checker)
+    } else {
+        Err(CheckError::CheckerFailed)
+    }
+}
+
+/// Collects the verdicts of a finished timed check, replaying each counterexample with tracing
+/// ([`CheckResult::stopped`] is left `None`: the caller knows whether a budget stopped it).
 pub fn timed_result<A, C>(
     model: &TimedModel<A>,
     checker: &C,
@@ -261,6 +512,7 @@ where
         states: checker.unique_state_count(),
         seconds: start.elapsed().as_secs_f64(),
         reached,
+        stopped: None,
     }
 }
 

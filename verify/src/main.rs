@@ -6,15 +6,37 @@
 //!     --procs 6 --crashes 1 --timing any
 //! cargo run -p ftcoll-verify --release -- explore --tree kary:2 --correction none --procs 4 --crashes 1
 //! cargo run -p ftcoll-verify --release -- matrix --max-procs 8 --out docs/verification.md
+//! cargo run -p ftcoll-verify --release -- check --tree lame:2 --correction checked --procs 16 \
+//!     --crashes 15 --timing any --timeout 60 --memory-limit 4G --format text
 //! ```
+//!
+//! `check` and `explore` take budgets (`--max-states N`, `--timeout SECONDS`,
+//! `--memory-limit SIZE`, default half of `MemAvailable`; see [`ftcoll_verify::budget`]). A check
+//! a budget stopped reports the verdict `partial`: the properties with a counterexample are
+//! violated, the others only "not violated within N states" — never "holds".
+//!
+//! Exit status: 0 for a decided verdict, `holds` or `violated`, which is in the output (a budget
+//! may have stopped the search if every property has a counterexample anyway); 3 for the
+//! verdict `partial` (for `explore`: the session ended by `--timeout` or by the resident memory
+//! passing `--memory-limit`); 2 for bad input (one line on stderr naming the flag, nothing on
+//! stdout); 1 if a checker thread panicked.
 
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
 use ftcoll::topology::{LogP, Order, TreeKind};
-use ftcoll_verify::{check, matrix, CrashTiming, ModelKind, ProtocolSpec, TimedModel};
+use ftcoll_verify::budget::{self, Budget, Stop};
+use ftcoll_verify::{
+    check_within, initial_states, matrix, CheckError, CrashTiming, ModelKind, ProtocolSpec,
+    TimedModel, Verdict,
+};
 use stateright::Model;
+
+/// Exit status of a run a budget stopped (verdict `partial`).
+const EXIT_PARTIAL: u8 = 3;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -124,10 +146,83 @@ impl SpecArgs {
     }
 }
 
+fn max_states(s: &str) -> Result<u64, String> {
+    budget::parse_max_states(s)
+}
+fn timeout(s: &str) -> Result<Duration, String> {
+    budget::parse_timeout(s)
+}
+fn memory_limit(s: &str) -> Result<u64, String> {
+    budget::parse_memory_limit(s, budget::max_memory())
+}
+
+/// Budgets of `check` and `explore`.
+#[derive(Args, Debug)]
+struct BudgetArgs {
+    /// Stop once this many states were generated, counting states reached again (1 or more;
+    /// at most this many unique states); the verdict is then partial.
+    #[arg(long, value_name = "N", value_parser = max_states, allow_hyphen_values = true)]
+    max_states: Option<u64>,
+    /// Stop after this many seconds (0.001 to 31536000, decimals allowed).
+    #[arg(long, value_name = "SECONDS", value_parser = timeout, allow_hyphen_values = true)]
+    timeout: Option<Duration>,
+    /// Memory budget, e.g. 512M or 8G (16M up to the machine's MemTotal): a cap of SIZE / 4096
+    /// states (timed model; 1024 for async), and the resident memory checked while running.
+    /// Default: half of MemAvailable.
+    #[arg(long, value_name = "SIZE", value_parser = memory_limit, allow_hyphen_values = true)]
+    memory_limit: Option<u64>,
+}
+
+impl BudgetArgs {
+    fn budget(&self) -> Budget {
+        Budget {
+            max_states: self.max_states,
+            timeout: self.timeout,
+            memory: Some(self.memory_limit.unwrap_or_else(budget::default_memory)),
+        }
+    }
+
+    /// The one-line usage error when the initial states alone do not fit the budget `by`
+    /// (`needed`: states or bytes).
+    fn too_small(&self, initial: u64, needed: u64, by: Stop, what: &str) -> String {
+        match by {
+            Stop::Memory => {
+                let limit = self.memory_limit.map_or_else(
+                    || {
+                        format!(
+                            "the default (half of MemAvailable, {})",
+                            budget::format_size(budget::default_memory())
+                        )
+                    },
+                    budget::format_size,
+                );
+                format!(
+                    "--memory-limit: {limit} cannot hold the {initial} initial states of {what} (about {}): allowed {}..={}",
+                    budget::format_size(needed),
+                    budget::format_size(
+                        needed
+                            .checked_next_multiple_of(1 << 20)
+                            .unwrap_or(u64::MAX)
+                            .max(budget::MIN_MEMORY)
+                    ),
+                    budget::format_size(budget::max_memory())
+                )
+            }
+            _ => format!(
+                "--max-states: {} is fewer than the {initial} initial states of {what}: allowed {needed}..={}",
+                self.max_states.unwrap_or(0),
+                u64::MAX
+            ),
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 struct CheckArgs {
     #[command(flatten)]
     spec: SpecArgs,
+    #[command(flatten)]
+    budget: BudgetArgs,
     /// When crashes happen.
     #[arg(long, value_enum, default_value = "pre")]
     timing: TimingArg,
@@ -143,6 +238,9 @@ struct CheckArgs {
 struct ExploreArgs {
     #[command(flatten)]
     spec: SpecArgs,
+    /// Budgets of the background search (`--timeout` ends the session).
+    #[command(flatten)]
+    budget: BudgetArgs,
     /// When crashes happen.
     #[arg(long, value_enum, default_value = "pre")]
     timing: TimingArg,
@@ -170,6 +268,67 @@ fn timing(t: TimingArg) -> CrashTiming {
         TimingArg::Pre => CrashTiming::Pre,
         TimingArg::Any => CrashTiming::Any,
     }
+}
+
+/// `--procs P --crashes F --timing T`, for messages.
+fn what(spec: &SpecArgs, t: TimingArg) -> String {
+    format!(
+        "--procs {} --crashes {} --timing {}",
+        spec.procs,
+        spec.crashes,
+        timing(t)
+    )
+}
+
+/// A progress reporter for stderr if it is a terminal: unique states, states/s and seconds,
+/// rewritten in place at most once a second. Sets `shown` once it printed.
+fn progress_reporter(shown: &mut bool) -> Option<impl FnMut(usize, Duration) + '_> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let mut last = (0usize, Duration::ZERO);
+    Some(move |states: usize, elapsed: Duration| {
+        let dt = elapsed.saturating_sub(last.1).as_secs_f64();
+        let rate = if dt > 0.0 {
+            states.saturating_sub(last.0) as f64 / dt
+        } else {
+            0.0
+        };
+        last = (states, elapsed);
+        let mut err = std::io::stderr().lock();
+        let _ = write!(
+            err,
+            "\r\x1b[K{states} states, {rate:.0} states/s, {:.0} s",
+            elapsed.as_secs_f64()
+        );
+        let _ = err.flush();
+        *shown = true;
+    })
+}
+
+/// Ends an `explore` session (exit status 3) when its time budget runs out or its resident
+/// memory passes the memory budget; the state cap is stateright's own `target_state_count`.
+fn watch_explorer(budget: Budget) {
+    if budget.timeout.is_none() && budget.memory.is_none() {
+        return;
+    }
+    let start = std::time::Instant::now();
+    std::thread::spawn(move || loop {
+        std::thread::sleep(Duration::from_millis(100));
+        if budget.timeout.is_some_and(|t| start.elapsed() >= t) {
+            eprintln!("explore: the time budget (--timeout) ran out; stopping");
+            std::process::exit(i32::from(EXIT_PARTIAL));
+        }
+        if let Some(limit) = budget.memory {
+            if budget::resident_bytes().is_some_and(|rss| rss > limit) {
+                eprintln!(
+                    "explore: the resident memory passed the memory budget ({}); stopping",
+                    budget::format_size(limit)
+                );
+                std::process::exit(i32::from(EXIT_PARTIAL));
+            }
+        }
+    });
 }
 
 fn main() -> ExitCode {
@@ -202,28 +361,73 @@ fn main() -> ExitCode {
                 ModelArg::Timed => ModelKind::Timed,
                 ModelArg::Async => ModelKind::Async,
             };
-            let result = match check(&spec, a.spec.crashes, timing(a.timing), model) {
+            let budget = a.budget.budget();
+            let mut shown = false;
+            let mut report = progress_reporter(&mut shown);
+            let progress = report
+                .as_mut()
+                .map(|r| r as &mut dyn FnMut(usize, Duration));
+            let checked = check_within(
+                &spec,
+                a.spec.crashes,
+                timing(a.timing),
+                model,
+                &budget,
+                progress,
+            );
+            drop(report);
+            if shown {
+                eprint!("\r\x1b[K");
+            }
+            let result = match checked {
                 Ok(r) => r,
-                Err(e) => return usage(format!("--tree/--procs: {e}")),
+                Err(CheckError::TooManyInitialStates {
+                    initial,
+                    needed,
+                    by,
+                }) => {
+                    return usage(
+                        a.budget
+                            .too_small(initial, needed, by, &what(&a.spec, a.timing)),
+                    )
+                }
+                Err(CheckError::Topology(e)) => return usage(format!("--tree/--procs: {e}")),
+                Err(e @ CheckError::CheckerFailed) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(1);
+                }
             };
             let first = result.violations.first();
+            let verdict = result.verdict();
+            let unresolved = result.unresolved();
+            let within = |stop: Stop| {
+                format!(
+                    "no violation found within {} states (budget: {stop})",
+                    result.states
+                )
+            };
             if a.format == Format::Json {
                 let trace: Vec<String> = first
                     .map(|v| v.trace.iter().map(|l| json_string(l)).collect())
                     .unwrap_or_default();
-                let violated: Vec<String> = result
-                    .violations
-                    .iter()
-                    .map(|v| json_string(v.property))
-                    .collect();
+                let list = |names: Vec<&str>| {
+                    names
+                        .into_iter()
+                        .map(json_string)
+                        .collect::<Vec<_>>()
+                        .join(",")
+                };
+                let violated = list(result.violations.iter().map(|v| v.property).collect());
                 println!(
-                    "{{\"protocol\":{},\"crashes\":{},\"timing\":\"{}\",\"verdict\":\"{}\",\"property\":{},\"violated\":[{}],\"states\":{},\"seconds\":{:.3},\"trace\":[{}]}}",
+                    "{{\"protocol\":{},\"crashes\":{},\"timing\":\"{}\",\"verdict\":\"{}\",\"property\":{},\"violated\":[{}],\"unresolved\":[{}],\"budget\":{},\"states\":{},\"seconds\":{:.3},\"trace\":[{}]}}",
                     json_string(&spec.name()),
                     a.spec.crashes,
                     timing(a.timing),
-                    if first.is_some() { "violated" } else { "holds" },
+                    verdict.as_str(),
                     first.map_or("null".to_string(), |v| json_string(v.property)),
-                    violated.join(","),
+                    violated,
+                    list(unresolved),
+                    result.stopped.map_or("null".to_string(), |s| json_string(s.as_str())),
                     result.states,
                     result.seconds,
                     trace.join(",")
@@ -236,19 +440,22 @@ fn main() -> ExitCode {
                     timing(a.timing)
                 );
                 for name in ftcoll_verify::property::ALL {
-                    println!(
-                        "  {:<9} {name}",
-                        if result.holds(name) {
-                            "holds"
-                        } else {
-                            "VIOLATED"
-                        }
-                    );
+                    match result.stopped {
+                        _ if result.violated(name) => println!("  VIOLATED  {name}"),
+                        None => println!("  holds     {name}"),
+                        Some(stop) => println!("  partial   {name} — {}", within(stop)),
+                    }
                 }
                 println!(
                     "  {} unique states in {:.3} s",
                     result.states, result.seconds
                 );
+                if let Some(stop) = result.stopped {
+                    println!(
+                        "  verdict: {} (the {stop} budget stopped the search; a counterexample is a definite violation, anything else is unknown beyond these states)",
+                        verdict.as_str()
+                    );
+                }
                 if let Some(v) = first {
                     println!("shortest counterexample for \"{}\":", v.property);
                     for line in &v.trace {
@@ -256,19 +463,53 @@ fn main() -> ExitCode {
                     }
                 }
             }
-            ExitCode::SUCCESS
+            if verdict == Verdict::Partial {
+                ExitCode::from(EXIT_PARTIAL)
+            } else {
+                ExitCode::SUCCESS
+            }
         }
         Command::Explore(a) => {
             let spec = match a.spec.spec() {
                 Ok(s) => s,
                 Err(m) => return usage(m),
             };
+            let budget = a.budget.budget();
+            let initial = initial_states(
+                spec.procs,
+                a.spec.crashes,
+                timing(a.timing),
+                ModelKind::Timed,
+            );
+            let needed = budget::initial_bytes(ModelKind::Timed, spec.procs, initial);
+            let what = what(&a.spec, a.timing);
+            if budget.max_states.is_some_and(|n| initial > n) {
+                return usage(a.budget.too_small(initial, initial, Stop::States, &what));
+            }
+            if budget.memory.is_some_and(|m| needed > m) {
+                return usage(a.budget.too_small(initial, needed, Stop::Memory, &what));
+            }
+            let cap = budget.state_cap(budget::bytes_per_state(ModelKind::Timed));
             let model = match TimedModel::corrected_tree(&spec, a.spec.crashes, timing(a.timing)) {
                 Ok(m) => m,
                 Err(e) => return usage(format!("--tree/--procs: {e}")),
             };
+            // tiny_http panics on an address it cannot listen on: try it first.
+            if let Err(e) = std::net::TcpListener::bind(a.address.as_str()) {
+                return usage(format!("--address: cannot listen on {}: {e}", a.address));
+            }
             println!("Exploring {} on http://{}", spec.name(), a.address);
-            model.checker().serve(a.address.as_str());
+            if let Some((cap, by)) = cap {
+                println!(
+                    "The background search stops after about {cap} states (the {by} budget): a property without a discovery then is unknown beyond them, not proven."
+                );
+            }
+            watch_explorer(budget);
+            let mut builder = model.checker();
+            if let Some((cap, _)) = cap {
+                builder = builder.target_state_count(usize::try_from(cap).unwrap_or(usize::MAX));
+            }
+            builder.serve(a.address.as_str());
             ExitCode::SUCCESS
         }
         Command::Matrix(a) => match matrix::run(&a) {

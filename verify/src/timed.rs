@@ -15,6 +15,7 @@ use ftcoll::topology::LogP;
 use ftcoll::{Rank, Time};
 use stateright::{Model, Property};
 
+use crate::budget::Halt;
 use crate::{predicates, property, ProtocolSpec};
 
 /// When crashes may happen.
@@ -54,6 +55,8 @@ pub struct TimedModel<A: Automaton> {
     pub timing: CrashTiming,
     /// Latest instant by which the operation must be quiescent.
     pub horizon: Time,
+    /// The budget switch of the check running this model (see [`crate::budget`]).
+    pub halt: Halt,
 }
 
 /// A state of the timed model.
@@ -105,6 +108,7 @@ impl<A: Automaton> TimedModel<A> {
             max_crashes,
             timing,
             horizon,
+            halt: Halt::new(),
         }
     }
 
@@ -166,6 +170,7 @@ impl TimedModel<CorrectedTreeNode> {
             max_crashes,
             timing,
             horizon,
+            halt: Halt::new(),
         })
     }
 }
@@ -277,7 +282,7 @@ where
     }
 
     fn actions(&self, state: &Self::State, actions: &mut Vec<Self::Action>) {
-        if state.error.is_some() {
+        if state.error.is_some() || self.halt.is_halted() {
             return;
         }
         let Some(time) = state.sim.next_time() else {
@@ -297,6 +302,9 @@ where
     }
 
     fn next_state(&self, state: &Self::State, action: Self::Action) -> Option<Self::State> {
+        if !self.halt.admit() {
+            return None;
+        }
         self.apply(state, action)
     }
 

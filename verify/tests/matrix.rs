@@ -1,46 +1,316 @@
-//! `docs/verification.md` is generated, never typed (issue 4): this test regenerates the whole
-//! matrix (every cell, every P from 2 to 8, f <= 2, the claims and the asynchronous section) into
-//! a temporary directory and compares it with the committed file, ignoring only run times.
-//! It also checks the verdicts the issue requires the matrix to decide.
+//! `docs/verification.md` is generated, never typed (issue 4): these tests regenerate the whole
+//! matrix (every cell, every P from 2 to 8, f <= 2, the claims and the asynchronous section) and
+//! its traces, and compare them with the committed files, ignoring only run times — one part
+//! per test, so the parts run in parallel and none takes long (issue 11).
+//!
+//! Together they check what regenerating the whole file checks:
+//! - `layout_footer_and_trace_links` checks that the committed file is exactly the fixed text of
+//!   [`matrix::head`], [`matrix::grid_head`], [`matrix::async_head`] and [`matrix::footer`] with
+//!   the claims, one grid line per row of [`matrix::rows`] and one asynchronous line per row of
+//!   [`matrix::async_rows`] between them, in order; that [`parts`] covers each of those exactly
+//!   once; that the footer's totals are the cells and the pinned states of the parts; and that
+//!   `docs/traces/` holds exactly the files the committed file links to.
+//! - every other test regenerates one part and checks that its lines are the committed ones,
+//!   that the states it adds to the footer are the pinned ones, and that the traces it writes
+//!   are exactly the ones its lines link to, byte for byte the committed files.
+//!
+//! The footer's total counts the states of violated cells, which the file does not show, so the
+//! parts' states are pinned here; after regenerating the matrix, a changed part's test prints
+//! its new number.
 
-use std::path::PathBuf;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 
-use ftcoll_verify::matrix::{self, normalize, MatrixArgs};
+use ftcoll_verify::matrix::{self, normalize, MatrixArgs, Part, Row};
+
+/// The committed matrix's arguments (see its preamble); one thread per test, the tests run in
+/// parallel.
+fn args(out: PathBuf) -> MatrixArgs {
+    MatrixArgs {
+        max_procs: 8,
+        max_crashes: 2,
+        out,
+        max_async_procs: 4,
+        threads: 1,
+    }
+}
+
+fn docs() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs")
+}
 
 fn committed() -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/verification.md");
+    let path = docs().join("verification.md");
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// The committed matrix is exactly what `matrix` generates (modulo times), and it decides the
-/// claims of issue 4 item 3 the way the checker does today.
-#[test]
-fn committed_matrix_is_regenerated_identically() {
-    let dir = std::env::temp_dir().join(format!("ftcoll-matrix-{}", std::process::id()));
-    let args = MatrixArgs {
-        max_procs: 8,
-        max_crashes: 2,
-        out: dir.join("verification.md"),
-        max_async_procs: 4,
-        threads: 2,
+/// Grid rows whose correction is one of `corrections` and whose tree and order match (`None`:
+/// any), as written in the table.
+fn grid(corrections: &[&str], tree: Option<&str>, order: Option<&str>) -> Part {
+    Part::Grid(
+        matrix::rows()
+            .into_iter()
+            .filter(|r| {
+                corrections.contains(&r.correction.to_string().as_str())
+                    && tree.is_none_or(|t| r.tree.to_string() == t)
+                    && order.is_none_or(|o| r.order.to_string() == o)
+            })
+            .collect(),
+    )
+}
+
+/// Asynchronous rows whose correction is one of `corrections`.
+fn asynchronous(corrections: &[&str]) -> Part {
+    Part::Async(
+        matrix::async_rows()
+            .into_iter()
+            .filter(|r| corrections.contains(&r.correction.to_string().as_str()))
+            .collect(),
+    )
+}
+
+/// Declares the parts — each a test, with the unique states at the largest P its cells add to
+/// the footer's total — and `parts()` listing them.
+macro_rules! parts {
+    ($($name:ident: $states:expr => $part:expr;)*) => {
+        /// Every part: its test's name, its pinned states, the part.
+        fn parts() -> Vec<(&'static str, usize, Part)> {
+            vec![$((stringify!($name), $states, $part)),*]
+        }
+        $(
+            #[test]
+            fn $name() {
+                check_part(stringify!($name));
+            }
+        )*
     };
-    matrix::run(&args).expect("matrix runs");
-    let fresh = std::fs::read_to_string(&args.out).unwrap();
-    let old = committed();
-    let (fresh_n, old_n) = (normalize(&fresh), normalize(&old));
-    if fresh_n != old_n {
-        let diff: Vec<String> = fresh_n
-            .lines()
-            .zip(old_n.lines())
-            .filter(|(a, b)| a != b)
-            .take(5)
-            .map(|(a, b)| format!("generated: {a}\ncommitted: {b}"))
-            .collect();
-        panic!(
-            "docs/verification.md is stale; regenerate with `cargo run -p ftcoll-verify --release -- matrix`:\n{}",
-            diff.join("\n")
-        );
+}
+
+// Sized from single-thread times (issue 11): the slowest part takes about 25 s alone on one
+// core; failproof:1 is split by tree and order, the asynchronous optimized:2 cells (one of about
+// 20 s) stand alone.
+parts! {
+    claims: 0 => Part::Claims;
+    grid_none_ack: 1_104_928 => grid(&["none", "ack"], None, None);
+    grid_opportunistic: 1_439_853 => grid(&["opportunistic:1", "opportunistic:2"], None, None);
+    grid_optimized_checked: 1_873_409 => grid(&["optimized:2", "checked"], None, None);
+    grid_delayed_kary_binomial: 1_266_797 => grid(&["delayed:4"], Some("kary:2"), None)
+        .join(grid(&["delayed:4"], Some("binomial"), None));
+    grid_delayed_lame_optimal: 937_516 => grid(&["delayed:4"], Some("lame:2"), None)
+        .join(grid(&["delayed:4"], Some("optimal"), None));
+    grid_failproof_kary_interleaved: 711_421
+        => grid(&["failproof:1"], Some("kary:2"), Some("interleaved"));
+    grid_failproof_kary_in_order: 527_536 => grid(&["failproof:1"], Some("kary:2"), Some("in-order"));
+    grid_failproof_binomial_interleaved: 676_724
+        => grid(&["failproof:1"], Some("binomial"), Some("interleaved"));
+    grid_failproof_binomial_in_order: 692_089
+        => grid(&["failproof:1"], Some("binomial"), Some("in-order"));
+    grid_failproof_lame_interleaved: 566_934
+        => grid(&["failproof:1"], Some("lame:2"), Some("interleaved"));
+    grid_failproof_lame_in_order: 326_218 => grid(&["failproof:1"], Some("lame:2"), Some("in-order"));
+    grid_failproof_optimal: 491_507 => grid(&["failproof:1"], Some("optimal"), None);
+    async_opportunistic_checked: 1_928_764 => asynchronous(&["opportunistic:2", "checked"]);
+    async_optimized: 2_419_582 => asynchronous(&["optimized:2"]);
+}
+
+/// Concatenation of grid parts.
+trait Join {
+    fn join(self, other: Part) -> Part;
+}
+
+impl Join for Part {
+    fn join(self, other: Part) -> Part {
+        match (self, other) {
+            (Part::Grid(mut a), Part::Grid(b)) => {
+                a.extend(b);
+                Part::Grid(a)
+            }
+            (a, b) => panic!("cannot join {a:?} and {b:?}"),
+        }
     }
+}
+
+/// The committed file cut along its fixed text (which holds no run times, so it is compared
+/// byte for byte): the claims, the grid lines, the asynchronous lines, the footer line.
+struct Regions {
+    claims: String,
+    grid: Vec<String>,
+    asynchronous: Vec<String>,
+    footer: String,
+}
+
+fn regions(doc: &str, args: &MatrixArgs) -> Regions {
+    let rest = doc
+        .strip_prefix(&matrix::head(args))
+        .expect("docs/verification.md does not start with the generated title and preamble");
+    let split = |text: &str, at: &str, what: &str| -> (String, String) {
+        assert_eq!(text.matches(at).count(), 1, "{what} not found exactly once");
+        let (a, b) = text.split_once(at).expect("found");
+        (a.to_string(), b.to_string())
+    };
+    let (claims, rest) = split(rest, &matrix::grid_head(args), "the grid heading");
+    let (grid, rest) = split(&rest, &matrix::async_head(args), "the asynchronous heading");
+    let (asynchronous, footer) = rest
+        .rsplit_once("\n\n")
+        .expect("a blank line before the footer");
+    assert!(
+        footer.ends_with('\n') && footer.matches('\n').count() == 1,
+        "the footer is one line at the end: {footer:?}"
+    );
+    Regions {
+        claims,
+        grid: grid.lines().map(String::from).collect(),
+        asynchronous: asynchronous.lines().map(String::from).collect(),
+        footer: format!("\n{footer}"),
+    }
+}
+
+/// `traces/NAME` links in `text`.
+fn links(text: &str) -> BTreeSet<String> {
+    text.split("](traces/")
+        .skip(1)
+        .map(|s| s.split(')').next().unwrap_or_default().to_string())
+        .collect()
+}
+
+fn files(dir: &Path) -> BTreeSet<String> {
+    match std::fs::read_dir(dir) {
+        Ok(entries) => entries
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeSet::new(),
+        Err(e) => panic!("{}: {e}", dir.display()),
+    }
+}
+
+/// The line of `lines` labelled by `row`; exactly one.
+fn line_of<'a>(lines: &'a [String], row: &Row) -> &'a str {
+    let label = format!("{} ", matrix::row_label(row));
+    let found: Vec<&String> = lines.iter().filter(|l| l.starts_with(&label)).collect();
+    assert_eq!(found.len(), 1, "{label}: {} committed lines", found.len());
+    found[0]
+}
+
+const STALE: &str =
+    "docs/verification.md is stale; regenerate with `cargo run -p ftcoll-verify --release -- matrix`";
+
+fn check_part(name: &str) {
+    let (_, pinned, part) = parts()
+        .into_iter()
+        .find(|(n, _, _)| *n == name)
+        .expect("declared part");
+    let dir = std::env::temp_dir().join(format!("ftcoll-matrix-{}-{name}", std::process::id()));
+    let traces = dir.join("traces");
+    std::fs::create_dir_all(&traces).unwrap();
+    let args = args(dir.join("verification.md"));
+    let rendered = matrix::render(&args, &part, &traces).expect("part renders");
+    let doc = committed();
+    let regions = regions(&doc, &args);
+    match &part {
+        Part::Claims => {
+            let (fresh, old) = (normalize(&rendered.text), normalize(&regions.claims));
+            if fresh != old {
+                let diff: Vec<String> = fresh
+                    .lines()
+                    .zip(old.lines())
+                    .filter(|(a, b)| a != b)
+                    .take(5)
+                    .map(|(a, b)| format!("generated: {a}\ncommitted: {b}"))
+                    .collect();
+                panic!(
+                    "{STALE} (claims, {} lines generated, {} committed):\n{}",
+                    fresh.lines().count(),
+                    old.lines().count(),
+                    diff.join("\n")
+                );
+            }
+        }
+        Part::Grid(rows) | Part::Async(rows) => {
+            let committed_lines = match part {
+                Part::Grid(_) => &regions.grid,
+                _ => &regions.asynchronous,
+            };
+            let fresh: Vec<&str> = rendered.text.lines().collect();
+            assert_eq!(fresh.len(), rows.len(), "one line per row");
+            for (row, line) in rows.iter().zip(fresh) {
+                let old = line_of(committed_lines, row);
+                assert_eq!(
+                    normalize(line),
+                    normalize(old),
+                    "{STALE}:\ngenerated: {line}\ncommitted: {old}"
+                );
+            }
+        }
+    }
+    assert_eq!(
+        rendered.states, pinned,
+        "{name}: the cells of this part now explore {} states at the largest P (pinned: {pinned}); \
+         if the matrix was regenerated on purpose, update the pin in verify/tests/matrix.rs",
+        rendered.states
+    );
+    // The traces this part writes: exactly the ones its lines link to, as committed.
+    let written = files(&traces);
+    assert_eq!(written, links(&rendered.text), "traces written vs linked");
+    for file in &written {
+        let fresh = std::fs::read(traces.join(file)).unwrap();
+        let old = std::fs::read(docs().join("traces").join(file))
+            .unwrap_or_else(|e| panic!("docs/traces/{file}: {e}; {STALE}"));
+        assert!(fresh == old, "docs/traces/{file} is stale; {STALE}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The committed file's fixed text, row order and footer, the parts' coverage, and the
+/// committed traces against the links (no checker run: the parts' tests do that).
+#[test]
+fn layout_footer_and_trace_links() {
+    let args = args(PathBuf::from("unused"));
+    let doc = committed();
+    let regions = regions(&doc, &args);
+    let labels = |lines: &[String]| -> Vec<String> {
+        lines
+            .iter()
+            .map(|l| l.splitn(6, " |").take(4).collect::<Vec<_>>().join(" |") + " |")
+            .collect()
+    };
+    let expected = |rows: Vec<Row>| -> Vec<String> { rows.iter().map(matrix::row_label).collect() };
+    assert_eq!(labels(&regions.grid), expected(matrix::rows()), "grid rows");
+    assert_eq!(
+        labels(&regions.asynchronous),
+        expected(matrix::async_rows()),
+        "asynchronous rows"
+    );
+
+    // The parts cover the claims once and every row once.
+    let parts = parts();
+    let claims = parts.iter().filter(|p| p.2 == Part::Claims).count();
+    assert_eq!(claims, 1, "the claims are one part");
+    let mut grid_rows = Vec::new();
+    let mut async_rows = Vec::new();
+    for (_, _, part) in &parts {
+        match part {
+            Part::Grid(rows) => grid_rows.extend(rows.iter().map(matrix::row_label)),
+            Part::Async(rows) => async_rows.extend(rows.iter().map(matrix::row_label)),
+            Part::Claims => {}
+        }
+    }
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
+    assert_eq!(sorted(grid_rows), sorted(expected(matrix::rows())));
+    assert_eq!(sorted(async_rows), sorted(expected(matrix::async_rows())));
+
+    // The footer: cells from the layout, states from the parts' pins.
+    let cells =
+        matrix::rows().len() * 2 * args.max_crashes as usize + matrix::async_rows().len() * 2;
+    let states: usize = parts.iter().map(|p| p.1).sum();
+    assert_eq!(
+        normalize(&regions.footer),
+        normalize(&matrix::footer(cells, states, 0.0, 2)),
+        "footer (the pins of verify/tests/matrix.rs add up to {states})"
+    );
+
     // The claims the issue requires, as decided in the committed file.
     for needle in [
         "`kary:2 interleaved none sync P=4 L=2 o=1`, f = 1, pre: *liveness* — violated",
@@ -50,34 +320,15 @@ fn committed_matrix_is_regenerated_identically() {
         "`lame:2 interleaved failproof:1 sync P=8 L=2 o=1`, f = 1, any: *liveness* — holds",
         "`kary:2 in-order opportunistic:1 sync P=8 L=2 o=1`, f = 1, pre: *liveness* — violated",
     ] {
-        assert!(old.contains(needle), "missing verdict: {needle}");
+        assert!(regions.claims.contains(needle), "missing verdict: {needle}");
     }
-    // The counterexample traces the file links to: the same files, byte for byte.
-    let listing = |d: &std::path::Path| -> Vec<(String, Vec<u8>)> {
-        let mut files: Vec<_> = std::fs::read_dir(d)
-            .unwrap_or_else(|e| panic!("{}: {e}", d.display()))
-            .map(|e| {
-                let e = e.unwrap();
-                (
-                    e.file_name().to_string_lossy().into_owned(),
-                    std::fs::read(e.path()).unwrap(),
-                )
-            })
-            .collect();
-        files.sort();
-        files
-    };
-    let committed_traces = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/traces");
-    let (fresh_traces, old_traces) = (listing(&dir.join("traces")), listing(&committed_traces));
-    assert!(!old_traces.is_empty());
-    let names = |l: &[(String, Vec<u8>)]| l.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+
+    // docs/traces holds exactly the linked files.
+    let committed_traces = files(&docs().join("traces"));
+    assert!(!committed_traces.is_empty());
     assert_eq!(
-        names(&fresh_traces),
-        names(&old_traces),
-        "docs/traces is stale"
+        committed_traces,
+        links(&doc),
+        "docs/traces vs the links of docs/verification.md"
     );
-    for (fresh, old) in fresh_traces.iter().zip(&old_traces) {
-        assert!(fresh.1 == old.1, "docs/traces/{} is stale", old.0);
-    }
-    let _ = std::fs::remove_dir_all(&dir);
 }
