@@ -72,13 +72,14 @@ fn asynchronous(corrections: &[&str]) -> Part {
 /// Declares the parts — each a test, with the unique states at the largest P its cells add to
 /// the footer's total — and `parts()` listing them.
 macro_rules! parts {
-    ($($name:ident: $states:expr => $part:expr;)*) => {
+    ($($(#[$meta:meta])* $name:ident: $states:expr => $part:expr;)*) => {
         /// Every part: its test's name, its pinned states, the part.
         fn parts() -> Vec<(&'static str, usize, Part)> {
             vec![$((stringify!($name), $states, $part)),*]
         }
         $(
             #[test]
+            $(#[$meta])*
             fn $name() {
                 check_part(stringify!($name));
             }
@@ -88,12 +89,20 @@ macro_rules! parts {
 
 // Sized from single-thread times (issue 11): the slowest part takes about 25 s alone on one
 // core; failproof:1 is split by tree and order, the asynchronous optimized:2 cells (one of about
-// 20 s) stand alone.
+// 20 s) stand alone. The parts of more than a million states (10 M of the 15 M states, about
+// two thirds of the time) are `ignore`d in `cargo test --workspace` so the README's test command
+// stays under 5 minutes; `.ci/run` runs them as its second step
+// (`cargo test -p ftcoll-verify --all-features --test matrix -- --ignored`), so no check is
+// dropped from CI.
 parts! {
     claims: 0 => Part::Claims;
+    #[ignore = "slow (1.1 M states): .ci/run's second step runs it"]
     grid_none_ack: 1_104_928 => grid(&["none", "ack"], None, None);
+    #[ignore = "slow (1.4 M states): .ci/run's second step runs it"]
     grid_opportunistic: 1_439_853 => grid(&["opportunistic:1", "opportunistic:2"], None, None);
+    #[ignore = "slow (1.9 M states): .ci/run's second step runs it"]
     grid_optimized_checked: 1_873_409 => grid(&["optimized:2", "checked"], None, None);
+    #[ignore = "slow (1.3 M states): .ci/run's second step runs it"]
     grid_delayed_kary_binomial: 1_266_797 => grid(&["delayed:4"], Some("kary:2"), None)
         .join(grid(&["delayed:4"], Some("binomial"), None));
     grid_delayed_lame_optimal: 937_516 => grid(&["delayed:4"], Some("lame:2"), None)
@@ -109,7 +118,9 @@ parts! {
         => grid(&["failproof:1"], Some("lame:2"), Some("interleaved"));
     grid_failproof_lame_in_order: 326_218 => grid(&["failproof:1"], Some("lame:2"), Some("in-order"));
     grid_failproof_optimal: 491_507 => grid(&["failproof:1"], Some("optimal"), None);
+    #[ignore = "slow (1.9 M states): .ci/run's second step runs it"]
     async_opportunistic_checked: 1_928_764 => asynchronous(&["opportunistic:2", "checked"]);
+    #[ignore = "slow (2.4 M states): .ci/run's second step runs it"]
     async_optimized: 2_419_582 => asynchronous(&["optimized:2"]);
 }
 
