@@ -110,6 +110,23 @@ fn requests_beyond_the_memory_limit_are_refused_before_allocating() {
     assert_usage_error(&grid, "--procs");
     let err = String::from_utf8_lossy(&ftcoll(&grid).stderr).into_owned();
     assert!(err.contains("8008000000 points"), "{err}");
+    // merge: the inputs' sizes, before reading them.
+    let dir = temp_dir("merge-limit");
+    let shard = dir.join("s.csv");
+    let shard = shard.to_str().unwrap();
+    stdout(&[
+        "sweep",
+        "--procs",
+        "16",
+        "--tree",
+        "lame:2",
+        "--correction",
+        "checked",
+        "--output",
+        shard,
+    ]);
+    assert_usage_error(&["--memory-limit", "1M", "merge", shard], "inputs");
+    let _ = std::fs::remove_dir_all(&dir);
     // A bad size for the limit itself.
     for bad in ["0", "12Q", "-1G", "1K"] {
         assert_usage_error(

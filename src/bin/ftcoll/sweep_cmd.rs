@@ -670,6 +670,19 @@ fn read_shard(path: &Path, format: SweepFormat) -> Result<ShardFile<'_>, UsageEr
 /// `ftcoll merge`: checks that the inputs are every shard of one sweep, each complete and
 /// intact, then writes the unsharded sweep's bytes: its identity, the header, the points in order.
 pub fn merge(a: MergeArgs, out: &mut impl Write) -> Result<(), CliError> {
+    // Admission: every shard is held with its parsed rows and the merged output (about three
+    // times the bytes of the inputs), so their sizes decide before anything is read.
+    let bytes: u64 = a
+        .inputs
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .fold(0, u64::saturating_add);
+    admission::admit(
+        "inputs",
+        &format!("merging {} of shard outputs", admission::human(bytes)),
+        admission::BASELINE_BYTES.saturating_add(bytes.saturating_mul(3)),
+    )?;
     let shards = a
         .inputs
         .iter()
