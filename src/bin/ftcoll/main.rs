@@ -5,6 +5,7 @@
 
 mod admission;
 mod args;
+mod ftco_cmd;
 mod reproduce_cmd;
 mod simulate_cmd;
 mod sweep_cmd;
@@ -35,6 +36,8 @@ enum Command {
     Gaps(tree_cmd::GapsArgs),
     /// Simulate Corrected Tree broadcasts under LogP: latency, messages, coloring.
     Simulate(simulate_cmd::SimulateArgs),
+    /// Simulate FTCO Bcast, Reduce or Allreduce (single-port steps, o = 1): latency, work, spread.
+    FtcoSimulate(ftco_cmd::FtcoSimulateArgs),
     /// Seeded Monte-Carlo over a grid of simulate's parameters, with per-point summaries.
     Sweep(sweep_cmd::SweepArgs),
     /// Combine the outputs of `sweep --shard` into the output of one unsharded sweep.
@@ -69,6 +72,7 @@ fn main() -> ExitCode {
         Command::Tree(a) => tree_cmd::tree(a, &mut out),
         Command::Gaps(a) => tree_cmd::gaps(a, &mut out),
         Command::Simulate(a) => simulate_cmd::simulate(a, &mut out),
+        Command::FtcoSimulate(a) => ftco_cmd::ftco_simulate(a, &mut out),
         Command::Sweep(a) => sweep_cmd::sweep(a, &mut out),
         Command::Merge(a) => sweep_cmd::merge(a, &mut out),
         Command::Reproduce(a) => reproduce_cmd::reproduce(a, &mut out),
