@@ -226,3 +226,19 @@ fn ftco_simulate_refuses_bad_input_with_one_line_naming_the_flag() {
         "--procs",
     );
 }
+
+#[test]
+fn ftco_simulate_streams_tables_and_writes_a_trace() {
+    let table = run_small(&["--format", "table", "--runs", "3"]);
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(lines.len(), 4);
+    assert!(lines[0].trim_start().starts_with("procs"));
+    assert!(lines.iter().all(|l| l.len() == lines[0].len()), "{table}");
+    let path = std::env::temp_dir().join(format!("ftcoll-ftco-trace-{}.json", std::process::id()));
+    let arg = path.display().to_string();
+    run_small(&["--trace", &arg, "--faults", "9"]);
+    let trace = std::fs::read_to_string(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let json: Value = serde_json::from_str(&trace).unwrap();
+    assert!(!json["traceEvents"].as_array().unwrap().is_empty());
+}

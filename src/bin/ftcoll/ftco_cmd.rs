@@ -667,8 +667,9 @@ impl Runs<'_> {
 
 /// The [`METRICS`] of one run. Bcast completes by delivering; Reduce at rank 0; Allreduce on
 /// every process. Latency: the last completion (Bcast: delivery of a live process; Reduce:
-/// rank 0's) minus rank 0's start; spread: the last completion minus the first; work: messages
-/// divided by P.
+/// rank 0's) minus rank 0's start; quiescence: the last send, receive, delivery or completion
+/// minus rank 0's start; spread: the last completion minus the first; work: messages divided
+/// by P.
 fn metrics(report: &Report<u64>, collective: Collective) -> Vec<String> {
     let procs = report.procs;
     let start = report.root_start;
@@ -713,6 +714,18 @@ fn metrics(report: &Report<u64>, collective: Collective) -> Vec<String> {
             )
         }
     };
+    // The driver's last activity is the last send or receive; a completion that a timer
+    // triggers (a gather closed by a timeout) may come later, and is activity too.
+    let last_event = report
+        .completions
+        .iter()
+        .map(|c| c.1)
+        .chain(report.delivered_at.iter().flatten().copied())
+        .max()
+        .unwrap_or(start);
+    let quiescence = report
+        .quiescence_latency()
+        .max(last_event.saturating_sub(start));
     let per_node = |m: u64| (m as f64 / f64::from(procs.max(1))).to_string();
     let data = report.messages_in(Phase::Dissemination);
     let keepalive = report.messages_in(Phase::Correction);
@@ -720,7 +733,7 @@ fn metrics(report: &Report<u64>, collective: Collective) -> Vec<String> {
     let total = report.messages_total();
     vec![
         latency.to_string(),
-        report.quiescence_latency().to_string(),
+        quiescence.to_string(),
         completions.to_string(),
         incomplete.to_string(),
         spread.to_string(),
