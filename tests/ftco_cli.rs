@@ -242,3 +242,16 @@ fn ftco_simulate_streams_tables_and_writes_a_trace() {
     let json: Value = serde_json::from_str(&trace).unwrap();
     assert!(!json["traceEvents"].as_array().unwrap().is_empty());
 }
+
+/// Adding `ftco-simulate` leaves `simulate`'s help as it was: the global `--memory-limit`
+/// between `--first-side` and `--model`, and no FTCO flag shown.
+#[test]
+fn simulate_help_keeps_its_layout() {
+    let help = stdout(&["simulate", "--help"]);
+    let at = |s: &str| help.find(s).unwrap_or_else(|| panic!("{s} not in help"));
+    assert!(at("--first-side") < at("--memory-limit"));
+    assert!(at("--memory-limit") < at("--model"));
+    for flag in ["--collective", "--topology", "--roots", "--service", "--op"] {
+        assert!(!help.contains(flag), "{flag}");
+    }
+}

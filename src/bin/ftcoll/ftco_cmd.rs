@@ -273,44 +273,14 @@ impl CtOnlyFlags {
     }
 }
 
-/// `ftco-simulate`'s flags, accepted by `simulate`'s parser only to refuse them with an error
-/// that says why.
-#[derive(Args, Debug)]
-pub struct FtcoOnlyFlags {
-    #[arg(long, hide = true, allow_hyphen_values = true)]
-    collective: Option<String>,
-    #[arg(long, hide = true, allow_hyphen_values = true)]
-    topology: Option<String>,
-    #[arg(long, hide = true, allow_hyphen_values = true)]
-    roots: Option<String>,
-    #[arg(long, hide = true, allow_hyphen_values = true)]
-    service: Option<String>,
-    #[arg(long, hide = true, allow_hyphen_values = true)]
-    op: Option<String>,
-    #[arg(long, hide = true, allow_hyphen_values = true)]
-    timeout_round_trip: Option<String>,
-    #[arg(long, hide = true, allow_hyphen_values = true)]
-    timeout_per_load: Option<String>,
-}
-
-impl FtcoOnlyFlags {
-    /// Refuses the first FTCO flag given to `simulate`.
-    pub fn refuse(&self) -> Result<(), UsageError> {
-        let given = [
-            ("--collective", &self.collective),
-            ("--topology", &self.topology),
-            ("--roots", &self.roots),
-            ("--service", &self.service),
-            ("--op", &self.op),
-            ("--timeout-round-trip", &self.timeout_round_trip),
-            ("--timeout-per-load", &self.timeout_per_load),
-        ];
-        match given.iter().find(|g| g.1.is_some()) {
-            Some((flag, _)) => Err(UsageError(format!(
-                "{flag}: an FTCO flag, not accepted by simulate (Corrected Tree): use ftcoll ftco-simulate"
-            ))),
-            None => Ok(()),
-        }
+/// Refuses the first of `ftco-simulate`'s flags given to `simulate` (which accepts them, hidden,
+/// only to say why).
+pub fn refuse_ftco_flags(given: &[(&str, &Option<String>)]) -> Result<(), UsageError> {
+    match given.iter().find(|g| g.1.is_some()) {
+        Some((flag, _)) => Err(UsageError(format!(
+            "{flag}: an FTCO flag, not accepted by simulate (Corrected Tree): use ftcoll ftco-simulate"
+        ))),
+        None => Ok(()),
     }
 }
 

@@ -24,7 +24,14 @@ struct Cli {
     command: Command,
     /// Refuse requests estimated to need more memory than this (e.g. 512M, 8G; default: the
     /// memory available when the command starts).
-    #[arg(long, global = true, value_parser = admission::size, allow_hyphen_values = true)]
+    // The display order it had with six subcommands, so that every help keeps its layout.
+    #[arg(
+        long,
+        global = true,
+        value_parser = admission::size,
+        allow_hyphen_values = true,
+        display_order = 6
+    )]
     memory_limit: Option<u64>,
 }
 

@@ -181,9 +181,22 @@ pub struct SimulateArgs {
     /// Write a Chrome trace (Perfetto) of the first run to this file.
     #[arg(long)]
     trace: Option<std::path::PathBuf>,
-    /// FTCO flags, hidden: refused with a pointer to `ftco-simulate`.
-    #[command(flatten)]
-    ftco_only: crate::ftco_cmd::FtcoOnlyFlags,
+    // FTCO's flags, hidden: refused with a pointer to `ftco-simulate` (fields, not a flattened
+    // struct, so that the help keeps its order).
+    #[arg(long, hide = true, allow_hyphen_values = true)]
+    collective: Option<String>,
+    #[arg(long, hide = true, allow_hyphen_values = true)]
+    topology: Option<String>,
+    #[arg(long, hide = true, allow_hyphen_values = true)]
+    roots: Option<String>,
+    #[arg(long, hide = true, allow_hyphen_values = true)]
+    service: Option<String>,
+    #[arg(long, hide = true, allow_hyphen_values = true)]
+    op: Option<String>,
+    #[arg(long, hide = true, allow_hyphen_values = true)]
+    timeout_round_trip: Option<String>,
+    #[arg(long, hide = true, allow_hyphen_values = true)]
+    timeout_per_load: Option<String>,
 }
 
 /// The run's parameters; the metric columns follow, [`RunMetrics::NAMES`] after `faults`.
@@ -209,7 +222,15 @@ const TABLE_SIZING_ROWS: usize = 256;
 /// Runs the simulations; validates everything before printing, then prints each run as it
 /// completes (memory stays that of one run, whatever `--runs`).
 pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
-    a.ftco_only.refuse()?;
+    crate::ftco_cmd::refuse_ftco_flags(&[
+        ("--collective", &a.collective),
+        ("--topology", &a.topology),
+        ("--roots", &a.roots),
+        ("--service", &a.service),
+        ("--op", &a.op),
+        ("--timeout-round-trip", &a.timeout_round_trip),
+        ("--timeout-per-load", &a.timeout_per_load),
+    ])?;
     let usage = |flag: &str, e: &dyn std::fmt::Display| UsageError(format!("{flag}: {e}"));
     let logp = LogP::new(a.latency, a.overhead).map_err(|e| usage("-L/-o", &e))?;
     let tree =
