@@ -16,6 +16,11 @@ use crate::UsageError;
 /// what is in flight at the peak: measured at most 904 B (failproof:1, P = 2^20, max RSS / P),
 /// rounded up with a margin.
 pub const DRIVER_BYTES_PER_PROC: u64 = 1_280;
+/// Bytes of driver and automaton state per simulated FTCO process (`FtcoNode`: `Up`, `Down`
+/// with partials, ACK bookkeeping, the suspected set), with what is in flight at the peak:
+/// measured at most 632 B (Allreduce, kary:2, --fault-rate 0.01, P = 2^20, max RSS / P),
+/// rounded up with a wide margin since the suspected sets grow with the faults.
+pub const FTCO_BYTES_PER_PROC: u64 = 2_048;
 /// Extra bytes per process when a Chrome trace of the run is recorded (events and their JSON).
 pub const TRACE_BYTES_PER_PROC: u64 = 4_096;
 /// The process itself: code, buffers, thread stacks.
@@ -68,6 +73,12 @@ pub fn admit(flag: &str, what: &str, need: u64) -> Result<(), UsageError> {
 /// The memory one full-driver run of `procs` processes needs.
 pub fn driver_need(procs: u64, trace: bool) -> u64 {
     let per = DRIVER_BYTES_PER_PROC + if trace { TRACE_BYTES_PER_PROC } else { 0 };
+    BASELINE_BYTES.saturating_add(procs.saturating_mul(per))
+}
+
+/// The memory one FTCO run of `procs` processes needs.
+pub fn ftco_need(procs: u64, trace: bool) -> u64 {
+    let per = FTCO_BYTES_PER_PROC + if trace { TRACE_BYTES_PER_PROC } else { 0 };
     BASELINE_BYTES.saturating_add(procs.saturating_mul(per))
 }
 

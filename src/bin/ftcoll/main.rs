@@ -5,6 +5,7 @@
 
 mod admission;
 mod args;
+mod ftco_cmd;
 mod reproduce_cmd;
 mod simulate_cmd;
 mod sweep_cmd;
@@ -23,7 +24,14 @@ struct Cli {
     command: Command,
     /// Refuse requests estimated to need more memory than this (e.g. 512M, 8G; default: the
     /// memory available when the command starts).
-    #[arg(long, global = true, value_parser = admission::size, allow_hyphen_values = true)]
+    // The display order it had with six subcommands, so that every help keeps its layout.
+    #[arg(
+        long,
+        global = true,
+        value_parser = admission::size,
+        allow_hyphen_values = true,
+        display_order = 6
+    )]
     memory_limit: Option<u64>,
 }
 
@@ -35,6 +43,8 @@ enum Command {
     Gaps(tree_cmd::GapsArgs),
     /// Simulate Corrected Tree broadcasts under LogP: latency, messages, coloring.
     Simulate(simulate_cmd::SimulateArgs),
+    /// Simulate FTCO Bcast, Reduce or Allreduce (single-port steps, o = 1): latency, work, spread.
+    FtcoSimulate(ftco_cmd::FtcoSimulateArgs),
     /// Seeded Monte-Carlo over a grid of simulate's parameters, with per-point summaries.
     Sweep(sweep_cmd::SweepArgs),
     /// Combine the outputs of `sweep --shard` into the output of one unsharded sweep.
@@ -69,6 +79,7 @@ fn main() -> ExitCode {
         Command::Tree(a) => tree_cmd::tree(a, &mut out),
         Command::Gaps(a) => tree_cmd::gaps(a, &mut out),
         Command::Simulate(a) => simulate_cmd::simulate(a, &mut out),
+        Command::FtcoSimulate(a) => ftco_cmd::ftco_simulate(a, &mut out),
         Command::Sweep(a) => sweep_cmd::sweep(a, &mut out),
         Command::Merge(a) => sweep_cmd::merge(a, &mut out),
         Command::Reproduce(a) => reproduce_cmd::reproduce(a, &mut out),

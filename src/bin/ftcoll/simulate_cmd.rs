@@ -181,6 +181,22 @@ pub struct SimulateArgs {
     /// Write a Chrome trace (Perfetto) of the first run to this file.
     #[arg(long)]
     trace: Option<std::path::PathBuf>,
+    // FTCO's flags, hidden: refused with a pointer to `ftco-simulate` (fields, not a flattened
+    // struct, so that the help keeps its order).
+    #[arg(long, hide = true, allow_hyphen_values = true)]
+    collective: Option<String>,
+    #[arg(long, hide = true, allow_hyphen_values = true)]
+    topology: Option<String>,
+    #[arg(long, hide = true, allow_hyphen_values = true)]
+    roots: Option<String>,
+    #[arg(long, hide = true, allow_hyphen_values = true)]
+    service: Option<String>,
+    #[arg(long, hide = true, allow_hyphen_values = true)]
+    op: Option<String>,
+    #[arg(long, hide = true, allow_hyphen_values = true)]
+    timeout_round_trip: Option<String>,
+    #[arg(long, hide = true, allow_hyphen_values = true)]
+    timeout_per_load: Option<String>,
 }
 
 /// The run's parameters; the metric columns follow, [`RunMetrics::NAMES`] after `faults`.
@@ -206,6 +222,15 @@ const TABLE_SIZING_ROWS: usize = 256;
 /// Runs the simulations; validates everything before printing, then prints each run as it
 /// completes (memory stays that of one run, whatever `--runs`).
 pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
+    crate::ftco_cmd::refuse_ftco_flags(&[
+        ("--collective", &a.collective),
+        ("--topology", &a.topology),
+        ("--roots", &a.roots),
+        ("--service", &a.service),
+        ("--op", &a.op),
+        ("--timeout-round-trip", &a.timeout_round_trip),
+        ("--timeout-per-load", &a.timeout_per_load),
+    ])?;
     let usage = |flag: &str, e: &dyn std::fmt::Display| UsageError(format!("{flag}: {e}"));
     let logp = LogP::new(a.latency, a.overhead).map_err(|e| usage("-L/-o", &e))?;
     let tree =
@@ -304,12 +329,11 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
         .chain(&RunMetrics::NAMES[1..])
         .copied()
         .collect();
-    let mut printer = Printer {
-        format: a.format,
-        columns: &columns,
-        pending: Vec::new(),
-        widths: None,
-    };
+    let mut printer = Printer::new(
+        a.format,
+        &columns,
+        &["tree", "order", "correction", "start", "model"],
+    );
     let bar = admission::progress(
         Some(a.runs),
         "{msg} [{elapsed_precise}] {wide_bar} {pos}/{len} runs ({eta})",
@@ -361,16 +385,30 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
 
 /// Writes rows as they come: JSON lines, CSV, or a table whose widths come from the first
 /// [`TABLE_SIZING_ROWS`] rows.
-struct Printer<'a> {
+pub struct Printer<'a> {
     format: SimFormat,
     columns: &'a [&'a str],
+    /// The columns JSON quotes as strings (`faults` is a list; an empty cell elsewhere is `null`).
+    strings: &'a [&'a str],
     /// Table rows waiting for the widths to be known.
     pending: Vec<Vec<String>>,
     widths: Option<Vec<usize>>,
 }
 
-impl Printer<'_> {
-    fn row(&mut self, row: Vec<String>, out: &mut impl Write) -> std::io::Result<()> {
+impl<'a> Printer<'a> {
+    /// A printer of these columns, quoting `strings` in JSON.
+    pub fn new(format: SimFormat, columns: &'a [&'a str], strings: &'a [&'a str]) -> Self {
+        Self {
+            format,
+            columns,
+            strings,
+            pending: Vec::new(),
+            widths: None,
+        }
+    }
+
+    /// Prints one row (buffered while a table's widths are not known).
+    pub fn row(&mut self, row: Vec<String>, out: &mut impl Write) -> std::io::Result<()> {
         match self.format {
             SimFormat::Json => {
                 let fields: Vec<String> = self
@@ -379,10 +417,9 @@ impl Printer<'_> {
                     .zip(&row)
                     .map(|(k, val)| {
                         let json = match *k {
-                            "tree" | "order" | "correction" | "start" | "model" => {
-                                format!("\"{val}\"")
-                            }
                             "faults" => format!("[{}]", val.replace(' ', ",")),
+                            k if self.strings.contains(&k) => format!("\"{val}\""),
+                            _ if val.is_empty() => "null".to_string(),
                             _ => val.clone(),
                         };
                         format!("\"{k}\":{json}")
@@ -410,7 +447,8 @@ impl Printer<'_> {
         }
     }
 
-    fn finish(&mut self, out: &mut impl Write) -> std::io::Result<()> {
+    /// Prints what is still buffered (a table of fewer than [`TABLE_SIZING_ROWS`] rows).
+    pub fn finish(&mut self, out: &mut impl Write) -> std::io::Result<()> {
         if self.format == SimFormat::Table && self.widths.is_none() {
             self.flush_table(out)?;
         }
