@@ -95,49 +95,33 @@ impl Reduction for Sum {
     }
 }
 
-/// Minimum of `u64` (idempotent).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct Min;
+/// Idempotent `u64` operators: `name`, doc, `combine` body over `a`, `b`.
+macro_rules! idempotent_u64 {
+    ($($(#[$doc:meta])* $name:ident: |$a:ident, $b:ident| $body:expr;)*) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+        #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+        pub struct $name;
 
-impl Reduction for Min {
-    type Value = u64;
-    fn combine(&self, a: &u64, b: &u64) -> u64 {
-        *a.min(b)
-    }
-    fn is_idempotent(&self) -> bool {
-        true
-    }
+        impl Reduction for $name {
+            type Value = u64;
+            fn combine(&self, $a: &u64, $b: &u64) -> u64 {
+                $body
+            }
+            fn is_idempotent(&self) -> bool {
+                true
+            }
+        }
+    )*};
 }
 
-/// Maximum of `u64` (idempotent).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct Max;
-
-impl Reduction for Max {
-    type Value = u64;
-    fn combine(&self, a: &u64, b: &u64) -> u64 {
-        *a.max(b)
-    }
-    fn is_idempotent(&self) -> bool {
-        true
-    }
-}
-
-/// Bitwise or of `u64` (idempotent): with operand `1 << rank` it records who contributed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct BitOr;
-
-impl Reduction for BitOr {
-    type Value = u64;
-    fn combine(&self, a: &u64, b: &u64) -> u64 {
-        a | b
-    }
-    fn is_idempotent(&self) -> bool {
-        true
-    }
+idempotent_u64! {
+    /// Minimum of `u64` (idempotent).
+    Min: |a, b| *a.min(b);
+    /// Maximum of `u64` (idempotent).
+    Max: |a, b| *a.max(b);
+    /// Bitwise or of `u64` (idempotent): with operand `1 << rank` it records who contributed.
+    BitOr: |a, b| a | b;
 }
 
 /// A multiset of contributors as a value: `⊕` adds the counts, so a result tells exactly whose

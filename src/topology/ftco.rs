@@ -445,7 +445,7 @@ impl FtcoTopology {
 
 impl FtcoTopology {
     /// Fault-free single-port times of the subtree of `rank` taken as a tree of its own (the
-    /// family is closed under subtrees, see [`Timing`]): `(bcast, reduce)`, the time its last
+    /// family is closed under subtrees, see the private `Timing`): `(bcast, reduce)`, the time its last
     /// node holds data `rank` holds at 0, and the time `rank` has handled its last child's DATA
     /// when every leaf sends at 0. A multi-root root's subtree is its own tree, without the other
     /// roots. The FTCO automata derive their expected arrival times `f_ETA` from it. `None` for
