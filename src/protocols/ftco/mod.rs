@@ -30,6 +30,37 @@ pub use msg::{FtcoMsg, Kind};
 pub use node::FtcoNode;
 pub use service::{ServiceDistance, TimeoutRule};
 
+/// Process imbalance (FTCO App. B, Alg. 5; §5.2.4): what a process does before it enters the
+/// collective.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Imbalance {
+    /// Off (the default): a process does nothing before its arrival. Give the driver the
+    /// arrivals in `Scenario::arrivals`; it buffers messages until then, so a KEEPALIVE to a
+    /// late process goes unanswered and the process can be suspected (a false suspicion).
+    #[default]
+    Off,
+    /// Alg. 5: process `i` is reachable from the driver's arrival on (give the driver no
+    /// arrivals, or earlier ones) and enters the collective at `start[i]` (`StartTime_i`, §5.2.4;
+    /// missing entries are 0). Before that it runs Alg. 5: it handles its queue with the same
+    /// service distance and type priority as Alg. 1 and answers with ACK to DATA and KEEPALIVE,
+    /// keeps the DATA, and sends no DATA and no KEEPALIVE (App. B's "limited functionality").
+    Alg5 {
+        /// `StartTime` of each rank.
+        start: Vec<Time>,
+    },
+}
+
+impl Imbalance {
+    /// When `rank` enters the collective (Alg. 1); 0 when off.
+    pub fn start(&self, rank: Rank) -> Time {
+        match self {
+            Self::Off => 0,
+            Self::Alg5 { start } => start.get(rank as usize).copied().unwrap_or(0),
+        }
+    }
+}
+
 use crate::automaton::Reduction;
 use crate::topology::ftco::{Collective, FtcoTopology};
 use crate::topology::TopologyError;
@@ -53,6 +84,8 @@ pub struct FtcoConfig<R: Reduction> {
     pub service: ServiceDistance,
     /// `f_timeout` (Alg. 4, App. A).
     pub timeout: TimeoutRule,
+    /// Process imbalance (App. B, Alg. 5); [`Imbalance::Off`] by default.
+    pub imbalance: Imbalance,
     /// Allreduce: the fault-free time each root holds the result (the root exchange), by root.
     exchange_done: Vec<Time>,
     /// Reduce: the fault-free time rank 0 has every partial (the collective's latency).
@@ -79,6 +112,7 @@ impl<R: Reduction> FtcoConfig<R> {
             latency,
             service: ServiceDistance::None,
             timeout: TimeoutRule::for_latency(latency),
+            imbalance: Imbalance::Off,
             exchange_done,
             reduce_done,
         })

@@ -105,7 +105,10 @@ pub struct FtcoNode<R: Reduction> {
     result: Option<R::Value>,
     /// Alg. 3 returned `is_done`: completed; from then on the process only answers.
     done: bool,
+    /// The driver started the process (`on_start`): it is reachable and answers (Alg. 5).
     started: bool,
+    /// It entered the collective (`now >= StartTime`, App. B): Alg. 1 runs.
+    entered: bool,
     /// `f_ETA` of the subtree's data and of the result (§4, "Data Propagation Disruptions").
     gather_eta: Time,
     result_eta: Time,
@@ -222,6 +225,9 @@ impl<R: Reduction> FtcoNode<R> {
 
     /// Alg. 3: the next DATA to send, if any.
     fn tree_send(&self, config: &FtcoConfig<R>) -> Option<Send> {
+        if !self.entered {
+            return None; // App. B: no DATA before StartTime.
+        }
         let up_partial = match config.collective {
             Collective::Bcast => false,
             Collective::Reduce => self.rank != 0,
@@ -253,7 +259,8 @@ impl<R: Reduction> FtcoNode<R> {
                 return Some(Send::Ack(side, i));
             }
         }
-        if self.done {
+        if self.done || !self.entered {
+            // App. B: before StartTime a process only answers.
             return None;
         }
         for (side, i, p) in self.peers() {
@@ -326,6 +333,29 @@ impl<R: Reduction> FtcoNode<R> {
         }
     }
 
+    /// App. B: the process enters the collective at `StartTime` (at once without imbalance).
+    /// A Bcast root takes its value, and a Bcast process that kept the value before entering
+    /// delivers it now (Alg. 5 keeps DATA but does nothing with it).
+    fn enter(
+        &mut self,
+        config: &FtcoConfig<R>,
+        now: Time,
+        out: &mut Outbox<FtcoMsg<R::Value>, R::Value>,
+    ) {
+        if !self.started || self.entered || now < config.imbalance.start(self.rank) {
+            return;
+        }
+        self.entered = true;
+        if config.collective == Collective::Bcast {
+            if self.rank == 0 && self.result.is_none() {
+                self.result = Some(self.mine.clone());
+            }
+            if let Some(v) = &self.result {
+                out.deliver(v.clone());
+            }
+        }
+    }
+
     /// State changes without sends: close the gather, finish the root exchange, and complete
     /// (`may_complete`: not in a step that just sent, since Alg. 3 reports `is_done` only in
     /// the iteration after its last send, when that send's step has ended).
@@ -335,6 +365,10 @@ impl<R: Reduction> FtcoNode<R> {
         may_complete: bool,
         out: &mut Outbox<FtcoMsg<R::Value>, R::Value>,
     ) {
+        if !self.entered {
+            // Alg. 5: before StartTime the operand is not there yet; nothing progresses.
+            return;
+        }
         if config.collective != Collective::Bcast
             && self.partial.is_none()
             && self.down.iter().all(|p| !p.needed || p.value.is_some())
@@ -413,7 +447,11 @@ impl<R: Reduction> FtcoNode<R> {
         out: &mut Outbox<FtcoMsg<R::Value>, R::Value>,
     ) {
         let mut next: Option<Time> = None;
-        if !self.done {
+        if self.started && !self.entered {
+            // Alg. 5 line 2: wake at StartTime; nothing before it expects an ACK.
+            let start = config.imbalance.start(self.rank);
+            next = (start > now).then_some(start);
+        } else if !self.done {
             let me = self.rank;
             for (side, _, p) in self.peers() {
                 let timeout = config.f_timeout(me, p.rank);
@@ -548,7 +586,7 @@ impl<R: Reduction> FtcoNode<R> {
             out.ignore("result from a process that is not above");
             return;
         }
-        if config.collective == Collective::Bcast {
+        if config.collective == Collective::Bcast && self.entered {
             out.deliver(v.clone());
         }
         self.result = Some(v);
@@ -630,6 +668,7 @@ where
             result: None,
             done: false,
             started: false,
+            entered: false,
             gather_eta,
             result_eta,
             armed: None,
@@ -645,10 +684,7 @@ where
         out: &mut Outbox<Self::Msg, R::Value>,
     ) {
         self.started = true;
-        if config.collective == Collective::Bcast && self.rank == 0 {
-            self.result = Some(self.mine.clone());
-            out.deliver(self.mine.clone());
-        }
+        self.enter(config, now, out);
         self.after(config, now, true, out);
     }
 
@@ -660,6 +696,7 @@ where
         msg: Self::Msg,
         out: &mut Outbox<Self::Msg, R::Value>,
     ) {
+        self.enter(config, now, out);
         // DATA proves its sender alive: count it before timeouts are checked at this instant.
         if msg.kind() == Kind::Data {
             if let Some((side, i)) = self.find(from) {
@@ -691,6 +728,7 @@ where
             return;
         }
         self.armed = None;
+        self.enter(config, now, out);
         self.expire(config, now);
         self.after(config, now, true, out);
     }
@@ -704,6 +742,7 @@ where
         if !self.started {
             return;
         }
+        self.enter(config, now, out);
         self.expire(config, now);
         // Alg. 1 line 5: a new iteration first asks tree progress whether it is done.
         self.progress(config, true, out);
