@@ -51,6 +51,26 @@ pub enum Imbalance {
     },
 }
 
+/// What a root's failure does (FTCO §2 and the end of §4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum RootFailure {
+    /// The roots are fault-immune (FTCO §2; the default). Nobody times out on a root.
+    #[default]
+    Immune,
+    /// End of §4: "upon fault the root would be replaced by all its children". Applies to a
+    /// single-root Reduce or Allreduce (elsewhere the roots stay immune). Rank 0 can be
+    /// suspected. A process that suspects every ancestor up to rank 0 joins the *replacement
+    /// group*: the topmost descendants of rank 0 that it does not suspect (its children when
+    /// only rank 0 failed), which act as the fully connected roots of a multi-root tree. Each
+    /// member sends its partial to every other member. A member that holds the result (from
+    /// rank 0, before it failed, or from another member) answers with the result instead. A
+    /// member without one combines the group's partials in rank order. In a Reduce, rank 0
+    /// also sends the result to its children, and they and the group members report it
+    /// (`Complete`). See docs/protocols.md for what is consistent and what is not.
+    ReplacedByChildren,
+}
+
 impl Imbalance {
     /// When `rank` enters the collective (Alg. 1); 0 when off.
     pub fn start(&self, rank: Rank) -> Time {
@@ -86,6 +106,8 @@ pub struct FtcoConfig<R: Reduction> {
     pub timeout: TimeoutRule,
     /// Process imbalance (App. B, Alg. 5); [`Imbalance::Off`] by default.
     pub imbalance: Imbalance,
+    /// Root failure (§4); [`RootFailure::Immune`] by default.
+    pub root_failure: RootFailure,
     /// Allreduce: the fault-free time each root holds the result (the root exchange), by root.
     exchange_done: Vec<Time>,
     /// Reduce: the fault-free time rank 0 has every partial (the collective's latency).
@@ -113,16 +135,25 @@ impl<R: Reduction> FtcoConfig<R> {
             service: ServiceDistance::None,
             timeout: TimeoutRule::for_latency(latency),
             imbalance: Imbalance::Off,
+            root_failure: RootFailure::Immune,
             exchange_done,
             reduce_done,
         })
     }
 
-    /// Whether `rank` is fault-immune: every root. FTCO §2 makes one root immune; with several
-    /// roots ftcoll also treats the other roots as immune until root replacement (§4, "replaced
-    /// by all its children") is implemented. Immune nodes are never suspected.
+    /// Whether `rank` is fault-immune: every root, unless [`Self::replaces_root`]. FTCO §2
+    /// makes one root immune; with several roots ftcoll also treats the other roots as immune
+    /// (root replacement covers single-root trees only). Immune nodes are never suspected.
     pub fn is_immune(&self, rank: Rank) -> bool {
-        self.topology.is_root(rank)
+        self.topology.is_root(rank) && !self.replaces_root()
+    }
+
+    /// Whether a failed rank 0 is replaced by its children ([`RootFailure::ReplacedByChildren`]
+    /// on a single-root Reduce or Allreduce).
+    pub fn replaces_root(&self) -> bool {
+        self.root_failure == RootFailure::ReplacedByChildren
+            && self.topology.roots() == 1
+            && self.collective != Collective::Bcast
     }
 
     /// Whether `z` lies strictly below `a` in the collective's tree: in `a`'s subtree, or, for a
