@@ -313,6 +313,21 @@ impl<R: Reduction> FtcoNode<R> {
                 return Some(Send::Partial(Side::Group, i));
             }
         }
+        // Reduce: a finished process outside the group that a member asks for (it replaces a
+        // failed member in that member's view) answers with its partial, once, as it would to
+        // an ancestor that adopted it (rule 5). Its parent, if alive, is in the group too and
+        // its partial covers this one (covering rule across the group).
+        if !self.in_group
+            && self.done
+            && self.result.is_none()
+            && config.collective == Collective::Reduce
+            && config.replaces_root()
+            && self.partial.is_some()
+        {
+            if let Some(i) = self.group.iter().position(|p| p.needed && !p.sent) {
+                return Some(Send::Partial(Side::Group, i));
+            }
+        }
         let sends_down =
             config.collective != Collective::Reduce || (self.rank == 0 && config.replaces_root());
         if sends_down && self.result.is_some() {
