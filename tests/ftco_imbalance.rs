@@ -274,3 +274,29 @@ proptest! {
         fuzz_handlers(&cfg, &inputs, |v| v);
     }
 }
+
+#[test]
+fn ftco_app_b_a_keepalive_from_a_re_parented_descendant_before_the_entry_still_counts_it() {
+    // Found by the proptest: binary heap 0..8, Allreduce, L = 1, rank 1 inactive, the root
+    // enters at 221 and rank 7 at 233. Rank 3 (child of 1, parent of 7) suspects 1 and asks
+    // the root for the result (KEEPALIVE) long before the root entered and suspected 1 itself.
+    // The root must still wait for rank 3's partial (which waits for rank 7's): every live
+    // operand is in.
+    let mut start = vec![0; 8];
+    start[0] = 221;
+    start[7] = 233;
+    let cfg = with_alg5(
+        config(
+            topology(FtcoKind::KAry(2), 1, 8),
+            Collective::Allreduce,
+            Contributions,
+            contribution,
+            1,
+        ),
+        &start,
+    );
+    let report = run_ftco(&cfg, &scenario(1, &[(1, 0)]));
+    let expected: Vec<(Rank, u32)> = [0, 2, 3, 4, 5, 6, 7].iter().map(|&r| (r, 1)).collect();
+    assert_eq!(report.completions.len(), 7);
+    assert!(report.completions.iter().all(|c| c.2 == expected));
+}

@@ -833,8 +833,15 @@ impl<R: Reduction> FtcoNode<R> {
             return;
         }
         if config.descends(self.rank, from) {
-            // It re-parented here and waits for the result.
-            let mut peer = Peer::new(from, false);
+            // It re-parented here (Alg. 4 line 8 on its side) and waits for the result. Its
+            // partial will follow (the new Up is not in its UpSent, Alg. 3 line 4): wait for
+            // it while the gather is open, unless a counted partial covers it. (Adopting it as
+            // not needed lost a live operand when this KEEPALIVE came before this node
+            // suspected the failed parent in between, e.g. with process imbalance.)
+            let needed = config.collective != Collective::Bcast
+                && self.partial.is_none()
+                && !self.covered(config, from);
+            let mut peer = Peer::new(from, needed);
             peer.ack_keepalive = true;
             self.down.push(peer);
             return;
