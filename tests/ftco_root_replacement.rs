@@ -354,3 +354,33 @@ fn ftco_4_a_group_member_failing_during_the_exchange_is_the_inconsistent_case() 
         "if this now holds one value, update docs/protocols.md"
     );
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// Both extensions at once: root replacement with Alg. 5 and random start times (the
+    /// root's included). The same Def. 3.1–3.2 checks as above.
+    #[test]
+    fn ftco_4_root_replacement_with_alg5_arrivals_keeps_def_3_2(
+        (kind, procs, crashes) in setups(),
+        collective in prop_oneof![Just(Collective::Reduce), Just(Collective::Allreduce)],
+        spread in prop_oneof![Just(0u64), Just(40), Just(300)],
+        seed in any::<u64>(),
+    ) {
+        let mut cfg = replaced(config(topology(kind, 1, procs), collective, Contributions, contribution, 10));
+        let mut rng = ftcoll::rng::SplitMix64::new(seed);
+        let start = ftcoll::sim::scenario::draw_arrivals(
+            ftcoll::sim::scenario::ArrivalSpec::Uniform(spread),
+            procs as u32,
+            &mut rng,
+        );
+        cfg.imbalance = ftcoll::protocols::ftco::Imbalance::Alg5 { start: start.clone() };
+        if (0..procs as Rank).all(|r| crash_time(&crashes, r).is_some()) {
+            return Ok(());
+        }
+        let what = format!("{kind} P={procs} {collective:?} crashes {crashes:?} start {start:?}");
+        let report = ftcoll::sim::run::<FtcoNode<Contributions>>(&cfg, procs as u32, &scenario(10, &crashes), 5_000_000)
+            .unwrap_or_else(|e| panic!("{e:?}: {what}"));
+        check(&report, &cfg, &crashes, &what);
+    }
+}

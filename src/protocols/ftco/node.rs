@@ -307,8 +307,11 @@ impl<R: Reduction> FtcoNode<R> {
                 return Some(Send::Partial(Side::Up, i));
             }
         }
-        // Root replacement (§4): a group member sends its partial to every other member.
-        if self.in_group && self.partial.is_some() && self.result.is_none() {
+        // Root replacement (§4): a group member sends its partial to every other member, after
+        // acknowledging its children's partials: the exchange costs `g` steps, which the
+        // children's `f_timeout` (tree degrees) does not allow for.
+        let acks_owed = self.down.iter().any(|p| p.ack_data);
+        if self.in_group && self.partial.is_some() && self.result.is_none() && !acks_owed {
             if let Some(i) = self.group.iter().position(|p| !p.sent) {
                 return Some(Send::Partial(Side::Group, i));
             }
