@@ -16,6 +16,11 @@
 //! its topmost children not suspected; suspected nodes are remembered and never re-adopted.
 //! ```
 //!
+//! Two options extend the paper's base algorithm, both off by default: [`Imbalance::Alg5`]
+//! (App. B: a process answers before it enters the collective) and
+//! [`RootFailure::ReplacedByChildren`] (end of §4: a failed rank 0 is replaced by its
+//! children, acting as a group of roots).
+//!
 //! See `docs/protocols.md` (FTCO section) for every rule the paper leaves open and the choice
 //! made here, and `node.rs` for the handlers.
 

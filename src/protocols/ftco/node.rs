@@ -85,6 +85,9 @@ enum Send {
 /// faults) plus the ranks this process suspected, which it must remember so that a failed node
 /// is never re-adopted (Alg. 4 line 8 would otherwise bring a failed grandparent back); that
 /// list holds only nodes this process timed out on, `O(faults)` in practice, `O(P)` at worst.
+/// With root replacement (§4) it also keeps its view of the replacement group: `O(deg(0))`,
+/// plus the frontiers of failed members. Each handler is `O(|Up| + |Down| + |group|)`, except
+/// the group's combine, `O(g²)`, and a timeout, which walks the failed node's frontier.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(
