@@ -111,3 +111,147 @@ pub fn sum_run(
     let report = run_ftco(&cfg, &scenario(latency, &[]));
     (cfg, report)
 }
+
+pub fn contribution(rank: Rank) -> Vec<(Rank, u32)> {
+    vec![(rank, 1)]
+}
+
+pub fn min_operand(rank: Rank) -> u64 {
+    u64::from(rank.wrapping_mul(2_654_435_761) % 1000)
+}
+
+pub fn crash_time(crashes: &[(Rank, Time)], rank: Rank) -> Option<Time> {
+    crashes.iter().filter(|c| c.0 == rank).map(|c| c.1).min()
+}
+
+/// A generous termination bound: the fault-free latency plus, per fault and per level, one
+/// ETA and a few timeouts (a disruption climbs at most the tree height).
+pub fn bound<R: Reduction>(cfg: &FtcoConfig<R>, faults: usize) -> Time {
+    let t = &cfg.topology;
+    let ff = predicted(t, cfg.collective, cfg.latency);
+    let depth = u64::from(t.depth()) + 2;
+    let max_degree = (0..t.procs()).map(|r| t.degree(r)).max().unwrap_or(0);
+    let timeout = cfg
+        .timeout
+        .timeout(max_degree, max_degree, (depth * 2) as u32);
+    ff + (faults as u64 + 1) * depth * (4 * timeout + ff)
+}
+
+/// Common checks: termination, and every never-crashing process completed (or delivered) once.
+pub fn check_live<V: Clone + std::fmt::Debug + PartialEq>(
+    report: &Report<V>,
+    collective: Collective,
+    crashes: &[(Rank, Time)],
+    bound: Time,
+    what: &str,
+) {
+    let procs = report.procs;
+    match collective {
+        Collective::Bcast => {
+            for r in 0..procs {
+                if crash_time(crashes, r).is_none() {
+                    assert_eq!(
+                        report.deliveries[r as usize], 1,
+                        "rank {r} delivers once: {what}"
+                    );
+                }
+            }
+            assert!(report.coloring_latency() <= bound, "termination: {what}");
+        }
+        Collective::Reduce => {
+            assert_eq!(report.completions.len(), 1, "{what}");
+            assert_eq!(report.completions[0].0, 0, "{what}");
+        }
+        Collective::Allreduce => {
+            for r in 0..procs {
+                let n = report.completions.iter().filter(|c| c.0 == r).count();
+                if crash_time(crashes, r).is_none() {
+                    assert_eq!(n, 1, "rank {r} completes once: {what}");
+                } else {
+                    assert!(n <= 1, "{what}");
+                }
+            }
+            let first = &report.completions[0].2;
+            assert!(
+                report.completions.iter().all(|c| &c.2 == first),
+                "consistency: {what}"
+            );
+        }
+    }
+    let last = report.completions.iter().map(|c| c.1).max().unwrap_or(0);
+    assert!(
+        last <= bound,
+        "termination by {bound}, last completion {last}: {what}"
+    );
+}
+
+/// Def. 3.1–3.2 with `Contributions`.
+pub fn check_contributions(
+    report: &Report<Vec<(Rank, u32)>>,
+    collective: Collective,
+    crashes: &[(Rank, Time)],
+    what: &str,
+) {
+    if collective == Collective::Bcast {
+        return;
+    }
+    let (_, end, value) = report.completions[0].clone();
+    assert!(
+        value.iter().all(|&(_, c)| c == 1),
+        "no operand twice: {value:?}: {what}"
+    );
+    for r in 0..report.procs {
+        let included = value.iter().any(|&(x, _)| x == r);
+        let finish = match collective {
+            // Def. 3.1: T is the root's completion.
+            Collective::Reduce => Some(end),
+            _ => report.completions.iter().find(|c| c.0 == r).map(|c| c.1),
+        };
+        let must = match crash_time(crashes, r) {
+            None => true,
+            Some(fail) => finish.is_some_and(|f| f < fail),
+        };
+        if must {
+            assert!(
+                included,
+                "rank {r} (crash {:?}) missing from {value:?}: {what}",
+                crash_time(crashes, r)
+            );
+        }
+    }
+}
+
+/// Feeds arbitrary peer input to `P` nodes of `cfg` (unknown senders, ranks `>= P`,
+/// duplicates, out of order), calling every handler; the contract says none panics.
+pub fn fuzz_handlers<R>(
+    cfg: &FtcoConfig<R>,
+    inputs: &[(u32, u8, u64, u64)],
+    value: fn(u64) -> R::Value,
+) where
+    R: Reduction + Clone + Eq + core::hash::Hash,
+{
+    use ftcoll::automaton::{Automaton, Outbox, TimerId};
+    use ftcoll::protocols::ftco::FtcoMsg;
+    let procs = cfg.topology.procs();
+    let mut nodes: Vec<FtcoNode<R>> = (0..procs).map(|r| FtcoNode::new(cfg, r)).collect();
+    let mut out = Outbox::new();
+    for node in &mut nodes {
+        node.on_start(cfg, 0, &mut out);
+    }
+    let mut now = 0;
+    for (i, &(from, kind, v, dt)) in inputs.iter().enumerate() {
+        now += dt;
+        let msg = match kind {
+            0 => FtcoMsg::Partial(value(v)),
+            1 => FtcoMsg::Result(value(v)),
+            2 => FtcoMsg::Keepalive,
+            _ => FtcoMsg::Ack,
+        };
+        let node = &mut nodes[i % procs as usize];
+        let _ = node.select_receive(cfg, now, &[(from, msg.clone())]);
+        node.on_message(cfg, now, from, msg, &mut out);
+        node.on_timer(cfg, now, TimerId(0), &mut out);
+        node.on_send_slot(cfg, now, &mut out);
+        out.drain();
+    }
+}

@@ -16,6 +16,11 @@
 //! its topmost children not suspected; suspected nodes are remembered and never re-adopted.
 //! ```
 //!
+//! Two options extend the paper's base algorithm, both off by default: [`Imbalance::Alg5`]
+//! (App. B: a process answers before it enters the collective) and
+//! [`RootFailure::ReplacedByChildren`] (end of §4: a failed rank 0 is replaced by its
+//! children, acting as a group of roots).
+//!
 //! See `docs/protocols.md` (FTCO section) for every rule the paper leaves open and the choice
 //! made here, and `node.rs` for the handlers.
 
@@ -29,6 +34,57 @@ use alloc::vec::Vec;
 pub use msg::{FtcoMsg, Kind};
 pub use node::FtcoNode;
 pub use service::{ServiceDistance, TimeoutRule};
+
+/// Process imbalance (FTCO App. B, Alg. 5; §5.2.4): what a process does before it enters the
+/// collective.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Imbalance {
+    /// Off (the default): a process does nothing before its arrival. Give the driver the
+    /// arrivals in `Scenario::arrivals`; it buffers messages until then, so a KEEPALIVE to a
+    /// late process goes unanswered and the process can be suspected (a false suspicion).
+    #[default]
+    Off,
+    /// Alg. 5: process `i` is reachable from the driver's arrival on (give the driver no
+    /// arrivals, or earlier ones) and enters the collective at `start[i]` (`StartTime_i`, §5.2.4;
+    /// missing entries are 0). Before that it runs Alg. 5: it handles its queue with the same
+    /// service distance and type priority as Alg. 1 and answers with ACK to DATA and KEEPALIVE,
+    /// keeps the DATA, and sends no DATA and no KEEPALIVE (App. B's "limited functionality").
+    Alg5 {
+        /// `StartTime` of each rank.
+        start: Vec<Time>,
+    },
+}
+
+/// What a root's failure does (FTCO §2 and the end of §4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum RootFailure {
+    /// The roots are fault-immune (FTCO §2; the default). Nobody times out on a root.
+    #[default]
+    Immune,
+    /// End of §4: "upon fault the root would be replaced by all its children". Applies to a
+    /// single-root Reduce or Allreduce (elsewhere the roots stay immune). Rank 0 can be
+    /// suspected. A process that suspects every ancestor up to rank 0 joins the *replacement
+    /// group*: the topmost descendants of rank 0 that it does not suspect (its children when
+    /// only rank 0 failed), which act as the fully connected roots of a multi-root tree. Each
+    /// member sends its partial to every other member. A member that holds the result (from
+    /// rank 0, before it failed, or from another member) answers with the result instead. A
+    /// member without one combines the group's partials in rank order. In a Reduce, rank 0
+    /// also sends the result to its children, and they and the group members report it
+    /// (`Complete`). See docs/protocols.md for what is consistent and what is not.
+    ReplacedByChildren,
+}
+
+impl Imbalance {
+    /// When `rank` enters the collective (Alg. 1); 0 when off.
+    pub fn start(&self, rank: Rank) -> Time {
+        match self {
+            Self::Off => 0,
+            Self::Alg5 { start } => start.get(rank as usize).copied().unwrap_or(0),
+        }
+    }
+}
 
 use crate::automaton::Reduction;
 use crate::topology::ftco::{Collective, FtcoTopology};
@@ -53,6 +109,10 @@ pub struct FtcoConfig<R: Reduction> {
     pub service: ServiceDistance,
     /// `f_timeout` (Alg. 4, App. A).
     pub timeout: TimeoutRule,
+    /// Process imbalance (App. B, Alg. 5); [`Imbalance::Off`] by default.
+    pub imbalance: Imbalance,
+    /// Root failure (§4); [`RootFailure::Immune`] by default.
+    pub root_failure: RootFailure,
     /// Allreduce: the fault-free time each root holds the result (the root exchange), by root.
     exchange_done: Vec<Time>,
     /// Reduce: the fault-free time rank 0 has every partial (the collective's latency).
@@ -79,16 +139,26 @@ impl<R: Reduction> FtcoConfig<R> {
             latency,
             service: ServiceDistance::None,
             timeout: TimeoutRule::for_latency(latency),
+            imbalance: Imbalance::Off,
+            root_failure: RootFailure::Immune,
             exchange_done,
             reduce_done,
         })
     }
 
-    /// Whether `rank` is fault-immune: every root. FTCO §2 makes one root immune; with several
-    /// roots ftcoll also treats the other roots as immune until root replacement (§4, "replaced
-    /// by all its children") is implemented. Immune nodes are never suspected.
+    /// Whether `rank` is fault-immune: every root, unless [`Self::replaces_root`]. FTCO §2
+    /// makes one root immune; with several roots ftcoll also treats the other roots as immune
+    /// (root replacement covers single-root trees only). Immune nodes are never suspected.
     pub fn is_immune(&self, rank: Rank) -> bool {
-        self.topology.is_root(rank)
+        self.topology.is_root(rank) && !self.replaces_root()
+    }
+
+    /// Whether a failed rank 0 is replaced by its children ([`RootFailure::ReplacedByChildren`]
+    /// on a single-root Reduce or Allreduce).
+    pub fn replaces_root(&self) -> bool {
+        self.root_failure == RootFailure::ReplacedByChildren
+            && self.topology.roots() == 1
+            && self.collective != Collective::Bcast
     }
 
     /// Whether `z` lies strictly below `a` in the collective's tree: in `a`'s subtree, or, for a

@@ -66,6 +66,8 @@ impl<V> Peer<V> {
 enum Side {
     Up,
     Down,
+    /// A member of the replacement group of a failed rank 0 (§4, `RootFailure`).
+    Group,
 }
 
 /// A send decided by Alg. 3 or Alg. 4.
@@ -73,7 +75,7 @@ enum Side {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 enum Send {
     Partial(Side, usize),
-    Result(usize),
+    Result(Side, usize),
     Ack(Side, usize),
     Keepalive(Side, usize),
 }
@@ -83,6 +85,9 @@ enum Send {
 /// faults) plus the ranks this process suspected, which it must remember so that a failed node
 /// is never re-adopted (Alg. 4 line 8 would otherwise bring a failed grandparent back); that
 /// list holds only nodes this process timed out on, `O(faults)` in practice, `O(P)` at worst.
+/// With root replacement (§4) it also keeps its view of the replacement group: `O(deg(0))`,
+/// plus the frontiers of failed members. Each handler is `O(|Up| + |Down| + |group|)`, except
+/// the group's combine, `O(g²)`, and a timeout, which walks the failed node's frontier.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(
@@ -97,6 +102,13 @@ pub struct FtcoNode<R: Reduction> {
     mine: R::Value,
     up: Vec<Peer<R::Value>>,
     down: Vec<Peer<R::Value>>,
+    /// The replacement group of a failed rank 0 as this process knows it (§4): `value` is a
+    /// member's partial, `sent` whether this process sent it its own, `needed` whether the
+    /// member asked (partial or KEEPALIVE) and still needs the result. Empty unless
+    /// `RootFailure::ReplacedByChildren`.
+    group: Vec<Peer<R::Value>>,
+    /// This process suspected every ancestor up to rank 0 and acts as a root of the group.
+    in_group: bool,
     /// Ranks this process timed out on, ascending.
     suspected: Vec<Rank>,
     /// Its subtree's partial, once the gather closed (Alg. 3 line 2).
@@ -105,7 +117,10 @@ pub struct FtcoNode<R: Reduction> {
     result: Option<R::Value>,
     /// Alg. 3 returned `is_done`: completed; from then on the process only answers.
     done: bool,
+    /// The driver started the process (`on_start`): it is reachable and answers (Alg. 5).
     started: bool,
+    /// It entered the collective (`now >= StartTime`, App. B): Alg. 1 runs.
+    entered: bool,
     /// `f_ETA` of the subtree's data and of the result (§4, "Data Propagation Disruptions").
     gather_eta: Time,
     result_eta: Time,
@@ -146,20 +161,34 @@ impl<R: Reduction> FtcoNode<R> {
         self.suspected.binary_search(&rank).is_ok()
     }
 
+    /// Whether this process is in the replacement group (§4).
+    pub fn in_replacement_group(&self) -> bool {
+        self.in_group
+    }
+
+    /// The replacement group as this process knows it (empty unless rank 0 can fail).
+    pub fn group(&self) -> impl Iterator<Item = Rank> + '_ {
+        self.group.iter().map(|p| p.rank)
+    }
+
     fn find(&self, rank: Rank) -> Option<(Side, usize)> {
         if let Some(i) = self.up.iter().position(|p| p.rank == rank) {
             return Some((Side::Up, i));
         }
-        self.down
+        if let Some(i) = self.down.iter().position(|p| p.rank == rank) {
+            return Some((Side::Down, i));
+        }
+        self.group
             .iter()
             .position(|p| p.rank == rank)
-            .map(|i| (Side::Down, i))
+            .map(|i| (Side::Group, i))
     }
 
     fn peer_mut(&mut self, side: Side, i: usize) -> &mut Peer<R::Value> {
         match side {
             Side::Up => &mut self.up[i],
             Side::Down => &mut self.down[i],
+            Side::Group => &mut self.group[i],
         }
     }
 
@@ -170,7 +199,48 @@ impl<R: Reduction> FtcoNode<R> {
             .iter()
             .enumerate()
             .map(|(i, p)| (Side::Down, i, p));
-        up.chain(down)
+        let group = self
+            .group
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (Side::Group, i, p));
+        up.chain(down).chain(group)
+    }
+
+    /// Reduce with root replacement: this process must hold the result too (a child of rank
+    /// 0, or a member of the replacement group), not only send its partial.
+    fn reduce_holder(&self, config: &FtcoConfig<R>) -> bool {
+        config.replaces_root()
+            && config.collective == Collective::Reduce
+            && self.rank != 0
+            && (self.in_group || self.up.iter().any(|p| p.rank == 0))
+    }
+
+    /// `f_timeout(me, x)`; toward a replacement-group member the load is the group's size,
+    /// not the tree degree (every member exchanges with every other, §4), so the group size
+    /// is added to both degrees.
+    fn peer_timeout(&self, config: &FtcoConfig<R>, side: Side, x: Rank) -> Time {
+        match side {
+            Side::Group => {
+                let g = self.group.len() as u64 + 1;
+                config.timeout.timeout(
+                    config.degree(self.rank).saturating_add(g),
+                    config.degree(x).saturating_add(g),
+                    config.distance(self.rank, x),
+                )
+            }
+            _ => config.f_timeout(self.rank, x),
+        }
+    }
+
+    /// Root replacement: `x` may be a member of the replacement group (neither above nor
+    /// below this process).
+    fn lateral(&self, config: &FtcoConfig<R>, x: Rank) -> bool {
+        config.replaces_root()
+            && x != self.rank
+            && config.topology.contains(x)
+            && !config.descends(x, self.rank)
+            && !config.descends(self.rank, x)
     }
 
     /// Whether a partial already counted here (a Down member's) contains `z`'s operand.
@@ -194,7 +264,7 @@ impl<R: Reduction> FtcoNode<R> {
     fn awaits(&self, config: &FtcoConfig<R>, side: Side, peer: &Peer<R::Value>) -> bool {
         match side {
             Side::Up => match config.collective {
-                Collective::Reduce => false,
+                Collective::Reduce => self.reduce_holder(config) && self.result.is_none(),
                 Collective::Bcast => self.result.is_none(),
                 // A multi-root root waits for each other root's partial, others for the result.
                 Collective::Allreduce if config.topology.is_root(self.rank) => peer.value.is_none(),
@@ -206,6 +276,7 @@ impl<R: Reduction> FtcoNode<R> {
                     && peer.needed
                     && peer.value.is_none()
             }
+            Side::Group => self.in_group && self.result.is_none() && peer.value.is_none(),
         }
     }
 
@@ -213,6 +284,7 @@ impl<R: Reduction> FtcoNode<R> {
         match side {
             Side::Up => self.result_eta,
             Side::Down => self.gather_eta,
+            Side::Group => 0,
         }
     }
 
@@ -222,6 +294,9 @@ impl<R: Reduction> FtcoNode<R> {
 
     /// Alg. 3: the next DATA to send, if any.
     fn tree_send(&self, config: &FtcoConfig<R>) -> Option<Send> {
+        if !self.entered {
+            return None; // App. B: no DATA before StartTime.
+        }
         let up_partial = match config.collective {
             Collective::Bcast => false,
             Collective::Reduce => self.rank != 0,
@@ -235,9 +310,41 @@ impl<R: Reduction> FtcoNode<R> {
                 return Some(Send::Partial(Side::Up, i));
             }
         }
-        if config.collective != Collective::Reduce && self.result.is_some() {
+        // Root replacement (§4): a group member sends its partial to every other member, after
+        // acknowledging its children's partials: the exchange costs `g` steps, which the
+        // children's `f_timeout` (tree degrees) does not allow for.
+        let acks_owed = self.down.iter().any(|p| p.ack_data);
+        if self.in_group && self.partial.is_some() && self.result.is_none() && !acks_owed {
+            if let Some(i) = self.group.iter().position(|p| !p.sent) {
+                return Some(Send::Partial(Side::Group, i));
+            }
+        }
+        // Reduce: a finished process outside the group that a member asks for (it replaces a
+        // failed member in that member's view) answers with its partial, once, as it would to
+        // an ancestor that adopted it (rule 5). Its parent, if alive, is in the group too and
+        // its partial covers this one (covering rule across the group).
+        if !self.in_group
+            && self.done
+            && self.result.is_none()
+            && config.collective == Collective::Reduce
+            && config.replaces_root()
+            && self.partial.is_some()
+        {
+            if let Some(i) = self.group.iter().position(|p| p.needed && !p.sent) {
+                return Some(Send::Partial(Side::Group, i));
+            }
+        }
+        let sends_down =
+            config.collective != Collective::Reduce || (self.rank == 0 && config.replaces_root());
+        if sends_down && self.result.is_some() {
             if let Some(i) = self.down.iter().position(|p| !p.sent) {
-                return Some(Send::Result(i));
+                return Some(Send::Result(Side::Down, i));
+            }
+        }
+        // A holder of the result answers every group member that asked with it.
+        if self.result.is_some() {
+            if let Some(i) = self.group.iter().position(|p| p.needed) {
+                return Some(Send::Result(Side::Group, i));
             }
         }
         None
@@ -246,14 +353,18 @@ impl<R: Reduction> FtcoNode<R> {
     /// Alg. 4 lines 12–25 for one service distance: an ACK owed, else a KEEPALIVE due.
     fn fault_send(&self, config: &FtcoConfig<R>, now: Time, distance: u32) -> Option<Send> {
         let me = self.rank;
+        // Root replacement in a Reduce: a finished process still owes its children their ACK
+        // (they finish only once acknowledged).
+        let reduce_replacing = config.replaces_root() && config.collective == Collective::Reduce;
         for (side, i, p) in self.peers() {
             if Self::should_handle(config, me, p.rank, distance)
-                && (p.ack_keepalive || (p.ack_data && !self.done))
+                && (p.ack_keepalive || (p.ack_data && (!self.done || reduce_replacing)))
             {
                 return Some(Send::Ack(side, i));
             }
         }
-        if self.done {
+        if self.done || !self.entered {
+            // App. B: before StartTime a process only answers.
             return None;
         }
         for (side, i, p) in self.peers() {
@@ -261,7 +372,7 @@ impl<R: Reduction> FtcoNode<R> {
                 && self.awaits(config, side, p)
                 && now > self.eta(side)
                 && p.last_sent
-                    .is_none_or(|s| now.saturating_sub(s) > config.f_timeout(me, p.rank))
+                    .is_none_or(|s| now.saturating_sub(s) > self.peer_timeout(config, side, p.rank))
             {
                 return Some(Send::Keepalive(side, i));
             }
@@ -275,11 +386,10 @@ impl<R: Reduction> FtcoNode<R> {
             return;
         }
         loop {
-            let me = self.rank;
             let overdue = self.peers().find_map(|(side, i, p)| {
                 let sent = p.unanswered()?;
                 (!config.is_immune(p.rank)
-                    && now.saturating_sub(sent) > config.f_timeout(me, p.rank))
+                    && now.saturating_sub(sent) > self.peer_timeout(config, side, p.rank))
                 .then_some((side, i))
             });
             let Some((side, i)) = overdue else { return };
@@ -291,6 +401,7 @@ impl<R: Reduction> FtcoNode<R> {
         let x = match side {
             Side::Up => self.up.remove(i).rank,
             Side::Down => self.down.remove(i).rank,
+            Side::Group => self.group.remove(i).rank,
         };
         if let Err(at) = self.suspected.binary_search(&x) {
             self.suspected.insert(at, x);
@@ -305,6 +416,33 @@ impl<R: Reduction> FtcoNode<R> {
                 if let Some(a) = next {
                     if self.find(a).is_none() {
                         self.up.push(Peer::new(a, true));
+                    }
+                } else if config.replaces_root() && self.rank != 0 {
+                    // §4 root replacement: every ancestor up to rank 0 failed; join the group
+                    // of rank 0's topmost live descendants (its children), in rank 0's place.
+                    self.in_group = true;
+                    let me = self.rank;
+                    let members: Vec<Rank> = config
+                        .topology
+                        .live_frontier(0, |c| suspected.binary_search(&c).is_ok())
+                        .filter(|&c| c != me)
+                        .collect();
+                    for c in members {
+                        if self.find(c).is_none() {
+                            self.group.push(Peer::new(c, false));
+                        }
+                    }
+                }
+            }
+            Side::Group => {
+                // A failed member is replaced by its topmost live descendants, as in line 10.
+                let frontier: Vec<Rank> = config
+                    .topology
+                    .live_frontier(x, |c| suspected.binary_search(&c).is_ok())
+                    .collect();
+                for c in frontier {
+                    if c != self.rank && self.find(c).is_none() {
+                        self.group.push(Peer::new(c, false));
                     }
                 }
             }
@@ -326,6 +464,29 @@ impl<R: Reduction> FtcoNode<R> {
         }
     }
 
+    /// App. B: the process enters the collective at `StartTime` (at once without imbalance).
+    /// A Bcast root takes its value, and a Bcast process that kept the value before entering
+    /// delivers it now (Alg. 5 keeps DATA but does nothing with it).
+    fn enter(
+        &mut self,
+        config: &FtcoConfig<R>,
+        now: Time,
+        out: &mut Outbox<FtcoMsg<R::Value>, R::Value>,
+    ) {
+        if !self.started || self.entered || now < config.imbalance.start(self.rank) {
+            return;
+        }
+        self.entered = true;
+        if config.collective == Collective::Bcast {
+            if self.rank == 0 && self.result.is_none() {
+                self.result = Some(self.mine.clone());
+            }
+            if let Some(v) = &self.result {
+                out.deliver(v.clone());
+            }
+        }
+    }
+
     /// State changes without sends: close the gather, finish the root exchange, and complete
     /// (`may_complete`: not in a step that just sent, since Alg. 3 reports `is_done` only in
     /// the iteration after its last send, when that send's step has ended).
@@ -335,6 +496,10 @@ impl<R: Reduction> FtcoNode<R> {
         may_complete: bool,
         out: &mut Outbox<FtcoMsg<R::Value>, R::Value>,
     ) {
+        if !self.entered {
+            // Alg. 5: before StartTime the operand is not there yet; nothing progresses.
+            return;
+        }
         if config.collective != Collective::Bcast
             && self.partial.is_none()
             && self.down.iter().all(|p| !p.needed || p.value.is_some())
@@ -347,6 +512,44 @@ impl<R: Reduction> FtcoNode<R> {
                 }
             }
             self.partial = Some(value);
+        }
+        if config.collective == Collective::Reduce
+            && self.rank == 0
+            && config.replaces_root()
+            && self.result.is_none()
+        {
+            // Root replacement: rank 0 also tells its children the result (they replace it).
+            self.result = self.partial.clone();
+        }
+        if self.in_group && self.result.is_none() && self.group.iter().all(|p| p.value.is_some()) {
+            if let Some(own) = &self.partial {
+                // The group's partials, each once, in rank order (like the roots of Alg. 2
+                // line 13, rule 8), so every member computes the same value.
+                let mut parts: Vec<(Rank, &R::Value)> = Vec::with_capacity(self.group.len() + 1);
+                parts.push((self.rank, own));
+                parts.extend(
+                    self.group
+                        .iter()
+                        .filter_map(|p| p.value.as_ref().map(|v| (p.rank, v))),
+                );
+                parts.sort_unstable_by_key(|&(r, _)| r);
+                // Covering rule (rule 7) across the group: a member whose ancestor is in the
+                // group with a partial is counted inside that partial. Members are an
+                // antichain unless someone suspected a live parent; then this keeps each
+                // operand once, and every member drops the same ones.
+                let ranks: Vec<Rank> = parts.iter().map(|&(r, _)| r).collect();
+                let mut value: Option<R::Value> = None;
+                for (r, v) in parts {
+                    if ranks.iter().any(|&a| config.descends(a, r)) {
+                        continue;
+                    }
+                    value = Some(match value {
+                        None => v.clone(),
+                        Some(acc) => config.op.combine(&acc, v),
+                    });
+                }
+                self.result = value;
+            }
         }
         if config.collective == Collective::Allreduce
             && config.topology.is_root(self.rank)
@@ -382,8 +585,20 @@ impl<R: Reduction> FtcoNode<R> {
         if self.done || !may_complete {
             return;
         }
+        let holder = self.reduce_holder(config);
         let done = match config.collective {
+            Collective::Reduce if self.rank == 0 && config.replaces_root() => {
+                self.result.is_some() && self.down.iter().all(|p| p.sent)
+            }
             Collective::Reduce if self.rank == 0 => self.partial.is_some(),
+            Collective::Reduce if holder => self.result.is_some(),
+            // Root replacement: a process finishes only once its partial is acknowledged, so
+            // that it still detects a failed parent (and, up the line, a failed rank 0) and
+            // re-sends; otherwise the operands below a failed child of a failed rank 0 would
+            // be lost with nobody left to ask for them.
+            Collective::Reduce if config.replaces_root() => {
+                self.partial.is_some() && self.up.iter().all(|p| p.sent && p.unanswered().is_none())
+            }
             Collective::Reduce => self.partial.is_some() && self.up.iter().all(|p| p.sent),
             _ => self.result.is_some() && self.down.iter().all(|p| p.sent),
         };
@@ -392,6 +607,11 @@ impl<R: Reduction> FtcoNode<R> {
             match config.collective {
                 Collective::Reduce if self.rank == 0 => {
                     if let Some(v) = &self.partial {
+                        out.complete(v.clone());
+                    }
+                }
+                Collective::Reduce if holder => {
+                    if let Some(v) = &self.result {
                         out.complete(v.clone());
                     }
                 }
@@ -413,10 +633,13 @@ impl<R: Reduction> FtcoNode<R> {
         out: &mut Outbox<FtcoMsg<R::Value>, R::Value>,
     ) {
         let mut next: Option<Time> = None;
-        if !self.done {
-            let me = self.rank;
+        if self.started && !self.entered {
+            // Alg. 5 line 2: wake at StartTime; nothing before it expects an ACK.
+            let start = config.imbalance.start(self.rank);
+            next = (start > now).then_some(start);
+        } else if !self.done {
             for (side, _, p) in self.peers() {
-                let timeout = config.f_timeout(me, p.rank);
+                let timeout = self.peer_timeout(config, side, p.rank);
                 let mut candidates = [None, None];
                 if let Some(sent) = p.unanswered() {
                     if !config.is_immune(p.rank) {
@@ -510,6 +733,16 @@ impl<R: Reduction> FtcoNode<R> {
                     self.up[i].ack_data = true;
                 }
             }
+            Some((Side::Group, i)) => {
+                // A member of the replacement group: keep its partial (for the group result)
+                // and owe it the result.
+                let p = &mut self.group[i];
+                p.ack_data = true;
+                p.needed = true;
+                if p.value.is_none() {
+                    p.value = Some(v);
+                }
+            }
             None if config.descends(self.rank, from) => {
                 // It re-parented to this node after its parent failed (Alg. 4 line 8 on its
                 // side): adopt it; count its partial unless a partial counted here covers it.
@@ -524,6 +757,13 @@ impl<R: Reduction> FtcoNode<R> {
                     self.absorb(config, from);
                 }
             }
+            None if self.lateral(config, from) => {
+                // A replacement-group member that this process does not know yet (§4).
+                let mut peer = Peer::new(from, true);
+                peer.ack_data = true;
+                peer.value = Some(v);
+                self.group.push(peer);
+            }
             None => out.ignore("partial from a process that is neither a neighbour nor below"),
         }
     }
@@ -535,7 +775,7 @@ impl<R: Reduction> FtcoNode<R> {
         v: R::Value,
         out: &mut Outbox<FtcoMsg<R::Value>, R::Value>,
     ) {
-        if config.collective == Collective::Reduce {
+        if config.collective == Collective::Reduce && !self.reduce_holder(config) {
             out.ignore("result in a reduce");
             return;
         }
@@ -543,12 +783,23 @@ impl<R: Reduction> FtcoNode<R> {
             out.ignore("duplicate result");
             return;
         }
-        let from_up = matches!(self.find(from), Some((Side::Up, _)));
-        if !from_up && !config.descends(from, self.rank) {
+        let found = self.find(from);
+        let from_group = matches!(found, Some((Side::Group, _)));
+        if self.in_group && !from_group {
+            // It replaced rank 0: only the group's result counts (a late one from a
+            // suspected rank 0 could differ from what the group computes).
+            out.ignore("result from outside the replacement group");
+            return;
+        }
+        let from_up = matches!(found, Some((Side::Up, _)));
+        if !from_up && !from_group && !config.descends(from, self.rank) {
             out.ignore("result from a process that is not above");
             return;
         }
-        if config.collective == Collective::Bcast {
+        if let Some((Side::Group, i)) = found {
+            self.group[i].needed = false; // it holds the result
+        }
+        if config.collective == Collective::Bcast && self.entered {
             out.deliver(v.clone());
         }
         self.result = Some(v);
@@ -561,7 +812,11 @@ impl<R: Reduction> FtcoNode<R> {
         out: &mut Outbox<FtcoMsg<R::Value>, R::Value>,
     ) {
         if let Some((side, i)) = self.find(from) {
-            self.peer_mut(side, i).ack_keepalive = true;
+            let p = self.peer_mut(side, i);
+            p.ack_keepalive = true;
+            if side == Side::Group {
+                p.needed = true; // a member asks: answer with the result once held
+            }
             return;
         }
         if self.is_suspected(from) {
@@ -584,10 +839,23 @@ impl<R: Reduction> FtcoNode<R> {
             return;
         }
         if config.descends(self.rank, from) {
-            // It re-parented here and waits for the result.
-            let mut peer = Peer::new(from, false);
+            // It re-parented here (Alg. 4 line 8 on its side) and waits for the result. Its
+            // partial will follow (the new Up is not in its UpSent, Alg. 3 line 4): wait for
+            // it while the gather is open, unless a counted partial covers it. (Adopting it as
+            // not needed lost a live operand when this KEEPALIVE came before this node
+            // suspected the failed parent in between, e.g. with process imbalance.)
+            let needed = config.collective != Collective::Bcast
+                && self.partial.is_none()
+                && !self.covered(config, from);
+            let mut peer = Peer::new(from, needed);
             peer.ack_keepalive = true;
             self.down.push(peer);
+            return;
+        }
+        if self.lateral(config, from) {
+            let mut peer = Peer::new(from, true);
+            peer.ack_keepalive = true;
+            self.group.push(peer);
             return;
         }
         out.ignore("keepalive from a process that is neither a neighbour nor above or below");
@@ -612,7 +880,7 @@ where
             _ => (topology.parent(rank).into_iter().collect(), Vec::new()),
         };
         down.extend(topology.children(rank));
-        let (gather_eta, result_eta) = schedule::etas(
+        let (gather_eta, mut result_eta) = schedule::etas(
             topology,
             config.collective,
             config.latency,
@@ -620,16 +888,34 @@ where
             config.reduce_done,
             rank,
         );
+        if config.collective == Collective::Reduce
+            && config.replaces_root()
+            && topology.parent(rank) == Some(0)
+        {
+            // Rank 0 sends the result to its children as in an Allreduce with one root.
+            result_eta = schedule::etas(
+                topology,
+                Collective::Allreduce,
+                config.latency,
+                &config.exchange_done,
+                config.reduce_done,
+                rank,
+            )
+            .1;
+        }
         Self {
             rank,
             mine: (config.initial)(rank),
             up: up.into_iter().map(|r| Peer::new(r, true)).collect(),
             down: down.into_iter().map(|r| Peer::new(r, true)).collect(),
+            group: Vec::new(),
+            in_group: false,
             suspected: Vec::new(),
             partial: None,
             result: None,
             done: false,
             started: false,
+            entered: false,
             gather_eta,
             result_eta,
             armed: None,
@@ -645,10 +931,7 @@ where
         out: &mut Outbox<Self::Msg, R::Value>,
     ) {
         self.started = true;
-        if config.collective == Collective::Bcast && self.rank == 0 {
-            self.result = Some(self.mine.clone());
-            out.deliver(self.mine.clone());
-        }
+        self.enter(config, now, out);
         self.after(config, now, true, out);
     }
 
@@ -660,6 +943,7 @@ where
         msg: Self::Msg,
         out: &mut Outbox<Self::Msg, R::Value>,
     ) {
+        self.enter(config, now, out);
         // DATA proves its sender alive: count it before timeouts are checked at this instant.
         if msg.kind() == Kind::Data {
             if let Some((side, i)) = self.find(from) {
@@ -691,6 +975,7 @@ where
             return;
         }
         self.armed = None;
+        self.enter(config, now, out);
         self.expire(config, now);
         self.after(config, now, true, out);
     }
@@ -704,6 +989,7 @@ where
         if !self.started {
             return;
         }
+        self.enter(config, now, out);
         self.expire(config, now);
         // Alg. 1 line 5: a new iteration first asks tree progress whether it is done.
         self.progress(config, true, out);
@@ -724,10 +1010,15 @@ where
                 let to = p.rank;
                 out.send(to, FtcoMsg::Partial(v));
             }
-            Some(Send::Result(i)) => {
+            Some(Send::Result(side, i)) => {
                 let Some(v) = self.result.clone() else { return };
-                self.down[i].sent = true;
-                out.send(self.down[i].rank, FtcoMsg::Result(v));
+                let p = self.peer_mut(side, i);
+                match side {
+                    Side::Group => p.needed = false,
+                    _ => p.sent = true,
+                }
+                let to = p.rank;
+                out.send(to, FtcoMsg::Result(v));
             }
             Some(Send::Ack(side, i)) => {
                 let p = self.peer_mut(side, i);
