@@ -255,8 +255,8 @@ pub fn run<A: Automaton>(
     run_observed::<A>(config, procs, scenario, max_events, |_| {})
 }
 
-/// [`run`], calling `observe` with the metrics so far every [`OBSERVE_EVERY`] instants (for
-/// progress displays; it cannot change the run).
+/// [`run`], calling `observe` with the metrics so far after every instant (for progress
+/// displays, which rate-limit themselves; it cannot change the run).
 pub fn run_observed<A: Automaton>(
     config: &A::Config,
     procs: u32,
@@ -265,7 +265,6 @@ pub fn run_observed<A: Automaton>(
     mut observe: impl FnMut(&Report<A::Value>),
 ) -> Result<Report<A::Value>, SimError> {
     let mut sim = Sim::<A>::new(config, procs, scenario)?;
-    let mut instants: u64 = 0;
     while sim.next_time().is_some() {
         sim.step(config)?;
         if sim.report.events > max_events {
@@ -273,16 +272,10 @@ pub fn run_observed<A: Automaton>(
                 events: sim.report.events,
             });
         }
-        instants += 1;
-        if instants % OBSERVE_EVERY == 0 {
-            observe(&sim.report);
-        }
+        observe(&sim.report);
     }
     Ok(sim.report)
 }
-
-/// How many instants [`run_observed`] lets pass between two observations.
-pub const OBSERVE_EVERY: u64 = 1024;
 
 /// The whole state of one simulated operation: every automaton, every message in flight, every
 /// pending timer and port. It is `Clone + Eq + Hash`, so a model checker can explore it; a run

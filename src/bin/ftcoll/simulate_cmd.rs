@@ -298,11 +298,10 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
         ))
     };
     // Admission: one run at a time, so the need is one run's (and the trace's, if asked for).
-    admission::admit(
-        "--procs",
-        &format!("a run of {procs} processes"),
-        admission::driver_need(u64::from(procs), a.trace.is_some()),
-    )?;
+    let need = admission::driver_need(u64::from(procs), a.trace.is_some());
+    admission::admit("--procs", &format!("a run of {procs} processes"), need)?;
+    // The progress display announces the estimate the run stays within.
+    let announced = format!("simulate (≤ {})", admission::human(need));
     // Every parameter error is the same for every run: the first run's build finds it.
     spec.build(a.seed, 0).map_err(scenario_error)?;
 
@@ -337,7 +336,7 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
     let bar = admission::progress(
         Some(a.runs),
         "{msg} [{elapsed_precise}] {wide_bar} {pos}/{len} runs ({eta})",
-        "simulate",
+        &announced,
     );
     if !bar.is_hidden() && (a.runs == 1 || procs >= 1 << 20) {
         // Long single runs: tick so the display shows life between run completions.
@@ -347,16 +346,21 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
         let (mut scenario, faults) = spec.build(a.seed, run).map_err(scenario_error)?;
         scenario.trace = run == 0 && a.trace.is_some();
         let budget = driver::default_budget(procs);
+        let next_update = std::cell::Cell::new(0u64);
         let mut report = driver::run_observed::<CorrectedTreeNode>(
             &config,
             procs,
             &scenario,
             budget,
             |r: &Report| {
-                bar.set_message(format!(
-                    "simulate run {run}: t = {}, {} events",
-                    r.last_activity, r.events
-                ))
+                // Hidden bars skip the formatting; shown ones redraw every 2^16 events.
+                if !bar.is_hidden() && r.events >= next_update.get() {
+                    next_update.set(r.events + (1 << 16));
+                    bar.set_message(format!(
+                        "{announced} run {run}: t = {}, {} events",
+                        r.last_activity, r.events
+                    ));
+                }
             },
         )
         .map_err(|e| UsageError(format!("simulation: {e}")))?;

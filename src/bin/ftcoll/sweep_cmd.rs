@@ -525,10 +525,11 @@ pub fn sweep(a: SweepArgs, out: &mut impl Write) -> Result<(), CliError> {
         })
         .max()
         .unwrap_or(0);
+    let need = admission::BASELINE_BYTES.saturating_add(largest);
     admission::admit(
         "--procs",
         &format!("running the largest point on {threads} threads"),
-        admission::BASELINE_BYTES.saturating_add(largest),
+        need,
     )?;
     let points: Vec<Point> = (0..total).map(|i| grid.point(i)).collect();
     // Validate every point before running anything (without the fast path's tables, built
@@ -573,7 +574,11 @@ pub fn sweep(a: SweepArgs, out: &mut impl Write) -> Result<(), CliError> {
         }
     }
     let todo = &prepared[done..];
-    let bar = progress_bar(todo.len() as u64 * a.runs, "sweep");
+    // The progress display announces the estimate the sweep stays within.
+    let bar = progress_bar(
+        todo.len() as u64 * a.runs,
+        &format!("sweep (≤ {})", admission::human(need)),
+    );
     for (i, p, ready) in todo {
         let built;
         let ready = if a.engine == Engine::Auto && p.takes_fast_path() {
