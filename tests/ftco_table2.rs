@@ -6,6 +6,7 @@ mod ftco_common;
 
 use ftco_common::*;
 use ftcoll::automaton::Phase;
+use ftcoll::protocols::ftco::FtcoMetrics;
 use ftcoll::topology::ftco::{best_knomial, Collective, FtcoKind, Roots};
 
 #[test]
@@ -57,4 +58,18 @@ fn ftco_table_2_fault_free_row_64k_multi_root_knomial_allreduce() {
     assert_eq!(report.completion_spread(), 43);
     // Paper: longest queue 9.
     assert_eq!(report.longest_queue, 9);
+    // The library's per-run metrics (what `ftco-simulate` prints) give the paper's row too.
+    let m = FtcoMetrics::from_report(&report, Collective::Allreduce);
+    assert_eq!(
+        (
+            m.latency,
+            m.spread,
+            m.longest_queue,
+            m.messages,
+            m.keepalive
+        ),
+        (171, 43, 9, 3 * procs, 0)
+    );
+    assert_eq!((m.completions, m.incomplete), (procs, 0));
+    assert_eq!(m.result, Some(full_sum(p)));
 }

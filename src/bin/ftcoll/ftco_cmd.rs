@@ -7,8 +7,8 @@
 use std::io::Write;
 
 use clap::Args;
-use ftcoll::automaton::{Max, Min, Phase, Reduction, Sum};
-use ftcoll::protocols::ftco::{FtcoConfig, FtcoNode, ServiceDistance, TimeoutRule};
+use ftcoll::automaton::{Max, Min, Reduction, Sum};
+use ftcoll::protocols::ftco::{FtcoConfig, FtcoMetrics, FtcoNode, ServiceDistance, TimeoutRule};
 use ftcoll::rng::SplitMix64;
 use ftcoll::sim::scenario::{draw_arrivals, draw_faults, ArrivalSpec, FaultSpec, ScenarioError};
 use ftcoll::sim::{self as driver, chrome_trace_json, PortModel, Report, Scenario};
@@ -635,88 +635,27 @@ impl Runs<'_> {
     }
 }
 
-/// The [`METRICS`] of one run. Bcast completes by delivering; Reduce at rank 0; Allreduce on
-/// every process. Latency: the last completion (Bcast: delivery of a live process; Reduce:
-/// rank 0's) minus rank 0's start; quiescence: the last send, receive, delivery or completion
-/// minus rank 0's start; spread: the last completion minus the first; work: messages divided
-/// by P.
+/// The [`METRICS`] columns of one run: the library's [`FtcoMetrics`] (their definitions), and
+/// work as messages per process.
 fn metrics(report: &Report<u64>, collective: Collective) -> Vec<String> {
-    let procs = report.procs;
-    let start = report.root_start;
-    let live = |r: Rank| report.is_live(r);
-    let (latency, completions, incomplete, spread, result) = match collective {
-        Collective::Bcast => {
-            let times: Vec<Time> = report.delivered_at.iter().flatten().copied().collect();
-            let spread = match (times.iter().min(), times.iter().max()) {
-                (Some(a), Some(b)) => b - a,
-                _ => 0,
-            };
-            (
-                report.coloring_latency(),
-                times.len() as u64,
-                u64::from(report.undelivered()),
-                spread,
-                report.delivered_value.first().cloned().flatten(),
-            )
-        }
-        Collective::Reduce | Collective::Allreduce => {
-            let mut done = vec![false; procs as usize];
-            let mut last = start;
-            for &(rank, t, _) in &report.completions {
-                done[rank as usize] = true;
-                last = last.max(t);
-            }
-            let incomplete = match collective {
-                Collective::Reduce => u64::from(!done.first().copied().unwrap_or(false)),
-                _ => (0..procs).filter(|&r| live(r) && !done[r as usize]).count() as u64,
-            };
-            let rank0 = report.completions.iter().find(|c| c.0 == 0);
-            let latency = match collective {
-                Collective::Reduce => rank0.map_or(0, |c| c.1.saturating_sub(start)),
-                _ => last.saturating_sub(start),
-            };
-            (
-                latency,
-                report.completions.len() as u64,
-                incomplete,
-                report.completion_spread(),
-                rank0.map(|c| c.2),
-            )
-        }
-    };
-    // The driver's last activity is the last send or receive; a completion that a timer
-    // triggers (a gather closed by a timeout) may come later, and is activity too.
-    let last_event = report
-        .completions
-        .iter()
-        .map(|c| c.1)
-        .chain(report.delivered_at.iter().flatten().copied())
-        .max()
-        .unwrap_or(start);
-    let quiescence = report
-        .quiescence_latency()
-        .max(last_event.saturating_sub(start));
-    let per_node = |m: u64| (m as f64 / f64::from(procs.max(1))).to_string();
-    let data = report.messages_in(Phase::Dissemination);
-    let keepalive = report.messages_in(Phase::Correction);
-    let ack = report.messages_in(Phase::Acknowledgment);
-    let total = report.messages_total();
+    let m = FtcoMetrics::from_report(report, collective);
+    let per_node = |n: u64| (n as f64 / f64::from(report.procs.max(1))).to_string();
     vec![
-        latency.to_string(),
-        quiescence.to_string(),
-        completions.to_string(),
-        incomplete.to_string(),
-        spread.to_string(),
-        report.longest_queue.to_string(),
-        total.to_string(),
-        data.to_string(),
-        keepalive.to_string(),
-        ack.to_string(),
-        per_node(total),
-        per_node(data),
-        per_node(keepalive),
-        per_node(ack),
-        report.lost.to_string(),
-        result.map_or_else(String::new, |v| v.to_string()),
+        m.latency.to_string(),
+        m.quiescence.to_string(),
+        m.completions.to_string(),
+        m.incomplete.to_string(),
+        m.spread.to_string(),
+        m.longest_queue.to_string(),
+        m.messages.to_string(),
+        m.data.to_string(),
+        m.keepalive.to_string(),
+        m.ack.to_string(),
+        per_node(m.messages),
+        per_node(m.data),
+        per_node(m.keepalive),
+        per_node(m.ack),
+        m.lost.to_string(),
+        m.result.map_or_else(String::new, |v| v.to_string()),
     ]
 }

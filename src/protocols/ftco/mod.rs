@@ -24,6 +24,7 @@
 //! See `docs/protocols.md` (FTCO section) for every rule the paper leaves open and the choice
 //! made here, and `node.rs` for the handlers.
 
+mod metrics;
 mod msg;
 mod node;
 mod schedule;
@@ -31,6 +32,7 @@ mod service;
 
 use alloc::vec::Vec;
 
+pub use metrics::FtcoMetrics;
 pub use msg::{FtcoMsg, Kind};
 pub use node::FtcoNode;
 pub use service::{ServiceDistance, TimeoutRule};

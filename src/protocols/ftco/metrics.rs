@@ -1,0 +1,116 @@
+//! What FTCO §5.2 reports per run, from the driver's protocol-neutral [`Report`]: latency,
+//! quiescence, completions, output spread, the longest queue and the work per message kind.
+//! The definitions live here, beside the protocol, so every driver and front end reports the
+//! same numbers.
+
+use alloc::vec;
+
+use crate::automaton::Phase;
+use crate::sim::Report;
+use crate::topology::ftco::Collective;
+use crate::{Rank, Time};
+
+/// The metrics of one FTCO run (FTCO §5.2, Table 2).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct FtcoMetrics<V> {
+    /// Until the collective is complete, from rank 0's start: the last delivery of a live
+    /// process (Bcast), rank 0's completion (Reduce), the last completion (Allreduce).
+    pub latency: Time,
+    /// Until the last send, receive, delivery or completion, from rank 0's start (a completion
+    /// a timer triggers may come after the last message).
+    pub quiescence: Time,
+    /// Deliveries (Bcast) or completions (Reduce, Allreduce).
+    pub completions: u64,
+    /// Live processes that never delivered (Bcast) or completed (Allreduce); for Reduce, 1 if
+    /// rank 0 did not complete.
+    pub incomplete: u64,
+    /// Output spread (§5.2, Table 2): the last completion (Bcast: delivery) minus the first.
+    pub spread: Time,
+    /// The longest incoming queue of any process (single-port model).
+    pub longest_queue: u64,
+    /// Messages sent, all kinds.
+    pub messages: u64,
+    /// DATA messages.
+    pub data: u64,
+    /// KEEPALIVE messages.
+    pub keepalive: u64,
+    /// ACK messages.
+    pub ack: u64,
+    /// Messages that reached a crashed process.
+    pub lost: u64,
+    /// The value rank 0 delivered (Bcast) or completed with (Reduce, Allreduce).
+    pub result: Option<V>,
+}
+
+impl<V: Clone> FtcoMetrics<V> {
+    /// The metrics of a finished run of `collective`.
+    pub fn from_report(report: &Report<V>, collective: Collective) -> Self {
+        let start = report.root_start;
+        let (latency, completions, incomplete, spread, result) = match collective {
+            Collective::Bcast => {
+                let mut times = report.delivered_at.iter().flatten().copied();
+                let first = times.clone().min();
+                let last = times.by_ref().max();
+                (
+                    report.coloring_latency(),
+                    report.delivered_at.iter().flatten().count() as u64,
+                    u64::from(report.undelivered()),
+                    last.zip(first).map_or(0, |(b, a)| b - a),
+                    report.delivered_value.first().cloned().flatten(),
+                )
+            }
+            Collective::Reduce | Collective::Allreduce => {
+                let mut done = vec![false; report.procs as usize];
+                let mut last = start;
+                for &(rank, t, _) in &report.completions {
+                    done[rank as usize] = true;
+                    last = last.max(t);
+                }
+                let rank0 = report.completions.iter().find(|c| c.0 == 0);
+                let (latency, incomplete) = match collective {
+                    Collective::Reduce => (
+                        rank0.map_or(0, |c| c.1.saturating_sub(start)),
+                        u64::from(rank0.is_none()),
+                    ),
+                    _ => (
+                        last.saturating_sub(start),
+                        (0..report.procs as Rank)
+                            .filter(|&r| report.is_live(r) && !done[r as usize])
+                            .count() as u64,
+                    ),
+                };
+                (
+                    latency,
+                    report.completions.len() as u64,
+                    incomplete,
+                    report.completion_spread(),
+                    rank0.map(|c| c.2.clone()),
+                )
+            }
+        };
+        let last_output = report
+            .completions
+            .iter()
+            .map(|c| c.1)
+            .chain(report.delivered_at.iter().flatten().copied())
+            .max()
+            .unwrap_or(start);
+        Self {
+            latency,
+            quiescence: report
+                .quiescence_latency()
+                .max(last_output.saturating_sub(start)),
+            completions,
+            incomplete,
+            spread,
+            longest_queue: report.longest_queue,
+            messages: report.messages_total(),
+            data: report.messages_in(Phase::Dissemination),
+            keepalive: report.messages_in(Phase::Correction),
+            ack: report.messages_in(Phase::Acknowledgment),
+            lost: report.lost,
+            result,
+        }
+    }
+}
