@@ -255,8 +255,9 @@ pub fn run<A: Automaton>(
     run_observed::<A>(config, procs, scenario, max_events, |_| {})
 }
 
-/// [`run`], calling `observe` with the metrics so far after every instant (for progress
-/// displays, which rate-limit themselves; it cannot change the run).
+/// [`run`], calling `observe` with the metrics so far at the end of an instant once at least
+/// [`OBSERVE_EVENTS`] events passed since the last call (for progress displays; it cannot
+/// change the run, and costs the event loop one comparison per instant).
 pub fn run_observed<A: Automaton>(
     config: &A::Config,
     procs: u32,
@@ -265,6 +266,7 @@ pub fn run_observed<A: Automaton>(
     mut observe: impl FnMut(&Report<A::Value>),
 ) -> Result<Report<A::Value>, SimError> {
     let mut sim = Sim::<A>::new(config, procs, scenario)?;
+    let mut next_observation = OBSERVE_EVENTS;
     while sim.next_time().is_some() {
         sim.step(config)?;
         if sim.report.events > max_events {
@@ -272,10 +274,16 @@ pub fn run_observed<A: Automaton>(
                 events: sim.report.events,
             });
         }
-        observe(&sim.report);
+        if sim.report.events >= next_observation {
+            next_observation = sim.report.events + OBSERVE_EVENTS;
+            observe(&sim.report);
+        }
     }
     Ok(sim.report)
 }
+
+/// Events between two calls of [`run_observed`]'s `observe`.
+pub const OBSERVE_EVENTS: u64 = 1 << 16;
 
 /// The whole state of one simulated operation: every automaton, every message in flight, every
 /// pending timer and port. It is `Clone + Eq + Hash`, so a model checker can explore it; a run

@@ -187,9 +187,10 @@ pub struct FtcoSimulateArgs {
     /// Timeout: steps of an unloaded round trip (default 2L + 4).
     #[arg(long, value_parser = round_trip)]
     timeout_round_trip: Option<u64>,
-    /// Timeout: steps per neighbour of either end, per unit of tree distance (default 2).
-    #[arg(long, default_value = "2", value_parser = per_load)]
-    timeout_per_load: u64,
+    /// Timeout: steps per neighbour of either end, per unit of tree distance (default 2, the
+    /// library's `TimeoutRule::for_latency`).
+    #[arg(long, value_parser = per_load)]
+    timeout_per_load: Option<u64>,
     /// Latency L in steps.
     #[arg(short = 'L', default_value = "2", value_parser = args::latency)]
     latency: u64,
@@ -487,9 +488,11 @@ pub fn ftco_simulate(a: FtcoSimulateArgs, out: &mut impl Write) -> Result<(), Cl
     } else {
         FaultSpec::None
     };
+    // The library's default rule, with what the flags override.
+    let default = TimeoutRule::for_latency(a.latency);
     let timeout = TimeoutRule {
-        round_trip: a.timeout_round_trip.unwrap_or(2 * a.latency + 4),
-        per_load: a.timeout_per_load,
+        round_trip: a.timeout_round_trip.unwrap_or(default.round_trip),
+        per_load: a.timeout_per_load.unwrap_or(default.per_load),
     };
     let plan = Plan {
         procs: p,
@@ -607,10 +610,12 @@ impl Runs<'_> {
                 &scenario,
                 driver::default_budget(plan.procs),
                 |rep: &Report<u64>| {
-                    bar.set_message(format!(
-                        "ftco-simulate run {run}: t = {}, {} events",
-                        rep.last_activity, rep.events
-                    ))
+                    if !bar.is_hidden() {
+                        bar.set_message(format!(
+                            "ftco-simulate run {run}: t = {}, {} events",
+                            rep.last_activity, rep.events
+                        ))
+                    }
                 },
             )
             .map_err(|e| UsageError(format!("simulation: {e}")))?;

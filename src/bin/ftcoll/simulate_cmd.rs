@@ -346,16 +346,13 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
         let (mut scenario, faults) = spec.build(a.seed, run).map_err(scenario_error)?;
         scenario.trace = run == 0 && a.trace.is_some();
         let budget = driver::default_budget(procs);
-        let next_update = std::cell::Cell::new(0u64);
         let mut report = driver::run_observed::<CorrectedTreeNode>(
             &config,
             procs,
             &scenario,
             budget,
             |r: &Report| {
-                // Hidden bars skip the formatting; shown ones redraw every 2^16 events.
-                if !bar.is_hidden() && r.events >= next_update.get() {
-                    next_update.set(r.events + (1 << 16));
+                if !bar.is_hidden() {
                     bar.set_message(format!(
                         "{announced} run {run}: t = {}, {} events",
                         r.last_activity, r.events
