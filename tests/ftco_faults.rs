@@ -242,3 +242,76 @@ proptest! {
         }
     }
 }
+
+/// FTCO §4 ("Data Propagation Disruptions"), rule 1 of docs/protocols.md: the gather's `f_ETA`
+/// is the exact fault-free arrival of the children's data. The oracle is the driver's trace of
+/// the fault-free run (when the last child's DATA reached the parent), not the automaton's
+/// schedule: with one child dead from the start, the parent's first KEEPALIVE to it leaves one
+/// step after that instant (Alg. 4 line 21: `now > f_ETA`). An ETA late by any number of steps fails this; "no KEEPALIVE without
+/// faults" only catches an early one.
+#[test]
+fn ftco_4_first_keepalive_leaves_one_step_after_the_fault_free_arrival() {
+    use ftcoll::automaton::Phase;
+    use ftcoll::sim::TraceEvent;
+    for (kind, procs, dead) in [
+        (FtcoKind::KAry(2), 3u64, 2u32),
+        (FtcoKind::KAry(2), 7, 5),
+        (FtcoKind::KNomial(3), 9, 4),
+    ] {
+        for latency in [1u64, 10] {
+            let cfg = config(
+                topology(kind, 1, procs),
+                Collective::Reduce,
+                Sum,
+                sum_operand,
+                latency,
+            );
+            let parent = cfg.topology.parent(dead).expect("a non-root");
+            let mut calm = scenario(latency, &[]);
+            calm.trace = true;
+            let calm = run_ftco(&cfg, &calm);
+            let children: Vec<u32> = cfg.topology.children(parent).collect();
+            let arrival = calm
+                .trace
+                .iter()
+                .filter_map(|e| match *e {
+                    TraceEvent::Message {
+                        from, to, received, ..
+                    } if to == parent && children.contains(&from) => Some(received),
+                    _ => None,
+                })
+                .max()
+                .expect("the children's DATA in the fault-free trace");
+            let mut broken = scenario(latency, &[(dead, 0)]);
+            broken.trace = true;
+            let broken = run_ftco(&cfg, &broken);
+            let first_keepalive = broken
+                .trace
+                .iter()
+                .filter_map(|e| match *e {
+                    TraceEvent::Message {
+                        from,
+                        to,
+                        sent,
+                        phase: Phase::Correction,
+                        ..
+                    }
+                    | TraceEvent::Lost {
+                        from,
+                        to,
+                        sent,
+                        phase: Phase::Correction,
+                        ..
+                    } if from == parent && to == dead => Some(sent),
+                    _ => None,
+                })
+                .min()
+                .expect("a KEEPALIVE to the dead child");
+            assert_eq!(
+                first_keepalive,
+                arrival + 1,
+                "{kind:?} P={procs} L={latency}: KEEPALIVE to {dead} at {first_keepalive}, the last child DATA arrived at {arrival} fault-free"
+            );
+        }
+    }
+}
