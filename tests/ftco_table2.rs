@@ -46,14 +46,16 @@ fn ftco_table_2_fault_free_row_64k_multi_root_knomial_allreduce() {
     // Paper: 3 messages per node. DATA: per tree edge the child's partial and the result, plus
     // the R · (R − 1) root partials of the exchange. ACKs: one per partial, except those a
     // node still owed when it completed (Alg. 1 returns; the senders learn from the result,
-    // which counts as an ACK): 117 of the 65,599 partials here. Total 196,608 = 3 · P.
+    // which counts as an ACK): 117 of the 65,599 partials here — a regression pin read off a
+    // run, not derived; the total, 196,608 = 3 · P, is the paper's.
     let edges = procs - best.roots;
     let partials = edges + best.roots * (best.roots - 1);
     assert_eq!(report.messages_in(Phase::Dissemination), partials + edges);
     assert_eq!(report.messages_in(Phase::Acknowledgment), partials - 117);
     assert_eq!(report.messages_in(Phase::Correction), 0);
     assert_eq!(messages, 3 * procs);
-    // Paper: output spread 43 = 171 − 128: the roots complete first, after their 33 sends.
+    // Paper: output spread 43. The first completion at 128 (the roots, after their sends) is a
+    // regression pin read off a run.
     assert_eq!(first, 128);
     assert_eq!(report.completion_spread(), 43);
     // Paper: longest queue 9.

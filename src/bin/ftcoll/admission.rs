@@ -18,7 +18,8 @@ use crate::UsageError;
 pub const DRIVER_BYTES_PER_PROC: u64 = 1_280;
 /// Bytes of driver and automaton state per simulated FTCO process (`FtcoNode`: `Up`, `Down`
 /// with partials, ACK bookkeeping, the suspected set), with what is in flight at the peak:
-/// measured at most 632 B (Allreduce, kary:2, --fault-rate 0.01, P = 2^20, max RSS / P),
+/// measured 621–632 B (Allreduce, kary:2, --fault-rate 0.01, P = 2^20, max RSS / P; the
+/// command is in docs/design.md),
 /// rounded up with a wide margin since the suspected sets grow with the faults.
 pub const FTCO_BYTES_PER_PROC: u64 = 2_048;
 /// Extra bytes per process when a Chrome trace of the run is recorded (events and their JSON).
