@@ -357,11 +357,7 @@ impl Plan {
         let mut rng = SplitMix64::stream(self.seed, run);
         let shift = self.roots - 1;
         let failed: Vec<Rank> = match &self.faults {
-            FaultSpec::List(list) => {
-                let mut l = list.clone();
-                l.sort_unstable();
-                l
-            }
+            FaultSpec::List(sorted) => sorted.clone(),
             spec => draw_faults(spec, self.procs - shift, &mut rng)?
                 .into_iter()
                 .map(|r| r + shift)
@@ -456,7 +452,14 @@ pub fn ftco_simulate(a: FtcoSimulateArgs, out: &mut impl Write) -> Result<(), Cl
             ))
             .into());
         }
-        if let Some(&(rank, time)) = a.crash_at.0.iter().find(|(x, _)| list.0.contains(x)) {
+        let mut sorted = list.0.clone();
+        sorted.sort_unstable();
+        if let Some(&(rank, time)) = a
+            .crash_at
+            .0
+            .iter()
+            .find(|(x, _)| sorted.binary_search(x).is_ok())
+        {
             return Err(UsageError(format!(
                 "--crash-at: rank {rank} (at {time}) is also in --faults: a rank fails before the operation or crashes during it, not both"
             ))
@@ -480,7 +483,10 @@ pub fn ftco_simulate(a: FtcoSimulateArgs, out: &mut impl Write) -> Result<(), Cl
         }
     }
     let faults = if let Some(list) = &a.faults {
-        FaultSpec::List(list.0.clone())
+        // Sorted once here, not per run: `Plan::build` hands it out as the run's failures.
+        let mut sorted = list.0.clone();
+        sorted.sort_unstable();
+        FaultSpec::List(sorted)
     } else if let Some(n) = a.fault_count {
         FaultSpec::Count(n)
     } else if let Some(rate) = a.fault_rate {
