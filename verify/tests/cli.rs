@@ -307,6 +307,29 @@ fn a_large_enough_budget_gives_the_same_verdict() {
         assert_eq!(field(&plain, "budget"), "null", "{plain}");
         assert_eq!(field(&plain, "unresolved"), "[]", "{plain}");
         assert_eq!(without_time(&plain), without_time(&budgeted));
+        // Both CLI runs carry the default memory budget; the library's unbudgeted check is the
+        // oracle that the budget cut nothing: the same number of states.
+        let arg = |name: &str| spec[spec.iter().position(|a| *a == name).unwrap() + 1];
+        let protocol = ftcoll_verify::ProtocolSpec {
+            tree: arg("--tree").parse().unwrap(),
+            order: ftcoll::topology::Order::Interleaved,
+            correction: arg("--correction").parse().unwrap(),
+            start: ftcoll::protocols::corrected_tree::StartMode::Synchronized,
+            procs: arg("--procs").parse().unwrap(),
+            logp: ftcoll::topology::LogP::new(2, 1).unwrap(),
+        };
+        let unlimited = ftcoll_verify::check(
+            &protocol,
+            arg("--crashes").parse().unwrap(),
+            ftcoll_verify::CrashTiming::Any,
+            ftcoll_verify::ModelKind::Timed,
+        )
+        .unwrap();
+        assert_eq!(
+            field(&plain, "states"),
+            unlimited.states.to_string(),
+            "{plain}"
+        );
     }
 }
 
