@@ -21,6 +21,7 @@
 
 pub mod asynchronous;
 pub mod budget;
+pub mod ftco;
 pub mod matrix;
 pub mod mutants;
 pub mod timed;
@@ -146,6 +147,9 @@ pub struct CheckResult {
     pub reached: Vec<&'static str>,
     /// The budget that stopped the search before it covered the whole state graph, if one did.
     pub stopped: Option<Stop>,
+    /// Every `always` property the check decided, in the order its family declares them
+    /// ([`property::ALL`] for a broadcast).
+    pub properties: Vec<&'static str>,
 }
 
 /// One violated property.
@@ -192,14 +196,16 @@ impl CheckResult {
         self.stopped.is_none() && !self.violated(property)
     }
 
-    /// The properties of [`property::ALL`] a budget left undecided: no counterexample within
-    /// [`Self::states`] states, but the search stopped early. Empty for a complete search.
+    /// The properties of [`Self::properties`] a budget left undecided: no counterexample
+    /// within [`Self::states`] states, but the search stopped early. Empty for a complete
+    /// search.
     pub fn unresolved(&self) -> Vec<&'static str> {
         if self.stopped.is_none() {
             return Vec::new();
         }
-        property::ALL
-            .into_iter()
+        self.properties
+            .iter()
+            .copied()
             .filter(|p| !self.violated(p))
             .collect()
     }
@@ -281,6 +287,32 @@ pub fn initial_states(procs: u32, crashes: u32, timing: CrashTiming, model: Mode
     u64::try_from(total).unwrap_or(u64::MAX)
 }
 
+/// Refuses a check whose `initial` states alone exceed `budget` (before anything is
+/// allocated): more than `--max-states`, or more bytes than the memory budget.
+pub fn admit_initial(
+    initial: u64,
+    procs: u32,
+    model: ModelKind,
+    budget: &Budget,
+) -> Result<(), CheckError> {
+    if budget.max_states.is_some_and(|n| initial > n) {
+        return Err(CheckError::TooManyInitialStates {
+            initial,
+            needed: initial,
+            by: Stop::States,
+        });
+    }
+    let needed = budget::initial_bytes(model, procs, initial);
+    if budget.memory.is_some_and(|m| needed > m) {
+        return Err(CheckError::TooManyInitialStates {
+            initial,
+            needed,
+            by: Stop::Memory,
+        });
+    }
+    Ok(())
+}
+
 /// Runs a BFS over the model of `spec` with at most `crashes` crashes and returns every
 /// property's verdict. BFS makes every counterexample a shortest one. No budget: the search
 /// covers the whole state graph.
@@ -316,33 +348,12 @@ pub fn check_within(
     use stateright::Checker;
     let start = std::time::Instant::now();
     let initial = initial_states(spec.procs, crashes, timing, model);
-    if budget.max_states.is_some_and(|n| initial > n) {
-        return Err(CheckError::TooManyInitialStates {
-            initial,
-            needed: initial,
-            by: Stop::States,
-        });
-    }
-    let needed = budget::initial_bytes(model, spec.procs, initial);
-    if budget.memory.is_some_and(|m| needed > m) {
-        return Err(CheckError::TooManyInitialStates {
-            initial,
-            needed,
-            by: Stop::Memory,
-        });
-    }
+    admit_initial(initial, spec.procs, model, budget)?;
     let cap = budget.state_cap(budget::bytes_per_state(model));
     match model {
         ModelKind::Timed => {
             let model = TimedModel::corrected_tree(spec, crashes, timing)?;
-            let halt = model.halt.clone();
-            let checker =
-                run_budgeted(model.clone(), &halt, initial, cap, budget, start, progress)?;
-            let stopped = halt.reason();
-            halt.release();
-            let mut result = timed_result(&model, &checker, start);
-            result.stopped = stopped;
-            Ok(result)
+            check_timed(model, initial, budget, start, progress)
         }
         ModelKind::Async => {
             let model = AsyncModel::corrected_tree(spec, crashes)?;
@@ -374,9 +385,36 @@ pub fn check_within(
                 seconds: start.elapsed().as_secs_f64(),
                 reached,
                 stopped,
+                properties: property::ALL.to_vec(),
             })
         }
     }
+}
+
+/// Checks a timed model of any automaton within `budget`: the protocol-neutral core of
+/// [`check_within`] and [`ftco::check`]. `initial` is the model's number of initial states
+/// (for the state cap); `start` is when the check began.
+pub fn check_timed<A>(
+    model: TimedModel<A>,
+    initial: u64,
+    budget: &Budget,
+    start: std::time::Instant,
+    progress: Option<Progress<'_>>,
+) -> Result<CheckResult, CheckError>
+where
+    A: ftcoll::automaton::Automaton + Send + Sync + 'static,
+    A::Msg: Send + Sync,
+    A::Value: Send + Sync,
+    A::Config: Clone + Send + Sync + 'static,
+{
+    let cap = budget.state_cap(budget::bytes_per_state(ModelKind::Timed));
+    let halt = model.halt.clone();
+    let checker = run_budgeted(model.clone(), &halt, initial, cap, budget, start, progress)?;
+    let stopped = halt.reason();
+    halt.release();
+    let mut result = timed_result(&model, &checker, start);
+    result.stopped = stopped;
+    Ok(result)
 }
 
 /// How often a budgeted search looks at the clock and the resident memory.
@@ -470,12 +508,20 @@ where
     C: stateright::Checker<TimedModel<A>>,
 {
     let mut violations = Vec::new();
-    for name in property::ALL {
+    let properties = model.always_properties();
+    for &name in &properties {
         if let Some(path) = checker.discovery(name) {
             let steps = path.into_vec();
             let initial: Vec<ftcoll::Rank> = steps
                 .first()
-                .map(|(s, _)| (1..model.procs).filter(|&r| s.sim.has_crashed(r)).collect())
+                .map(|(s, _)| {
+                    model
+                        .crashable
+                        .iter()
+                        .copied()
+                        .filter(|&r| s.sim.has_crashed(r))
+                        .collect()
+                })
                 .unwrap_or_default();
             let actions: Vec<timed::TimedAction> = steps.iter().filter_map(|(_, a)| *a).collect();
             let (events, report) = model.replay(&initial, &actions);
@@ -488,22 +534,39 @@ where
                     trace.push(format!("rank {rank} crashes at t={time}"));
                 }
             }
-            trace.extend(events.iter().map(describe));
-            let undelivered: Vec<u32> = (0..report.procs)
-                .filter(|&r| report.is_live(r) && report.delivered_at[r as usize].is_none())
-                .collect();
-            trace.push(format!(
-                "end: t={}, live processes that never delivered: {undelivered:?}, duplicate deliveries: {}",
-                report.last_activity,
-                report.duplicates()
-            ));
+            trace.extend(events.iter().map(|e| describe_in(e, &model.vocabulary)));
+            if model.vocabulary.completes {
+                let incomplete: Vec<u32> = (0..report.procs)
+                    .filter(|&r| report.is_live(r) && !report.completions.iter().any(|c| c.0 == r))
+                    .collect();
+                let completions: Vec<String> = report
+                    .completions
+                    .iter()
+                    .map(|(r, t, v)| format!("rank {r} at t={t}: {v:?}"))
+                    .collect();
+                trace.push(format!(
+                    "end: t={}, completions: [{}], live processes without a completion: {incomplete:?}",
+                    report.last_activity,
+                    completions.join("; ")
+                ));
+            } else {
+                let undelivered: Vec<u32> = (0..report.procs)
+                    .filter(|&r| report.is_live(r) && report.delivered_at[r as usize].is_none())
+                    .collect();
+                trace.push(format!(
+                    "end: t={}, live processes that never delivered: {undelivered:?}, duplicate deliveries: {}",
+                    report.last_activity,
+                    report.duplicates()
+                ));
+            }
             violations.push(Violation {
                 property: name,
                 trace,
             });
         }
     }
-    let reached = [property::SOMETIMES_CORRECTED, property::SOMETIMES_QUIESCENT]
+    let reached = model
+        .sometimes_properties()
         .into_iter()
         .filter(|n| checker.discovery(n).is_some())
         .collect();
@@ -513,12 +576,24 @@ where
         seconds: start.elapsed().as_secs_f64(),
         reached,
         stopped: None,
+        properties,
     }
 }
 
-/// One trace line.
+/// One trace line, in a broadcast's words.
 pub fn describe(event: &ftcoll::sim::TraceEvent) -> String {
+    describe_in(event, &timed::Vocabulary::BROADCAST)
+}
+
+/// One trace line, naming messages in `words`.
+pub fn describe_in(event: &ftcoll::sim::TraceEvent, words: &timed::Vocabulary) -> String {
+    use ftcoll::automaton::Phase;
     use ftcoll::sim::TraceEvent;
+    let name = |phase: &Phase| match phase {
+        Phase::Dissemination => words.messages[0],
+        Phase::Correction => words.messages[1],
+        Phase::Acknowledgment => words.messages[2],
+    };
     match event {
         TraceEvent::Message {
             from,
@@ -527,7 +602,7 @@ pub fn describe(event: &ftcoll::sim::TraceEvent) -> String {
             received,
             phase,
         } => {
-            format!("t={sent}..{received}: {phase:?} message {from} -> {to}")
+            format!("t={sent}..{received}: {} {from} -> {to}", name(phase))
         }
         TraceEvent::Lost {
             from,
@@ -536,7 +611,10 @@ pub fn describe(event: &ftcoll::sim::TraceEvent) -> String {
             at,
             phase,
         } => {
-            format!("t={sent}..{at}: {phase:?} message {from} -> {to} lost (receiver crashed)")
+            format!(
+                "t={sent}..{at}: {} {from} -> {to} lost (receiver crashed)",
+                name(phase)
+            )
         }
         TraceEvent::Ignored { rank, at, reason } => {
             format!("t={at}: rank {rank} ignores a message: {reason}")

@@ -2,8 +2,9 @@
 //! each property can fail (DESIGN §6). They live here, not in `ftcoll`, and change only what
 //! their name says.
 
-use ftcoll::automaton::{Action, Automaton, Outbox, TimerId};
+use ftcoll::automaton::{Action, Automaton, Contributions, Outbox, Reduction, TimerId};
 use ftcoll::protocols::corrected_tree::{CorrectedTreeConfig, CorrectedTreeNode};
+use ftcoll::protocols::ftco::{FtcoConfig, FtcoMsg, FtcoNode};
 use ftcoll::protocols::{Body, CorrectionMsg, Msg, Ring, Side};
 use ftcoll::{Rank, Time};
 
@@ -132,5 +133,131 @@ impl Automaton for Mutant {
                 Action::Ignored(r) => out.ignore(r),
             }
         }
+    }
+}
+
+/// Which bug an [`FtcoMutant`] has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FtcoBug {
+    /// Consistency: a non-root process adds its own operand once more to every partial it
+    /// sends up (a value added twice, FTCO §4).
+    AddsItsOperandTwice,
+    /// Termination: a process answers every ACK with a KEEPALIVE, so every ACK is answered by
+    /// another ACK, forever.
+    AnswersAcksWithKeepalives,
+}
+
+/// An FTCO process (with [`Contributions`] operands) with one [`FtcoBug`]. The third mutant of
+/// the FTCO family needs no wrapper: a `TimeoutRule` one step too short is a configuration
+/// (`verify/tests/ftco.rs`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FtcoMutant {
+    inner: FtcoNode<Contributions>,
+    rank: Rank,
+    bug: FtcoBug,
+    /// KEEPALIVEs owed to the senders of ACKs.
+    owed: Vec<Rank>,
+}
+
+/// The configuration of an FTCO mutant run: the real configuration and the bug.
+#[derive(Clone, Debug)]
+pub struct FtcoMutantConfig {
+    /// The real protocol configuration.
+    pub inner: FtcoConfig<Contributions>,
+    /// The injected bug.
+    pub bug: FtcoBug,
+}
+
+type FtcoOut = Outbox<FtcoMsg<Vec<(Rank, u32)>>, Vec<(Rank, u32)>>;
+
+impl Automaton for FtcoMutant {
+    type Msg = FtcoMsg<Vec<(Rank, u32)>>;
+    type Value = Vec<(Rank, u32)>;
+    type Config = FtcoMutantConfig;
+
+    fn new(config: &FtcoMutantConfig, rank: Rank) -> Self {
+        Self {
+            inner: FtcoNode::new(&config.inner, rank),
+            rank,
+            bug: config.bug,
+            owed: Vec::new(),
+        }
+    }
+
+    fn on_start(&mut self, config: &FtcoMutantConfig, now: Time, out: &mut FtcoOut) {
+        self.inner.on_start(&config.inner, now, out);
+    }
+
+    fn on_message(
+        &mut self,
+        config: &FtcoMutantConfig,
+        now: Time,
+        from: Rank,
+        msg: Self::Msg,
+        out: &mut FtcoOut,
+    ) {
+        if self.bug == FtcoBug::AnswersAcksWithKeepalives && msg == FtcoMsg::Ack {
+            self.owed.push(from);
+        }
+        self.inner.on_message(&config.inner, now, from, msg, out);
+    }
+
+    fn on_timer(&mut self, config: &FtcoMutantConfig, now: Time, id: TimerId, out: &mut FtcoOut) {
+        self.inner.on_timer(&config.inner, now, id, out);
+    }
+
+    fn on_send_slot(&mut self, config: &FtcoMutantConfig, now: Time, out: &mut FtcoOut) {
+        let mut inner_out = Outbox::new();
+        self.inner.on_send_slot(&config.inner, now, &mut inner_out);
+        let mut sent = false;
+        for action in inner_out.drain() {
+            match action {
+                Action::Send {
+                    to,
+                    msg: FtcoMsg::Partial(v),
+                } if self.bug == FtcoBug::AddsItsOperandTwice && self.rank != 0 => {
+                    let twice = Contributions.combine(&v, &(config.inner.initial)(self.rank));
+                    out.send(to, FtcoMsg::Partial(twice));
+                    sent = true;
+                }
+                Action::Send { to, msg } => {
+                    out.send(to, msg);
+                    sent = true;
+                }
+                Action::SetTimer { id, at } => out.set_timer(id, at),
+                Action::CancelTimer { id } => out.cancel_timer(id),
+                Action::Deliver(v) => out.deliver(v),
+                Action::Complete(v) => out.complete(v),
+                Action::Ignored(r) => out.ignore(r),
+            }
+        }
+        if !sent && !self.owed.is_empty() {
+            let to = self.owed.remove(0);
+            out.send(to, FtcoMsg::Keepalive);
+        }
+    }
+
+    fn select_receive(
+        &self,
+        config: &FtcoMutantConfig,
+        now: Time,
+        queue: &[(Rank, Self::Msg)],
+    ) -> Option<usize> {
+        let chosen = self.inner.select_receive(&config.inner, now, queue);
+        if chosen.is_none() && !self.owed.is_empty() {
+            // The step goes to the send slot, where the owed KEEPALIVE is.
+            return None;
+        }
+        chosen
+    }
+}
+
+impl crate::ftco::FtcoProcess for FtcoMutant {
+    fn collective(config: &FtcoMutantConfig) -> ftcoll::topology::ftco::Collective {
+        config.inner.collective
+    }
+
+    fn suspected(&self) -> &[Rank] {
+        self.inner.suspected()
     }
 }

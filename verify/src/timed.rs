@@ -6,6 +6,10 @@
 //! [`CrashTiming::Any`], at most `f` times). With [`CrashTiming::Pre`] the crash sets are the
 //! initial states. Time increases with every `Step` and crashes only add up, so the state graph
 //! is acyclic; liveness is an `always` property of quiescent states.
+//!
+//! The model knows no protocol: what it decides is the list of [`TimedProperty`]s the
+//! protocol family declares ([`broadcast_properties`] for the broadcasts, `crate::ftco` for
+//! FTCO), and which ranks may crash is a list too ([`TimedModel::crashable`]).
 
 use ftcoll::automaton::Automaton;
 use ftcoll::protocols::corrected_tree::{CorrectedTreeNode, CorrectionSpec};
@@ -36,6 +40,80 @@ impl core::fmt::Display for CrashTiming {
     }
 }
 
+/// Whether a property must hold in every reachable state or be reached in some.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Expectation {
+    /// Safety (and liveness read at quiescent states): a state violating it is a
+    /// counterexample.
+    Always,
+    /// Reachability: a state satisfying it is an example; not reaching one means the model
+    /// never gets where the property looks (a vacuity check, DESIGN §6).
+    Sometimes,
+}
+
+/// One property the timed model decides, declared by a protocol family: an English phrase
+/// (the name the matrix and the CLI print) and a predicate on a state.
+pub struct TimedProperty<A: Automaton> {
+    /// The property as an English phrase, e.g. "integrity: every delivery is the root's payload".
+    pub name: &'static str,
+    /// Always or sometimes.
+    pub expectation: Expectation,
+    /// Whether the state satisfies it.
+    pub condition: fn(&TimedModel<A>, &TimedState<A>) -> bool,
+}
+
+impl<A: Automaton> TimedProperty<A> {
+    /// A property every reachable state must satisfy.
+    pub fn always(name: &'static str, condition: fn(&TimedModel<A>, &TimedState<A>) -> bool) -> Self {
+        Self {
+            name,
+            expectation: Expectation::Always,
+            condition,
+        }
+    }
+
+    /// A property some reachable state must satisfy.
+    pub fn sometimes(
+        name: &'static str,
+        condition: fn(&TimedModel<A>, &TimedState<A>) -> bool,
+    ) -> Self {
+        Self {
+            name,
+            expectation: Expectation::Sometimes,
+            condition,
+        }
+    }
+}
+
+impl<A: Automaton> Clone for TimedProperty<A> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<A: Automaton> Copy for TimedProperty<A> {}
+
+impl<A: Automaton> core::fmt::Debug for TimedProperty<A> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{:?}({:?})", self.expectation, self.name)
+    }
+}
+
+/// The properties of a broadcast (CT §2.1, CG §II, DESIGN §6), for any automaton whose
+/// deliveries carry the root's payload: integrity, no duplicates, non-faulty liveness and
+/// termination, with two reachability checks (some process is colored by correction, some run
+/// becomes quiescent).
+pub fn broadcast_properties<A: Automaton>() -> Vec<TimedProperty<A>> {
+    vec![
+        TimedProperty::always(property::INTEGRITY, integrity::<A>),
+        TimedProperty::always(property::NO_DUPLICATES, no_duplicates::<A>),
+        TimedProperty::always(property::LIVENESS, liveness::<A>),
+        TimedProperty::always(property::TERMINATION, termination::<A>),
+        TimedProperty::sometimes(property::SOMETIMES_CORRECTED, corrected::<A>),
+        TimedProperty::sometimes(property::SOMETIMES_QUIESCENT, quiescent::<A>),
+    ]
+}
+
 /// A timed model of one operation of automaton `A`.
 #[derive(Clone, Debug)]
 pub struct TimedModel<A: Automaton> {
@@ -57,6 +135,43 @@ pub struct TimedModel<A: Automaton> {
     pub horizon: Time,
     /// The budget switch of the check running this model (see [`crate::budget`]).
     pub halt: Halt,
+    /// The ranks that may crash, ascending (default: every rank but the root, 0).
+    pub crashable: Vec<Rank>,
+    /// What the check decides (default: [`broadcast_properties`]).
+    pub properties: Vec<TimedProperty<A>>,
+    /// When each process arrives (`Scenario::arrivals`; empty: everyone at 0).
+    pub arrivals: Vec<Time>,
+    /// How counterexample traces name the messages of each phase (dissemination, correction,
+    /// acknowledgment) and what they call completing.
+    pub vocabulary: Vocabulary,
+}
+
+/// The words a counterexample trace uses for a protocol family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Vocabulary {
+    /// Message names by phase: dissemination, correction, acknowledgment.
+    pub messages: [&'static str; 3],
+    /// Whether the family's outcome is a completion (`Complete`, a reduction) rather than a
+    /// delivery (a broadcast).
+    pub completes: bool,
+}
+
+impl Vocabulary {
+    /// The broadcasts' words: tree/gossip, correction and acknowledgment messages, deliveries.
+    pub const BROADCAST: Self = Self {
+        messages: [
+            "Dissemination message",
+            "Correction message",
+            "Acknowledgment message",
+        ],
+        completes: false,
+    };
+
+    /// FTCO's words (FTCO §3, "Message Flow"): DATA, KEEPALIVE, ACK; completions.
+    pub const FTCO: Self = Self {
+        messages: ["DATA", "KEEPALIVE", "ACK"],
+        completes: true,
+    };
 }
 
 /// A state of the timed model.
@@ -109,7 +224,30 @@ impl<A: Automaton> TimedModel<A> {
             timing,
             horizon,
             halt: Halt::new(),
+            crashable: (1..procs).collect(),
+            properties: broadcast_properties(),
+            arrivals: Vec::new(),
+            vocabulary: Vocabulary::BROADCAST,
         }
+    }
+
+    /// The names of the `always` properties, in the order the family declared them: the
+    /// columns of a verdict.
+    pub fn always_properties(&self) -> Vec<&'static str> {
+        self.properties
+            .iter()
+            .filter(|p| p.expectation == Expectation::Always)
+            .map(|p| p.name)
+            .collect()
+    }
+
+    /// The names of the `sometimes` properties.
+    pub fn sometimes_properties(&self) -> Vec<&'static str> {
+        self.properties
+            .iter()
+            .filter(|p| p.expectation == Expectation::Sometimes)
+            .map(|p| p.name)
+            .collect()
     }
 
     /// The actions that replay a fixed schedule: `crash_at` crashes `(rank, time)` happen right
@@ -171,6 +309,10 @@ impl TimedModel<CorrectedTreeNode> {
             timing,
             horizon,
             halt: Halt::new(),
+            crashable: (1..spec.procs).collect(),
+            properties: broadcast_properties(),
+            arrivals: Vec::new(),
+            vocabulary: Vocabulary::BROADCAST,
         })
     }
 }
@@ -180,7 +322,7 @@ impl<A: Automaton> TimedModel<A> {
         Scenario {
             logp: self.logp,
             model: self.port_model,
-            arrivals: Vec::new(),
+            arrivals: self.arrivals.clone(),
             crashes: crashed.iter().map(|&r| (r, 0)).collect(),
             trace,
         }
@@ -244,19 +386,23 @@ impl<A: Automaton> TimedModel<A> {
 
 /// Non-root subsets of `1..procs` with at most `max` elements, in lexicographic order.
 pub fn crash_sets(procs: u32, max: u32) -> Vec<Vec<Rank>> {
+    crash_sets_of(&(1..procs).collect::<Vec<_>>(), max)
+}
+
+/// Subsets of `candidates` (ascending) with at most `max` elements, in lexicographic order.
+pub fn crash_sets_of(candidates: &[Rank], max: u32) -> Vec<Vec<Rank>> {
     let mut sets = vec![Vec::new()];
-    let mut frontier = vec![Vec::new()];
+    let mut frontier: Vec<(usize, Vec<Rank>)> = vec![(0, Vec::new())];
     for _ in 0..max {
         let mut next = Vec::new();
-        for set in &frontier {
-            let from = set.last().map_or(1, |&r: &Rank| r + 1);
-            for r in from..procs {
+        for (from, set) in &frontier {
+            for (i, &r) in candidates.iter().enumerate().skip(*from) {
                 let mut s = set.clone();
                 s.push(r);
-                next.push(s);
+                next.push((i + 1, s));
             }
         }
-        sets.extend(next.iter().cloned());
+        sets.extend(next.iter().map(|(_, s)| s.clone()));
         frontier = next;
     }
     sets
@@ -273,7 +419,7 @@ where
 
     fn init_states(&self) -> Vec<Self::State> {
         match self.timing {
-            CrashTiming::Pre => crash_sets(self.procs, self.max_crashes)
+            CrashTiming::Pre => crash_sets_of(&self.crashable, self.max_crashes)
                 .iter()
                 .map(|set| self.initial(set, false))
                 .collect(),
@@ -293,7 +439,7 @@ where
         }
         actions.push(TimedAction::Step { time });
         if self.timing == CrashTiming::Any && state.crashes < self.max_crashes {
-            for rank in 1..self.procs {
+            for &rank in &self.crashable {
                 if !state.sim.has_crashed(rank) {
                     actions.push(TimedAction::Crash { rank, time });
                 }
@@ -316,14 +462,13 @@ where
     }
 
     fn properties(&self) -> Vec<Property<Self>> {
-        vec![
-            Property::always(property::INTEGRITY, integrity::<A>),
-            Property::always(property::NO_DUPLICATES, no_duplicates::<A>),
-            Property::always(property::LIVENESS, liveness::<A>),
-            Property::always(property::TERMINATION, termination::<A>),
-            Property::sometimes(property::SOMETIMES_CORRECTED, corrected::<A>),
-            Property::sometimes(property::SOMETIMES_QUIESCENT, quiescent::<A>),
-        ]
+        self.properties
+            .iter()
+            .map(|p| match p.expectation {
+                Expectation::Always => Property::always(p.name, p.condition),
+                Expectation::Sometimes => Property::sometimes(p.name, p.condition),
+            })
+            .collect()
     }
 }
 
@@ -339,7 +484,9 @@ fn liveness<A: Automaton>(_: &TimedModel<A>, s: &TimedState<A>) -> bool {
     !TimedModel::quiescent(s) || predicates::all_live_delivered(s.sim.report())
 }
 
-fn termination<A: Automaton>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
+/// Termination, shared by every family: no driver error and nothing left to happen after the
+/// horizon.
+pub fn termination<A: Automaton>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
     s.error.is_none() && s.sim.next_time().is_none_or(|t| t <= m.horizon)
 }
 
@@ -347,6 +494,7 @@ fn corrected<A: Automaton>(_: &TimedModel<A>, s: &TimedState<A>) -> bool {
     predicates::some_corrected(s.sim.report())
 }
 
-fn quiescent<A: Automaton>(_: &TimedModel<A>, s: &TimedState<A>) -> bool {
+/// Reachability of quiescence, shared by every family.
+pub fn quiescent<A: Automaton>(_: &TimedModel<A>, s: &TimedState<A>) -> bool {
     s.sim.next_time().is_none()
 }

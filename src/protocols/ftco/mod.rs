@@ -94,7 +94,7 @@ use crate::topology::TopologyError;
 use crate::{Rank, Time};
 
 /// Parameters shared by every process of one FTCO collective.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct FtcoConfig<R: Reduction> {
     /// The tree (FTCO §5.2.1).
     pub topology: FtcoTopology,

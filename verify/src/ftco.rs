@@ -1,0 +1,377 @@
+//! FTCO in the timed model (FTCO §3–4, App. B): the properties the paper claims for its
+//! Bcast, Reduce and Allreduce, decided for the unchanged [`FtcoNode`] on the single-port step
+//! model (`o = 1`), with crash-stop crashes of non-immune ranks before the operation or at any
+//! instant of it.
+//!
+//! Properties (the FTCO family's columns; [`ALL`]):
+//! - *consistency* (Def. 3.1–3.2, [`CONSISTENCY`]): in every state, every completion (Bcast:
+//!   delivery) carries one and the same value, no process completes twice, the value counts no
+//!   operand twice and contains every process that has not crashed (a process alive when a
+//!   result without it exists is a counterexample: the run in which it never fails continues
+//!   from that very state, and there it belongs to `RemainingNodes`); at quiescence every
+//!   process that never crashed has completed (Reduce: rank 0).
+//! - *termination* ([`property::TERMINATION`]): quiescent by the horizon ([`horizon`]), with no
+//!   contract error.
+//! - *no false suspicion* ([`NO_FALSE_SUSPICION`]): no process ever times out on a process
+//!   that has not crashed (the timeouts of Alg. 4 are a failure detector; a false suspicion
+//!   drops a live operand or re-parents around a live node).
+//!
+//! Operands are [`Contributions`] (`{(rank, 1)}`): the non-idempotent operator that shows every
+//! double count and every missing operand (FTCO §4: "each value is used only once").
+
+use ftcoll::automaton::{Automaton, Contributions};
+use ftcoll::protocols::ftco::{FtcoConfig, FtcoNode, Imbalance, RootFailure, TimeoutRule};
+use ftcoll::sim::PortModel;
+use ftcoll::topology::ftco::{Collective, FtcoKind, FtcoTopology};
+use ftcoll::topology::{LogP, TopologyError};
+use ftcoll::{Rank, Time};
+
+use crate::budget::Halt;
+use crate::timed::{quiescent, termination, TimedModel, TimedProperty, TimedState, Vocabulary};
+use crate::{predicates, property, CrashTiming};
+
+/// Consistency (FTCO Def. 3.1–3.2).
+pub const CONSISTENCY: &str = "consistency: every live process completes once, all with one value that counts each operand at most once and every process that has not failed (FTCO Def. 3.1–3.2)";
+/// No false suspicion.
+pub const NO_FALSE_SUSPICION: &str =
+    "no false suspicion: no process times out on a process that has not crashed";
+/// Reachability: the failure detector fires.
+pub const SOMETIMES_SUSPECTS: &str = "sometimes: a process times out on a crashed process";
+
+/// The FTCO family's `always` properties, in matrix column order.
+pub const ALL: [&str; 3] = [CONSISTENCY, property::TERMINATION, NO_FALSE_SUSPICION];
+/// Short column names for [`ALL`].
+pub const SHORT: [&str; 3] = ["consistency", "termination", "no false suspicion"];
+
+/// What the FTCO properties read from an automaton: its collective and whom it suspected. The
+/// real automaton implements it, and so do the mutants of [`crate::mutants`].
+pub trait FtcoProcess: Automaton<Value = Vec<(Rank, u32)>> {
+    /// The collective the configuration runs.
+    fn collective(config: &Self::Config) -> Collective;
+    /// The ranks this process timed out on.
+    fn suspected(&self) -> &[Rank];
+}
+
+impl FtcoProcess for FtcoNode<Contributions> {
+    fn collective(config: &FtcoConfig<Contributions>) -> Collective {
+        config.collective
+    }
+
+    fn suspected(&self) -> &[Rank] {
+        FtcoNode::suspected(self)
+    }
+}
+
+/// One FTCO collective to check: everything but the faults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FtcoSpec {
+    /// Bcast, Reduce or Allreduce.
+    pub collective: Collective,
+    /// k-ary or k-nomial.
+    pub kind: FtcoKind,
+    /// `R` (1: single-root).
+    pub roots: u64,
+    /// `P`.
+    pub procs: u32,
+    /// `L` in steps (`o = 1`).
+    pub latency: u64,
+    /// When processes enter the collective.
+    pub entry: Entry,
+    /// Immune roots, or rank 0 replaced by its children (end of §4).
+    pub root_failure: RootFailure,
+    /// `f_timeout` (`None`: [`TimeoutRule::for_latency`]).
+    pub timeout: Option<TimeoutRule>,
+}
+
+/// When processes enter the collective (FTCO §5.2.4, App. B).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Entry {
+    /// Everyone enters at 0.
+    Together,
+    /// Every odd rank enters late ([`FtcoSpec::late`]) with the imbalance extension (App. B,
+    /// Alg. 5): reachable from 0, it answers before it enters.
+    LateAlg5,
+    /// Every odd rank arrives late at the driver (`Scenario::arrivals`) without the extension:
+    /// until then it answers nothing (the "off" baseline of App. B).
+    LateDriver,
+}
+
+impl core::fmt::Display for Entry {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Self::Together => "together",
+            Self::LateAlg5 => "late, Alg. 5",
+            Self::LateDriver => "late, no Alg. 5",
+        })
+    }
+}
+
+/// Lower-case name of a collective.
+pub fn collective_name(collective: Collective) -> &'static str {
+    match collective {
+        Collective::Bcast => "bcast",
+        Collective::Reduce => "reduce",
+        Collective::Allreduce => "allreduce",
+    }
+}
+
+impl FtcoSpec {
+    /// The default spec of the matrix: single root, `L = 2`, no imbalance, immune root, the
+    /// default timeout.
+    pub fn new(collective: Collective, kind: FtcoKind, procs: u32) -> Self {
+        Self {
+            collective,
+            kind,
+            roots: 1,
+            procs,
+            latency: 2,
+            entry: Entry::Together,
+            root_failure: RootFailure::Immune,
+            timeout: None,
+        }
+    }
+
+    /// The topology.
+    pub fn topology(&self) -> Result<FtcoTopology, TopologyError> {
+        FtcoTopology::new(self.kind, self.roots, u64::from(self.procs))
+    }
+
+    /// When each rank enters: odd ranks at [`Self::late`], the others at 0 (empty when
+    /// everyone enters together).
+    pub fn start_times(&self) -> Result<Vec<Time>, TopologyError> {
+        if self.entry == Entry::Together {
+            return Ok(Vec::new());
+        }
+        let late = self.late()?;
+        Ok((0..self.procs)
+            .map(|r| if r % 2 == 1 { late } else { 0 })
+            .collect())
+    }
+
+    /// The late entry: one step after the fault-free latency plus the longest `f_timeout`
+    /// between neighbours — late enough that a neighbour's ETA passes and its KEEPALIVE goes
+    /// unanswered for a whole timeout unless Alg. 5 answers it.
+    pub fn late(&self) -> Result<Time, TopologyError> {
+        let topology = self.topology()?;
+        let degree = (0..topology.procs())
+            .map(|r| topology.degree(r))
+            .max()
+            .unwrap_or(0);
+        let late = topology.fault_free_latency(self.collective, self.latency)?
+            + self.timeout_rule().timeout(degree, degree, 1)
+            + 1;
+        Ok(late)
+    }
+
+    fn timeout_rule(&self) -> TimeoutRule {
+        self.timeout
+            .unwrap_or_else(|| TimeoutRule::for_latency(self.latency))
+    }
+
+    /// The longest `f_timeout` between two ranks of the tree (distance up to twice the depth).
+    fn max_timeout(&self, topology: &FtcoTopology) -> Time {
+        let degree = (0..topology.procs())
+            .map(|r| topology.degree(r))
+            .max()
+            .unwrap_or(0);
+        self.timeout_rule()
+            .timeout(degree, degree, 2 * topology.depth() + 2)
+    }
+
+    /// The protocol configuration, with [`Contributions`] operands `{(rank, 1)}`.
+    pub fn config(&self) -> Result<FtcoConfig<Contributions>, TopologyError> {
+        let mut config = FtcoConfig::new(
+            self.topology()?,
+            self.collective,
+            Contributions,
+            |rank| vec![(rank, 1)],
+            self.latency,
+        )?;
+        config.timeout = self.timeout_rule();
+        config.root_failure = self.root_failure;
+        if self.entry == Entry::LateAlg5 {
+            config.imbalance = Imbalance::Alg5 {
+                start: self.start_times()?,
+            };
+        }
+        Ok(config)
+    }
+
+    /// The ranks that may crash: every rank but the fault-immune roots.
+    pub fn crashable(&self) -> Result<Vec<Rank>, TopologyError> {
+        let config = self.config()?;
+        Ok((0..self.procs).filter(|&r| !config.is_immune(r)).collect())
+    }
+
+    /// A one-line name: `allreduce knomial:2 R=1 P=7 L=2 imbalance`.
+    pub fn name(&self) -> String {
+        let mut name = format!(
+            "{} {} R={} P={} L={}",
+            collective_name(self.collective),
+            self.kind,
+            self.roots,
+            self.procs,
+            self.latency
+        );
+        match self.entry {
+            Entry::Together => {}
+            Entry::LateAlg5 => name.push_str(" late-alg5"),
+            Entry::LateDriver => name.push_str(" late-driver"),
+        }
+        if self.root_failure == RootFailure::ReplacedByChildren {
+            name.push_str(" root-replaced");
+        }
+        if let Some(t) = self.timeout {
+            name.push_str(&format!(" timeout={}+{}", t.round_trip, t.per_load));
+        }
+        name
+    }
+
+    /// The number of initial states of a check with at most `crashes` crashes: every crash set
+    /// of crashable ranks for [`CrashTiming::Pre`], else one. Saturates.
+    pub fn initial_states(&self, crashes: u32, timing: CrashTiming) -> u64 {
+        let crashable = self
+            .crashable()
+            .map_or(u32::from(self.procs > 0), |c| c.len() as u32);
+        crate::initial_states(crashable + 1, crashes, timing, crate::ModelKind::Timed)
+    }
+}
+
+/// The latest instant by which a run must be quiescent: the fault-free latency, plus the
+/// latest `StartTime`, plus, per crash and once more, one climb of the tree (`depth + 2`
+/// levels) in which each level costs an ETA (the fault-free latency) and four timeouts of the
+/// busiest pair — one timeout to suspect, one to re-send, two for a KEEPALIVE round. Derived
+/// from the protocol's own timers; `tests/ftco_faults.rs` runs thousands of random fault sets
+/// under the same bound.
+pub fn horizon(spec: &FtcoSpec, crashes: u32) -> Result<Time, TopologyError> {
+    let topology = spec.topology()?;
+    let fault_free = topology.fault_free_latency(spec.collective, spec.latency)?;
+    let levels = u64::from(topology.depth()) + 2;
+    let start = spec.start_times()?.into_iter().max().unwrap_or(0);
+    Ok(fault_free
+        + start
+        + (u64::from(crashes) + 1) * levels * (4 * spec.max_timeout(&topology) + fault_free))
+}
+
+/// The FTCO family's properties for automaton `A`.
+pub fn properties<A: FtcoProcess>() -> Vec<TimedProperty<A>> {
+    vec![
+        TimedProperty::always(CONSISTENCY, consistency::<A>),
+        TimedProperty::always(property::TERMINATION, termination::<A>),
+        TimedProperty::always(NO_FALSE_SUSPICION, no_false_suspicion::<A>),
+        TimedProperty::sometimes(SOMETIMES_SUSPECTS, suspects::<A>),
+        TimedProperty::sometimes(property::SOMETIMES_QUIESCENT, quiescent::<A>),
+    ]
+}
+
+/// The timed model of `spec` for automaton `A` (the real one, or a mutant wrapping it) with
+/// configuration `config`, at most `max_crashes` crashes.
+pub fn model_of<A: FtcoProcess>(
+    spec: &FtcoSpec,
+    config: A::Config,
+    max_crashes: u32,
+    timing: CrashTiming,
+) -> Result<TimedModel<A>, TopologyError> {
+    let logp = LogP::new(spec.latency, 1)?;
+    Ok(TimedModel {
+        config,
+        procs: spec.procs,
+        logp,
+        port_model: PortModel::SinglePort,
+        payload: vec![(0, 1)],
+        max_crashes,
+        timing,
+        horizon: horizon(spec, max_crashes)?,
+        halt: Halt::new(),
+        crashable: spec.crashable()?,
+        properties: properties(),
+        arrivals: if spec.entry == Entry::LateDriver {
+            spec.start_times()?
+        } else {
+            Vec::new()
+        },
+        vocabulary: Vocabulary::FTCO,
+    })
+}
+
+/// The timed model of the real FTCO automaton for `spec`.
+pub fn model(
+    spec: &FtcoSpec,
+    max_crashes: u32,
+    timing: CrashTiming,
+) -> Result<TimedModel<FtcoNode<Contributions>>, TopologyError> {
+    model_of(spec, spec.config()?, max_crashes, timing)
+}
+
+fn counted_once(value: &[(Rank, u32)]) -> bool {
+    value.iter().all(|&(_, count)| count == 1)
+}
+
+fn consistency<A: FtcoProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    let report = s.sim.report();
+    let done = TimedModel::quiescent(s);
+    if A::collective(&m.config) == Collective::Bcast {
+        return predicates::integrity(report, &m.payload)
+            && predicates::no_duplicates(report)
+            && (!done || predicates::all_live_delivered(report));
+    }
+    // Who must have completed at quiescence: a live rank 0 (Reduce), every live process
+    // (Allreduce).
+    let required = |r: Rank| {
+        !s.sim.has_crashed(r) && (r == 0 || A::collective(&m.config) == Collective::Allreduce)
+    };
+    let completions = &report.completions;
+    let Some((_, _, first)) = completions.first() else {
+        return !done || !(0..m.procs).any(required);
+    };
+    if !counted_once(first) {
+        return false;
+    }
+    // One value, and no process completes twice.
+    let mut seen = vec![false; m.procs as usize];
+    for (rank, _, value) in completions {
+        if value != first || std::mem::replace(&mut seen[*rank as usize], true) {
+            return false;
+        }
+    }
+    // Every process that has not crashed is in the result.
+    if (0..m.procs).any(|r| !s.sim.has_crashed(r) && first.binary_search_by_key(&r, |&(x, _)| x).is_err())
+    {
+        return false;
+    }
+    !done || (0..m.procs).all(|r| !required(r) || seen[r as usize])
+}
+
+fn no_false_suspicion<A: FtcoProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    (0..m.procs).all(|r| {
+        s.sim.automaton(r).is_none_or(|node| {
+            node.suspected()
+                .iter()
+                .all(|&x| s.sim.has_crashed(x))
+        })
+    })
+}
+
+fn suspects<A: FtcoProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    (0..m.procs).any(|r| {
+        s.sim
+            .automaton(r)
+            .is_some_and(|node| !node.suspected().is_empty())
+    })
+}
+
+/// Checks `spec` with at most `crashes` crashes within `budget` (BFS: every counterexample is a
+/// shortest one). Fails before allocating if the initial states do not fit the budget.
+pub fn check(
+    spec: &FtcoSpec,
+    crashes: u32,
+    timing: CrashTiming,
+    budget: &crate::Budget,
+    progress: Option<crate::Progress<'_>>,
+) -> Result<crate::CheckResult, crate::CheckError> {
+    let start = std::time::Instant::now();
+    let initial = spec.initial_states(crashes, timing);
+    crate::admit_initial(initial, spec.procs, crate::ModelKind::Timed, budget)?;
+    let model = model(spec, crashes, timing)?;
+    crate::check_timed(model, initial, budget, start, progress)
+}

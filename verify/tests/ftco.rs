@@ -1,0 +1,155 @@
+//! The FTCO family in the timed model (issue 12, item 4): each property — consistency (FTCO
+//! Def. 3.1–3.2), termination, no false suspicion — holds for the real automaton and is broken
+//! by a mutant made for it; the imbalance extension (App. B) is what keeps late processes from
+//! being suspected. State counts are pinned (stateright's paxos example style) so a change of
+//! the model's or the automaton's semantics shows up.
+
+use ftcoll::protocols::ftco::TimeoutRule;
+use ftcoll::topology::ftco::{Collective, FtcoKind};
+use ftcoll_verify::ftco::{self, Entry, FtcoSpec};
+use ftcoll_verify::mutants::{FtcoBug, FtcoMutant, FtcoMutantConfig};
+use ftcoll_verify::{Budget, CheckResult, CrashTiming};
+use stateright::{Checker, Model};
+
+fn spec(collective: Collective, kind: FtcoKind, procs: u32) -> FtcoSpec {
+    FtcoSpec::new(collective, kind, procs)
+}
+
+fn check(spec: &FtcoSpec, crashes: u32, timing: CrashTiming) -> CheckResult {
+    ftco::check(spec, crashes, timing, &Budget::UNLIMITED, None).expect("valid spec")
+}
+
+/// The violated properties of `spec` with `bug` injected.
+fn violated_by(bug: FtcoBug, spec: &FtcoSpec, crashes: u32, timing: CrashTiming) -> Vec<&'static str> {
+    let config = FtcoMutantConfig {
+        inner: spec.config().expect("valid spec"),
+        bug,
+    };
+    let model = ftco::model_of::<FtcoMutant>(spec, config, crashes, timing).expect("valid spec");
+    let checker = model.checker().spawn_bfs().join();
+    ftco::ALL
+        .into_iter()
+        .filter(|p| checker.discovery(p).is_some())
+        .collect()
+}
+
+fn violated(result: &CheckResult) -> Vec<&'static str> {
+    result.violations.iter().map(|v| v.property).collect()
+}
+
+/// Everything holds, both `sometimes` properties are reached, and the state count is pinned.
+fn holds_everything(spec: &FtcoSpec, crashes: u32, timing: CrashTiming, states: usize) {
+    let result = check(spec, crashes, timing);
+    assert_eq!(violated(&result), Vec::<&str>::new(), "{}", spec.name());
+    assert_eq!(
+        result.reached,
+        [ftco::SOMETIMES_SUSPECTS, ftcoll_verify::property::SOMETIMES_QUIESCENT],
+        "{}: the failure detector fires and runs end",
+        spec.name()
+    );
+    assert_eq!(result.properties, ftco::ALL);
+    assert_eq!(result.states, states, "{}: pinned state count", spec.name());
+}
+
+/// FTCO §4, "each value is used only once": a process that adds its operand twice to the
+/// partial it sends up breaks consistency, and only consistency, in Reduce and Allreduce.
+#[test]
+fn consistency_catches_an_operand_added_twice() {
+    for collective in [Collective::Reduce, Collective::Allreduce] {
+        let s = spec(collective, FtcoKind::KAry(2), 4);
+        assert_eq!(
+            violated_by(FtcoBug::AddsItsOperandTwice, &s, 1, CrashTiming::Any),
+            [ftco::CONSISTENCY],
+            "{}",
+            s.name()
+        );
+    }
+    holds_everything(&spec(Collective::Reduce, FtcoKind::KAry(2), 4), 1, CrashTiming::Any, 235);
+    holds_everything(&spec(Collective::Allreduce, FtcoKind::KAry(2), 4), 1, CrashTiming::Any, 709);
+}
+
+/// Termination: a process that answers every ACK with a KEEPALIVE never lets the operation
+/// end; the real automaton is quiescent by the horizon.
+#[test]
+fn termination_catches_acks_answered_forever() {
+    let s = spec(Collective::Allreduce, FtcoKind::KNomial(2), 4);
+    assert_eq!(
+        violated_by(FtcoBug::AnswersAcksWithKeepalives, &s, 0, CrashTiming::Pre),
+        [ftcoll_verify::property::TERMINATION]
+    );
+}
+
+/// No false suspicion (Alg. 4, App. A): at `L = 2` with `per_load = 1`, `f_timeout` with a
+/// round trip of 7 steps suspects no live process, one step less (6) does — a parent sends its
+/// own DATA before it acknowledges its children's (Alg. 1's priority), so an ACK can take
+/// longer than the unloaded round trip. The checker finds the bound; the default rule
+/// (`2L + 4` and `per_load = 2`) holds with margin (the matrix).
+#[test]
+fn no_false_suspicion_catches_a_timeout_one_step_too_short() {
+    let mut s = spec(Collective::Allreduce, FtcoKind::KAry(2), 7);
+    s.timeout = Some(TimeoutRule {
+        round_trip: 7,
+        per_load: 1,
+    });
+    let enough = check(&s, 1, CrashTiming::Any);
+    assert_eq!(violated(&enough), Vec::<&str>::new());
+    s.timeout = Some(TimeoutRule {
+        round_trip: 6,
+        per_load: 1,
+    });
+    let short = check(&s, 1, CrashTiming::Any);
+    assert!(
+        violated(&short).contains(&ftco::NO_FALSE_SUSPICION),
+        "{:?}",
+        violated(&short)
+    );
+}
+
+/// The unloaded round trip alone (`2L + 4`, no per-neighbour term) is not a safe timeout: a
+/// child times out on its busy parent without any crash.
+#[test]
+fn the_unloaded_round_trip_alone_admits_false_suspicion() {
+    let mut s = spec(Collective::Allreduce, FtcoKind::KAry(2), 7);
+    s.timeout = Some(TimeoutRule {
+        round_trip: 8,
+        per_load: 0,
+    });
+    let result = check(&s, 0, CrashTiming::Pre);
+    assert!(violated(&result).contains(&ftco::NO_FALSE_SUSPICION));
+}
+
+/// App. B: processes that enter late are suspected by their waiting neighbours (and a
+/// Reduce loses their live operands) unless Alg. 5 answers for them before they enter.
+#[test]
+fn late_processes_are_suspected_without_the_imbalance_extension_and_never_with_it() {
+    for collective in [Collective::Reduce, Collective::Allreduce] {
+        let mut s = spec(collective, FtcoKind::KAry(2), 5);
+        s.entry = Entry::LateDriver;
+        let without = check(&s, 0, CrashTiming::Pre);
+        assert!(
+            violated(&without).contains(&ftco::NO_FALSE_SUSPICION),
+            "{}",
+            s.name()
+        );
+        s.entry = Entry::LateAlg5;
+        let with = check(&s, 1, CrashTiming::Any);
+        assert_eq!(violated(&with), Vec::<&str>::new(), "{}", s.name());
+    }
+}
+
+/// Every collective on both tree kinds holds everything with one crash at any instant (the
+/// matrix decides P ≤ 7, f ≤ 2).
+#[test]
+fn every_collective_holds_with_one_crash_at_any_instant() {
+    let expected = [
+        (Collective::Bcast, FtcoKind::KAry(2), 566),
+        (Collective::Reduce, FtcoKind::KAry(2), 624),
+        (Collective::Allreduce, FtcoKind::KAry(2), 1703),
+        (Collective::Bcast, FtcoKind::KNomial(2), 493),
+        (Collective::Reduce, FtcoKind::KNomial(2), 505),
+        (Collective::Allreduce, FtcoKind::KNomial(2), 1462),
+    ];
+    for (collective, kind, states) in expected {
+        holds_everything(&spec(collective, kind, 6), 1, CrashTiming::Any, states);
+    }
+}
