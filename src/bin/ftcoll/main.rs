@@ -35,6 +35,8 @@ struct Cli {
     memory_limit: Option<u64>,
 }
 
+// Parsed once per process: the size of the largest variant (sweep's axes) costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Print every rank's parent, children in send order and fault-free receive time.
