@@ -286,6 +286,7 @@ impl Point {
             procs: self.procs,
             logp,
             model: self.model,
+            immune: 1,
             faults,
             crash_at: Vec::new(),
             arrivals: ArrivalSpec::None,

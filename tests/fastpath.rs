@@ -51,6 +51,7 @@ fn compare(
         procs: procs as u32,
         logp,
         model: PortModel::DualPort,
+        immune: 1,
         faults: FaultSpec::Count(faults),
         crash_at: Vec::new(),
         arrivals: ArrivalSpec::None,

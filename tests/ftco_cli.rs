@@ -1,5 +1,6 @@
-//! `ftcoll ftco-simulate`: FTCO Table 2's fault-free row as the CLI prints it, determinism,
-//! faults never on a root, and the bad-input contract (exit 2, one line naming the flag).
+//! `ftcoll simulate --collective …` (and its alias `ftco-simulate`): FTCO Table 2's fault-free
+//! row as the CLI prints it, determinism, faults never on a root, the imbalance extension and
+//! root replacement, and the bad-input contract (exit 2, one line naming the flag).
 
 mod cli_common;
 
@@ -20,7 +21,7 @@ fn rows(args: &[&str]) -> Vec<Value> {
 #[test]
 fn ftco_simulate_prints_table_2_fault_free_row() {
     let args = [
-        "ftco-simulate",
+        "simulate",
         "--procs",
         "65536",
         "--collective",
@@ -64,6 +65,11 @@ fn ftco_simulate_prints_table_2_fault_free_row() {
         ],
         ["171", "3", "43", "9"]
     );
+    // Without arrivals FinishTime_last − StartTime_last is the latency.
+    assert_eq!(row["latency_from_last_start"], 171);
+    // `ftco-simulate` is the same code path: the same bytes.
+    let alias = [&["ftco-simulate"], &args[1..]].concat();
+    assert_eq!(stdout(&alias), stdout(&args));
 }
 
 fn small(extra: &[&str]) -> Vec<String> {
@@ -188,6 +194,80 @@ fn ftco_simulate_refuses_bad_input_with_one_line_naming_the_flag() {
     check(&["--collective", "gather"], "--collective");
     check(&["--service", "rsd:1"], "--service");
     check(&["--op", "prod"], "--op");
+    check(&["--imbalance", "on"], "--imbalance");
+    check(&["--root-failure", "never"], "--root-failure");
+    // Root replacement is a single-root reduce or allreduce option.
+    check(&["--root-failure", "replaced"], "--root-failure");
+    // Without replacement rank 0 is immune, with it rank 0 may fail.
+    let single = |extra: &[&str]| {
+        let mut a = vec![
+            "simulate",
+            "--procs",
+            "40",
+            "--collective",
+            "reduce",
+            "--topology",
+            "kary:2",
+        ];
+        a.extend_from_slice(extra);
+        a.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let refs = |v: &[String]| {
+        v.iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join("\u{1}")
+    };
+    for (extra, flag) in [
+        (&["--faults", "0"][..], "--faults"),
+        (&["--crash-at", "0@5"][..], "--crash-at"),
+        (&["--fault-count", "40"][..], "--fault-count"),
+        (
+            &["--root-failure", "replaced", "--fault-count", "41"][..],
+            "--fault-count",
+        ),
+        (
+            &["--root-failure", "replaced", "--collective", "bcast"][..],
+            "--collective",
+        ),
+    ] {
+        let args = refs(&single(extra));
+        assert_usage_error(&args.split('\u{1}').collect::<Vec<_>>(), flag);
+    }
+    stdout(&[
+        "simulate",
+        "--procs",
+        "40",
+        "--collective",
+        "reduce",
+        "--topology",
+        "kary:2",
+        "--root-failure",
+        "replaced",
+        "--faults",
+        "0",
+    ]);
+    // FTCO needs its tree, and ftco-simulate needs --collective.
+    assert_usage_error(
+        &["simulate", "--procs", "40", "--collective", "bcast"],
+        "--topology",
+    );
+    assert_usage_error(
+        &["ftco-simulate", "--procs", "40", "--topology", "kary:2"],
+        "--collective",
+    );
+    assert_usage_error(
+        &[
+            "ftco-simulate",
+            "--procs",
+            "40",
+            "--tree",
+            "binomial",
+            "--correction",
+            "checked",
+        ],
+        "--collective",
+    );
     check(&["--timeout-round-trip", "0"], "--timeout-round-trip");
     check(&["-L", "65536"], "-L");
     // Corrected Tree flags are not FTCO's.
@@ -210,12 +290,24 @@ fn ftco_simulate_refuses_bad_input_with_one_line_naming_the_flag() {
     for flag in ["--collective", "--topology", "--roots", "--service", "--op"] {
         assert_usage_error(&[&ct[..], &[flag, "x"]].concat(), flag);
     }
+    // Valid FTCO values without --collective are refused by name, too.
+    for (flag, value) in [
+        ("--topology", "kary:2"),
+        ("--roots", "2"),
+        ("--service", "disd"),
+        ("--op", "min"),
+        ("--imbalance", "alg5"),
+        ("--root-failure", "replaced"),
+        ("--timeout-round-trip", "9"),
+    ] {
+        assert_usage_error(&[&ct[..], &[flag, value]].concat(), flag);
+    }
     // Memory admission before allocation.
     assert_usage_error(
         &[
             "--memory-limit",
             "1M",
-            "ftco-simulate",
+            "simulate",
             "--procs",
             "4294967295",
             "--collective",
@@ -243,15 +335,121 @@ fn ftco_simulate_streams_tables_and_writes_a_trace() {
     assert!(!json["traceEvents"].as_array().unwrap().is_empty());
 }
 
-/// Adding `ftco-simulate` leaves `simulate`'s help as it was: the global `--memory-limit`
-/// between `--first-side` and `--model`, and no FTCO flag shown.
+/// `simulate --help` shows FTCO's flags under their own heading after the Corrected Tree's,
+/// and `ftco-simulate` has the same flags (one declaration).
 #[test]
-fn simulate_help_keeps_its_layout() {
-    let help = stdout(&["simulate", "--help"]);
+fn simulate_help_shows_both_families_and_the_alias_shares_its_flags() {
+    let full = stdout(&["simulate", "--help"]);
+    let help = &full[full.find("Options:").unwrap()..];
     let at = |s: &str| help.find(s).unwrap_or_else(|| panic!("{s} not in help"));
-    assert!(at("--first-side") < at("--memory-limit"));
-    assert!(at("--memory-limit") < at("--model"));
-    for flag in ["--collective", "--topology", "--roots", "--service", "--op"] {
-        assert!(!help.contains(flag), "{flag}");
+    let (ct, ftco) = help.split_at(at("FTCO (with --collective):"));
+    for flag in ["--tree", "--correction", "--start", "--model"] {
+        assert!(ct.contains(&format!("{flag} <")), "{flag}");
     }
+    for flag in [
+        "--collective",
+        "--topology",
+        "--roots",
+        "--service",
+        "--op",
+        "--imbalance",
+        "--root-failure",
+        "--timeout-round-trip",
+    ] {
+        assert!(ftco.contains(&format!("{flag} <")), "{flag}");
+        assert!(!ct.contains(&format!("{flag} <")), "{flag}");
+    }
+    let alias = stdout(&["ftco-simulate", "--help"]);
+    let options = |h: &str| h[h.find("Options:").unwrap()..].to_string();
+    assert_eq!(options(&alias), options(&full));
+}
+
+/// FTCO App. B, Alg. 5 (`--imbalance alg5`): processes arriving over a spread are reachable
+/// before they enter, so every operand is in the result (the sum of `rank + 1` over all ranks,
+/// P(P + 1)/2) and every process completes; no arrivals make Alg. 5 the plain algorithm.
+#[test]
+fn imbalance_alg5_keeps_every_operand_and_is_plain_without_arrivals() {
+    let procs = 256u64;
+    let full = procs * (procs + 1) / 2;
+    let base = |extra: &[&str]| {
+        let mut a: Vec<String> = [
+            "simulate",
+            "--procs",
+            "256",
+            "--collective",
+            "allreduce",
+            "--topology",
+            "knomial:4",
+            "--roots",
+            "k",
+            "-L",
+            "10",
+            "--runs",
+            "3",
+            "--format",
+            "csv",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        a.extend(extra.iter().map(|s| s.to_string()));
+        let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+        stdout(&refs)
+    };
+    for arrival in ["uniform:1024", "normal:512"] {
+        let out = base(&["--imbalance", "alg5", "--arrival", arrival, "--seed", "5"]);
+        let mut lines = out.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let col = |k: &str| header.iter().position(|h| *h == k).unwrap();
+        for l in lines {
+            let v: Vec<&str> = l.split(',').collect();
+            assert_eq!(v[col("imbalance")], "alg5");
+            assert_eq!(v[col("result")], full.to_string(), "{arrival}: {l}");
+            assert_eq!(v[col("incomplete")], "0", "{arrival}: {l}");
+            assert_eq!(v[col("completions")], procs.to_string(), "{arrival}: {l}");
+        }
+    }
+    let plain = base(&[]);
+    let alg5 = base(&["--imbalance", "alg5"]);
+    assert_eq!(plain.replace(",off,", ",alg5,"), alg5);
+}
+
+/// End of FTCO §4 (`--root-failure replaced`): rank 0 of a single-root Allreduce fails before
+/// the operation; its children replace it and every other process completes (P − 1 of them).
+#[test]
+fn root_replacement_completes_without_rank_0() {
+    let out = stdout(&[
+        "simulate",
+        "--procs",
+        "40",
+        "--collective",
+        "allreduce",
+        "--topology",
+        "kary:2",
+        "--root-failure",
+        "replaced",
+        "--faults",
+        "0",
+    ]);
+    let row: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(row["root_failure"], "replaced");
+    assert_eq!(row["faults"], serde_json::json!([0]));
+    assert_eq!(row["completions"], 39);
+    assert_eq!(row["incomplete"], 0);
+    // Random draws include rank 0 only with replacement: all 40 ranks fail with rate 1.
+    let all = stdout(&[
+        "simulate",
+        "--procs",
+        "40",
+        "--collective",
+        "allreduce",
+        "--topology",
+        "kary:2",
+        "--root-failure",
+        "replaced",
+        "--fault-rate",
+        "1",
+    ]);
+    let row: Value = serde_json::from_str(all.trim()).unwrap();
+    assert_eq!(row["faults"].as_array().unwrap().len(), 40);
 }

@@ -137,6 +137,7 @@ proptest! {
             procs,
             logp: c.tree.logp(),
             model: PortModel::DualPort,
+            immune: 1,
             faults: FaultSpec::Count(faults.min(procs - 1)),
             crash_at: vec![],
             arrivals: ArrivalSpec::Uniform(3),

@@ -513,6 +513,7 @@ fn spec(faults: FaultSpec) -> ScenarioSpec {
         procs: 1000,
         logp: logp(2, 1),
         model: PortModel::DualPort,
+        immune: 1,
         faults,
         crash_at: vec![(7, 30)],
         arrivals: ArrivalSpec::Uniform(50),

@@ -16,11 +16,11 @@ use crate::{Rank, Time};
 pub enum FaultSpec {
     /// Nobody.
     None,
-    /// Exactly these ranks (never the root).
+    /// Exactly these ranks (never a fault-immune one).
     List(Vec<Rank>),
-    /// `n` distinct non-root ranks chosen uniformly.
+    /// `n` distinct ranks chosen uniformly among those that may fail.
     Count(u32),
-    /// Every non-root rank independently with this probability (`0.0..=1.0`).
+    /// Every rank that may fail independently with this probability (`0.0..=1.0`).
     Rate(f64),
 }
 
@@ -39,7 +39,7 @@ pub enum ArrivalSpec {
 /// An invalid scenario parameter.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ScenarioError {
-    /// A listed rank is the root or not below `P`.
+    /// A listed rank is fault-immune (below `immune`) or not below `P`.
     BadRank {
         /// The field.
         field: &'static str,
@@ -47,12 +47,14 @@ pub enum ScenarioError {
         rank: Rank,
         /// `P`.
         procs: u32,
+        /// The fault-immune prefix: ranks `0..immune` never fail (1: the root 0).
+        immune: u32,
     },
-    /// A fault count above `P - 1`.
+    /// A fault count above `P - immune`.
     TooManyFaults {
         /// Requested.
         count: u32,
-        /// `P - 1`.
+        /// `P - immune`.
         max: u32,
     },
     /// A fault rate outside `0..=1`.
@@ -62,56 +64,96 @@ pub enum ScenarioError {
 impl core::fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
-            Self::BadRank { field, rank, procs } => write!(
-                f,
-                "{field}: rank {rank} is not allowed: allowed ranks are 1..={} (the root 0 never fails)",
-                procs.saturating_sub(1)
-            ),
-            Self::TooManyFaults { count, max } => write!(f, "fault-count: {count} is out of range: allowed 0..={max}"),
+            Self::BadRank {
+                field,
+                rank,
+                procs,
+                immune,
+            } => {
+                write!(f, "{field}: rank {rank} is not allowed: ")?;
+                allowed_ranks(f, *immune, *procs)
+            }
+            Self::TooManyFaults { count, max } => {
+                write!(f, "fault-count: {count} is out of range: allowed 0..={max}")
+            }
             Self::BadRate => write!(f, "fault-rate: allowed values are 0.0..=1.0"),
         }
+    }
+}
+
+/// `allowed ranks are …` for the ranks `immune..procs` that may fail.
+fn allowed_ranks(f: &mut core::fmt::Formatter<'_>, immune: u32, procs: u32) -> core::fmt::Result {
+    let last = procs.saturating_sub(1);
+    match immune {
+        _ if immune >= procs => write!(
+            f,
+            "every rank is fault-immune (the {immune} lowest of P = {procs}): no rank may fail"
+        ),
+        0 => write!(f, "allowed ranks are 0..={last}"),
+        1 => write!(f, "allowed ranks are 1..={last} (the root 0 never fails)"),
+        _ => write!(
+            f,
+            "allowed ranks are {immune}..={last} (the roots 0..={} are fault-immune)",
+            immune - 1
+        ),
     }
 }
 
 #[cfg(feature = "std")]
 impl std::error::Error for ScenarioError {}
 
-/// The non-root ranks that fail before the operation, ascending.
+/// The non-root ranks (`1..procs`) that fail before the operation, ascending:
+/// [`draw_faults_among`] with the root 0 fault-immune.
 pub fn draw_faults(
     spec: &FaultSpec,
     procs: u32,
     rng: &mut SplitMix64,
 ) -> Result<Vec<Rank>, ScenarioError> {
+    draw_faults_among(spec, 1, procs, rng)
+}
+
+/// The ranks of `immune..procs` that fail before the operation, ascending; the fault-immune
+/// prefix `0..immune` never does (the root 0 of a Corrected Tree, FTCO's `R` roots). For a given
+/// spec and stream the picks are those of the `m = procs − immune` candidates, shifted by
+/// `immune`: the same random choices whatever the prefix.
+pub fn draw_faults_among(
+    spec: &FaultSpec,
+    immune: u32,
+    procs: u32,
+    rng: &mut SplitMix64,
+) -> Result<Vec<Rank>, ScenarioError> {
+    let candidates = procs.saturating_sub(immune);
     let mut faults = match spec {
         FaultSpec::None => Vec::new(),
         FaultSpec::List(list) => {
             for &rank in list {
-                if rank == 0 || rank >= procs {
+                if rank < immune || rank >= procs {
                     return Err(ScenarioError::BadRank {
                         field: "faults",
                         rank,
                         procs,
+                        immune,
                     });
                 }
             }
             list.clone()
         }
         FaultSpec::Count(n) => {
-            let max = procs.saturating_sub(1);
+            let max = candidates;
             if *n > max {
                 return Err(ScenarioError::TooManyFaults { count: *n, max });
             }
-            // Floyd's sampling of n distinct values in 1..procs.
-            let mut chosen: Vec<Rank> = Vec::with_capacity(*n as usize);
+            // Floyd's sampling of n distinct candidate indices in 0..max (rank = immune + index).
+            let mut chosen: Vec<u32> = Vec::with_capacity(*n as usize);
             // Membership: a linear scan for a few faults, a bitset or a tree beyond (same picks).
             let mut bits: Vec<u64> = Vec::new();
             let mut tree = alloc::collections::BTreeSet::new();
-            let use_bits = *n > 32 && procs <= 1 << 26;
+            let use_bits = *n > 32 && max < 1 << 26;
             if use_bits {
-                bits.resize(procs as usize / 64 + 1, 0);
+                bits.resize(max as usize / 64 + 1, 0);
             }
             for j in (max - n)..max {
-                let t = 1 + rng.below(u64::from(j) + 1) as Rank;
+                let t = rng.below(u64::from(j) + 1) as u32;
                 let taken = if *n <= 32 {
                     chosen.contains(&t)
                 } else if use_bits {
@@ -119,7 +161,7 @@ pub fn draw_faults(
                 } else {
                     tree.contains(&t)
                 };
-                let pick = if taken { j + 1 } else { t };
+                let pick = if taken { j } else { t };
                 if use_bits {
                     bits[pick as usize / 64] |= 1 << (pick % 64);
                 } else if *n > 32 {
@@ -127,7 +169,7 @@ pub fn draw_faults(
                 }
                 chosen.push(pick);
             }
-            chosen
+            chosen.into_iter().map(|i| immune + i).collect()
         }
         FaultSpec::Rate(rate) => {
             if !(0.0..=1.0).contains(rate) {
@@ -138,7 +180,7 @@ pub fn draw_faults(
             } else {
                 (*rate * 18_446_744_073_709_551_616.0) as u64
             };
-            (1..procs)
+            (immune.min(procs)..procs)
                 .filter(|_| rng.chance(threshold) || *rate >= 1.0)
                 .collect()
         }
@@ -174,12 +216,22 @@ pub struct ScenarioSpec {
     pub logp: LogP,
     /// Dual- or single-port.
     pub model: PortModel,
-    /// Pre-operation failures.
+    /// The fault-immune prefix: ranks `0..immune` never fail, before or during the operation
+    /// (1 for a Corrected Tree's root; `R` for FTCO's roots; 0 when every rank may fail).
+    #[cfg_attr(feature = "serde", serde(default = "one"))]
+    pub immune: u32,
+    /// Pre-operation failures (drawn among `immune..procs`).
     pub faults: FaultSpec,
     /// Crashes during the operation: `(rank, time)`.
     pub crash_at: Vec<(Rank, Time)>,
     /// Arrival pattern.
     pub arrivals: ArrivalSpec,
+}
+
+/// The default fault-immune prefix of a deserialized spec: the root 0.
+#[cfg(feature = "serde")]
+fn one() -> u32 {
+    1
 }
 
 impl ScenarioSpec {
@@ -191,20 +243,32 @@ impl ScenarioSpec {
         run: u64,
     ) -> Result<(Vec<Rank>, SplitMix64), ScenarioError> {
         let mut rng = SplitMix64::stream(seed, run);
-        let failed = draw_faults(&self.faults, self.procs, &mut rng)?;
+        let failed = draw_faults_among(&self.faults, self.immune, self.procs, &mut rng)?;
         Ok((failed, rng))
     }
 
     /// The scenario of run `run` of `seed`, and its pre-operation failures (ascending).
     pub fn build(&self, seed: u64, run: u64) -> Result<(Scenario, Vec<Rank>), ScenarioError> {
+        self.build_with_stream(seed, run)
+            .map(|(scenario, failed, _)| (scenario, failed))
+    }
+
+    /// [`ScenarioSpec::build`], and the run's stream after what it drew (failures, then
+    /// arrivals), for whatever else a run draws (FTCO's RSD seed, random crashes).
+    pub fn build_with_stream(
+        &self,
+        seed: u64,
+        run: u64,
+    ) -> Result<(Scenario, Vec<Rank>, SplitMix64), ScenarioError> {
         let procs = self.procs;
         let (failed, mut rng) = self.draw_failed(seed, run)?;
         for &(rank, _) in &self.crash_at {
-            if rank == 0 || rank >= procs {
+            if rank < self.immune || rank >= procs {
                 return Err(ScenarioError::BadRank {
                     field: "crash-at",
                     rank,
                     procs,
+                    immune: self.immune,
                 });
             }
         }
@@ -220,6 +284,7 @@ impl ScenarioSpec {
                 trace: false,
             },
             failed,
+            rng,
         ))
     }
 }

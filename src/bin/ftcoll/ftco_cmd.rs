@@ -1,33 +1,46 @@
-//! `ftcoll ftco-simulate`: seeded runs of FTCO's Bcast, Reduce and Allreduce (Margolin & Barak)
-//! on the single-port step model (`o = 1`), printed as `simulate` prints Corrected Tree runs.
+//! FTCO's Bcast, Reduce and Allreduce (Margolin & Barak) in the CLI, on the single-port step
+//! model (`o = 1`): `ftcoll simulate --collective …` (and its alias `ftco-simulate`) prints
+//! runs as it prints Corrected Tree runs; `ftcoll sweep --collective …` summarizes grids of them.
+//! One plan ([`FtcoPlan`]) runs both.
 //!
 //! Every operand is `rank + 1` (so a `sum` tells how many ranks were counted; `min` and `max`
-//! are selectable). Roots (ranks `< R`) are fault-immune: a fault or crash of one is refused.
+//! are selectable). Roots (ranks `< R`) are fault-immune: a fault or crash of one is refused and
+//! random draws never pick one — unless `--root-failure replaced`, where every rank may fail.
 
 use std::io::Write;
 
 use clap::Args;
 use ftcoll::automaton::{Max, Min, Reduction, Sum};
-use ftcoll::protocols::ftco::{FtcoConfig, FtcoMetrics, FtcoNode, ServiceDistance, TimeoutRule};
+use ftcoll::protocols::ftco::{
+    FtcoConfig, FtcoMetrics, FtcoNode, Imbalance, RootFailure, ServiceDistance, TimeoutRule,
+};
 use ftcoll::rng::SplitMix64;
-use ftcoll::sim::scenario::{draw_arrivals, draw_faults, ArrivalSpec, FaultSpec, ScenarioError};
+use ftcoll::sim::scenario::{FaultSpec, ScenarioError, ScenarioSpec};
 use ftcoll::sim::{self as driver, chrome_trace_json, PortModel, Report, Scenario};
 use ftcoll::topology::ftco::{best_knomial, Collective, FtcoKind, FtcoTopology, Roots};
 use ftcoll::topology::{LogP, TopologyError, MAX_ORDER};
 use ftcoll::{Rank, Time};
 
 use crate::admission;
-use crate::args;
-use crate::simulate_cmd::{self, CrashList, Printer, SimFormat};
+use crate::simulate_cmd::{scenario_error, Printer, SimulateArgs};
 use crate::{CliError, UsageError};
 
 /// `--topology`: a k-ary or k-nomial tree, or the k-nomial of least fault-free latency.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TopologyArg {
     /// `kary:K` or `knomial:K`.
     Kind(FtcoKind),
     /// `knomial:best`: `k` (and, with `--roots k`, `R`) from `best_knomial`.
     BestKnomial,
+}
+
+impl std::fmt::Display for TopologyArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Kind(kind) => write!(f, "{kind}"),
+            Self::BestKnomial => write!(f, "knomial:best"),
+        }
+    }
 }
 
 /// Parses `--topology`.
@@ -59,13 +72,31 @@ pub fn collective(s: &str) -> Result<Collective, String> {
     }
 }
 
+/// `bcast`, `reduce` or `allreduce`.
+pub fn collective_name(c: Collective) -> &'static str {
+    match c {
+        Collective::Bcast => "bcast",
+        Collective::Reduce => "reduce",
+        Collective::Allreduce => "allreduce",
+    }
+}
+
 /// `--roots`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RootsArg {
     /// `R` roots (1: single-root).
     Count(u64),
     /// `k`: `R = min(k, P)`, FTCO's multi-root k-nomial (Table 2).
     PerK,
+}
+
+impl std::fmt::Display for RootsArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Count(r) => write!(f, "{r}"),
+            Self::PerK => write!(f, "k"),
+        }
+    }
 }
 
 /// Parses `--roots`.
@@ -80,7 +111,7 @@ pub fn roots(s: &str) -> Result<RootsArg, String> {
 }
 
 /// `--service`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ServiceArg {
     /// Every step serves any distance.
     None,
@@ -116,7 +147,7 @@ impl std::fmt::Display for ServiceArg {
 }
 
 /// `--op`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OpArg {
     /// Wrapping sum.
     Sum,
@@ -133,6 +164,53 @@ pub fn op(s: &str) -> Result<OpArg, String> {
         "min" => Ok(OpArg::Min),
         "max" => Ok(OpArg::Max),
         _ => Err("expected sum, min or max".into()),
+    }
+}
+
+/// `--imbalance`: how processes arriving at different times (`--arrival`) enter the collective.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImbalanceArg {
+    /// The driver's arrivals: a process is unreachable until it arrives (the baseline).
+    Off,
+    /// App. B, Alg. 5: reachable from 0, entering the collective at its arrival time.
+    Alg5,
+}
+
+/// Parses `--imbalance`.
+pub fn imbalance(s: &str) -> Result<ImbalanceArg, String> {
+    match s {
+        "off" => Ok(ImbalanceArg::Off),
+        "alg5" => Ok(ImbalanceArg::Alg5),
+        _ => Err("expected off (the driver's arrivals) or alg5 (FTCO App. B)".into()),
+    }
+}
+
+impl std::fmt::Display for ImbalanceArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Off => "off",
+            Self::Alg5 => "alg5",
+        })
+    }
+}
+
+/// Parses `--root-failure`.
+pub fn root_failure(s: &str) -> Result<RootFailure, String> {
+    match s {
+        "immune" => Ok(RootFailure::Immune),
+        "replaced" => Ok(RootFailure::ReplacedByChildren),
+        _ => Err(
+            "expected immune (roots never fail) or replaced (rank 0 replaced by its children)"
+                .into(),
+        ),
+    }
+}
+
+/// `immune` or `replaced`.
+pub fn root_failure_name(r: RootFailure) -> &'static str {
+    match r {
+        RootFailure::Immune => "immune",
+        RootFailure::ReplacedByChildren => "replaced",
     }
 }
 
@@ -155,144 +233,371 @@ pub fn per_load(s: &str) -> Result<u64, String> {
     steps(s, 0)
 }
 
-/// Parses `-o` for FTCO: any integer, refused later unless 1 (so the error explains why).
-pub fn any_overhead(s: &str) -> Result<u64, String> {
-    s.trim()
-        .parse::<u64>()
-        .map_err(|_| "expected 1 (FTCO's step model has o = 1)".to_string())
-}
-
-/// `ftcoll ftco-simulate`.
-#[derive(Args, Debug)]
-#[command(group = clap::ArgGroup::new("fault_spec").multiple(false).args(["faults", "fault_count", "fault_rate"]))]
-pub struct FtcoSimulateArgs {
-    /// Number of processes P.
-    #[arg(long, value_parser = args::procs)]
-    procs: u64,
-    /// Collective: bcast, reduce or allreduce.
-    #[arg(long, value_parser = collective)]
-    collective: Collective,
+/// `simulate`'s FTCO flags: `--collective` selects FTCO, the others need it. Every field is an
+/// option so that a Corrected Tree run can refuse any of them by name.
+#[derive(Args, Debug, Default)]
+pub struct FtcoFlags {
+    /// FTCO: run this collective (bcast, reduce or allreduce) instead of a Corrected Tree.
+    #[arg(long, value_parser = collective, help_heading = "FTCO (with --collective)")]
+    pub collective: Option<Collective>,
     /// Tree: kary:K, knomial:K (K in 2..=65536) or knomial:best (least fault-free latency).
-    #[arg(long, value_parser = topology)]
-    topology: TopologyArg,
-    /// Roots R: 1 (single-root), an integer up to P, or k (R = k, FTCO's multi-root k-nomial).
-    #[arg(long, default_value = "1", value_parser = roots)]
-    roots: RootsArg,
-    /// Service distance: none, rsd, rsd:INV_R (r = 1/INV_R; default 2) or disd.
-    #[arg(long, default_value = "none", value_parser = service)]
-    service: ServiceArg,
-    /// Reduction operator over the operands rank + 1: sum, min or max.
-    #[arg(long, default_value = "sum", value_parser = op)]
-    op: OpArg,
+    #[arg(long, value_parser = topology, help_heading = "FTCO (with --collective)")]
+    pub topology: Option<TopologyArg>,
+    /// Roots R: 1 (single-root; default), an integer up to P, or k (R = k: multi-root k-nomial).
+    #[arg(long, value_parser = roots, help_heading = "FTCO (with --collective)")]
+    pub roots: Option<RootsArg>,
+    /// Service distance: none (default), rsd, rsd:INV_R (r = 1/INV_R; rsd is 2) or disd.
+    #[arg(long, value_parser = service, help_heading = "FTCO (with --collective)")]
+    pub service: Option<ServiceArg>,
+    /// Reduction operator over the operands rank + 1: sum (default), min or max.
+    #[arg(long, value_parser = op, help_heading = "FTCO (with --collective)")]
+    pub op: Option<OpArg>,
     /// Timeout: steps of an unloaded round trip (default 2L + 4).
-    #[arg(long, value_parser = round_trip)]
-    timeout_round_trip: Option<u64>,
-    /// Timeout: steps per neighbour of either end, per unit of tree distance (default 2, the
-    /// library's `TimeoutRule::for_latency`).
-    #[arg(long, value_parser = per_load)]
-    timeout_per_load: Option<u64>,
-    /// Latency L in steps.
-    #[arg(short = 'L', default_value = "2", value_parser = args::latency)]
+    #[arg(long, value_parser = round_trip, help_heading = "FTCO (with --collective)")]
+    pub timeout_round_trip: Option<u64>,
+    /// Timeout: steps per neighbour of either end, per unit of tree distance (default 2).
+    #[arg(long, value_parser = per_load, help_heading = "FTCO (with --collective)")]
+    pub timeout_per_load: Option<u64>,
+    /// Process imbalance: off (default; the --arrival times are the driver's, a process is
+    /// unreachable before it) or alg5 (App. B: reachable from 0, enters at its arrival time).
+    #[arg(long, value_parser = imbalance, help_heading = "FTCO (with --collective)")]
+    pub imbalance: Option<ImbalanceArg>,
+    /// Root failure: immune (default; roots never fail) or replaced (single-root reduce or
+    /// allreduce: rank 0 may fail and is replaced by its children).
+    #[arg(long, value_parser = root_failure, help_heading = "FTCO (with --collective)")]
+    pub root_failure: Option<RootFailure>,
+}
+
+impl FtcoFlags {
+    /// The first FTCO flag given, for a Corrected Tree run to refuse.
+    pub fn first_given(&self) -> Option<&'static str> {
+        [
+            ("--collective", self.collective.is_some()),
+            ("--topology", self.topology.is_some()),
+            ("--roots", self.roots.is_some()),
+            ("--service", self.service.is_some()),
+            ("--op", self.op.is_some()),
+            ("--timeout-round-trip", self.timeout_round_trip.is_some()),
+            ("--timeout-per-load", self.timeout_per_load.is_some()),
+            ("--imbalance", self.imbalance.is_some()),
+            ("--root-failure", self.root_failure.is_some()),
+        ]
+        .into_iter()
+        .find(|g| g.1)
+        .map(|g| g.0)
+    }
+}
+
+/// The FTCO tree of `P` ranks a topology and roots argument describe (`knomial:best` resolved
+/// with `best_knomial`), or the one-line error naming the flag.
+pub fn resolve_topology(
+    procs: u64,
+    collective: Collective,
+    topology: TopologyArg,
+    roots: RootsArg,
     latency: u64,
-    /// Overhead o: FTCO's step model has o = 1, the only value accepted.
-    #[arg(short = 'o', default_value = "1", value_parser = any_overhead)]
-    overhead: u64,
-    /// Ranks failed before the operation (never a root), comma-separated or @FILE.
-    #[arg(long, value_parser = args::rank_list)]
-    faults: Option<args::RankList>,
-    /// This many random non-root ranks fail before the operation.
-    #[arg(long, value_parser = clap::value_parser!(u32))]
-    fault_count: Option<u32>,
-    /// Every non-root rank fails before the operation with this probability.
-    #[arg(long, value_parser = simulate_cmd::rate, allow_negative_numbers = true)]
-    fault_rate: Option<f64>,
-    /// Crashes during the operation (never a root): RANK@TIME,...
-    #[arg(long, value_parser = simulate_cmd::crash_list, default_value = "")]
-    crash_at: CrashList,
-    /// Process arrival pattern: none, uniform:SPREAD or normal:SPREAD.
-    #[arg(long, value_parser = simulate_cmd::arrival, default_value = "none")]
-    arrival: ArrivalSpec,
-    /// Seed of every random choice (faults, arrivals, RSD).
-    #[arg(long, default_value = "1", value_parser = clap::value_parser!(u64))]
-    seed: u64,
-    /// Number of runs (run i uses stream i of the seed).
-    #[arg(long, default_value = "1", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
-    runs: u64,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "json")]
-    format: SimFormat,
-    /// Write a Chrome trace (Perfetto) of the first run to this file.
-    #[arg(long)]
-    trace: Option<std::path::PathBuf>,
-    /// Corrected Tree flags, hidden: refused with a pointer to `simulate`.
-    #[command(flatten)]
-    ct_only: CtOnlyFlags,
+) -> Result<FtcoTopology, UsageError> {
+    let topology_error = |e: TopologyError| {
+        let flag = match &e {
+            TopologyError::OutOfRange { field: "procs", .. } => "--procs",
+            TopologyError::OutOfRange { field: "roots", .. } => "--roots",
+            TopologyError::OutOfRange { field: "L", .. } => "-L",
+            _ => "--topology",
+        };
+        UsageError(format!("{flag}: {e}"))
+    };
+    if let RootsArg::Count(r) = roots {
+        if r > procs {
+            return Err(UsageError(format!(
+                "--roots: R = {r} is out of range: allowed 1..={procs} (P) or k"
+            )));
+        }
+    }
+    let roots_spec = match roots {
+        RootsArg::PerK => Roots::PerK,
+        RootsArg::Count(1) => Roots::Single,
+        RootsArg::Count(r) => Roots::Fixed(r),
+    };
+    let kind = match topology {
+        TopologyArg::Kind(kind) => kind,
+        TopologyArg::BestKnomial => {
+            let best =
+                best_knomial(collective, procs, latency, roots_spec).map_err(topology_error)?;
+            FtcoKind::KNomial(best.k)
+        }
+    };
+    let r = match roots {
+        RootsArg::PerK => kind.k().min(procs),
+        RootsArg::Count(r) => r,
+    };
+    FtcoTopology::new(kind, r, procs).map_err(topology_error)
 }
 
-/// `simulate`'s Corrected Tree flags, accepted by `ftco-simulate`'s parser only to refuse them
-/// with an error that says why.
-#[derive(Args, Debug)]
-pub struct CtOnlyFlags {
-    #[arg(long, hide = true, allow_hyphen_values = true)]
-    tree: Option<String>,
-    #[arg(long, hide = true, allow_hyphen_values = true)]
-    order: Option<String>,
-    #[arg(long, hide = true, allow_hyphen_values = true)]
-    correction: Option<String>,
-    #[arg(long, hide = true, allow_hyphen_values = true)]
-    start: Option<String>,
-    #[arg(long, hide = true, allow_hyphen_values = true)]
-    first_side: Option<String>,
-    #[arg(long, hide = true, allow_hyphen_values = true)]
-    model: Option<String>,
+/// Run-time faults drawn at random (sweeps): `count` ranks, among those that may fail and did
+/// not fail before the operation, each crashing at a time uniform in `from..=to`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RandomCrashes {
+    /// How many ranks crash.
+    pub count: u32,
+    /// Earliest crash time.
+    pub from: Time,
+    /// Latest crash time.
+    pub to: Time,
 }
 
-impl CtOnlyFlags {
-    fn refuse(&self) -> Result<(), UsageError> {
-        let given = [
-            (
-                "--tree",
-                &self.tree,
-                "--topology kary:K|knomial:K|knomial:best",
-            ),
-            ("--order", &self.order, "the topology's own numbering"),
-            (
-                "--correction",
-                &self.correction,
-                "FTCO's timeouts and KEEPALIVEs (--timeout-round-trip, --timeout-per-load)",
-            ),
-            ("--start", &self.start, "FTCO's expected arrival times"),
-            ("--first-side", &self.first_side, "no ring"),
-            ("--model", &self.model, "the single-port step model always"),
-        ];
-        match given.iter().find(|g| g.1.is_some()) {
-            Some((flag, _, instead)) => Err(UsageError(format!(
-                "{flag}: a Corrected Tree flag (ftcoll simulate), not accepted by ftco-simulate, which has {instead}"
-            ))),
-            None => Ok(()),
+impl std::fmt::Display for RandomCrashes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.count == 0 {
+            write!(f, "none")
+        } else if self.from == self.to {
+            write!(f, "{}@{}", self.count, self.from)
+        } else {
+            write!(f, "{}@{}..{}", self.count, self.from, self.to)
         }
     }
 }
 
-/// Refuses the first of `ftco-simulate`'s flags given to `simulate` (which accepts them, hidden,
-/// only to say why).
-pub fn refuse_ftco_flags(given: &[(&str, &Option<String>)]) -> Result<(), UsageError> {
-    match given.iter().find(|g| g.1.is_some()) {
-        Some((flag, _)) => Err(UsageError(format!(
-            "{flag}: an FTCO flag, not accepted by simulate (Corrected Tree): use ftcoll ftco-simulate"
-        ))),
-        None => Ok(()),
+/// Parses one run-time fault item of `sweep --crashes`: `none`, `N@T` (N random ranks crash at
+/// step T) or `N@A..B` (each at a step uniform in A..=B).
+pub fn random_crashes(s: &str) -> Result<RandomCrashes, String> {
+    let allowed = "expected none, N@T or N@A..B (N random ranks crash at step T, or each at a step uniform in A..=B; integers, 1 <= N, A <= B <= 4294967295)";
+    if s == "none" {
+        return Ok(RandomCrashes {
+            count: 0,
+            from: 0,
+            to: 0,
+        });
+    }
+    let (n, times) = s.split_once('@').ok_or(allowed)?;
+    let count: u32 = n.parse().ok().filter(|&n| n >= 1).ok_or(allowed)?;
+    let time = |t: &str| {
+        t.parse::<Time>()
+            .ok()
+            .filter(|&t| t <= Time::from(u32::MAX))
+    };
+    let (from, to) = match times.split_once("..") {
+        Some((a, b)) => (time(a).ok_or(allowed)?, time(b).ok_or(allowed)?),
+        None => {
+            let t = time(times).ok_or(allowed)?;
+            (t, t)
+        }
+    };
+    if from > to {
+        return Err(allowed.into());
+    }
+    Ok(RandomCrashes { count, from, to })
+}
+
+/// Everything validated: what every run of one FTCO configuration shares.
+#[derive(Debug)]
+pub struct FtcoPlan {
+    /// The tree.
+    pub topology: FtcoTopology,
+    /// The collective.
+    pub collective: Collective,
+    /// `L` in steps.
+    pub latency: u64,
+    /// `f_timeout`.
+    pub timeout: TimeoutRule,
+    /// The service-distance function (RSD seeded per run).
+    pub service: ServiceArg,
+    /// Arrivals as the driver's (off) or as Alg. 5's start times.
+    pub imbalance: ImbalanceArg,
+    /// Whether rank 0 may fail.
+    pub root_failure: RootFailure,
+    /// Faults before the operation, listed crashes and arrivals; `immune` is the fault-immune
+    /// prefix (`R`, or 0 with root replacement).
+    pub spec: ScenarioSpec,
+    /// Random run-time faults (sweeps), drawn after everything else of the run.
+    pub random_crashes: Option<RandomCrashes>,
+}
+
+/// What one run gives: the library's metrics, the failures before the operation, the ranks
+/// crashing during it, and Table 2's latency.
+#[derive(Debug)]
+pub struct Outcome {
+    /// [`FtcoMetrics`] of the run.
+    pub metrics: FtcoMetrics<u64>,
+    /// Ranks failed before the operation, ascending.
+    pub failed: Vec<Rank>,
+    /// `FinishTime_last − StartTime_last` (FTCO §5.2.4, Table 2): the last completion (Bcast:
+    /// delivery) after the last live process started (arrived); the latency without arrivals.
+    pub latency_from_last_start: Time,
+}
+
+impl FtcoPlan {
+    /// Checks that the plan describes runs (the draws of run 0 find every error that does not
+    /// depend on the run) and that a configuration can be built.
+    pub fn check(&self, seed: u64) -> Result<(), UsageError> {
+        if self.root_failure == RootFailure::ReplacedByChildren
+            && (self.topology.roots() != 1 || self.collective == Collective::Bcast)
+        {
+            return Err(UsageError(format!(
+                "--root-failure: replaced applies to a single-root reduce or allreduce (this is a{} {} with R = {}); allowed: immune",
+                if self.collective == Collective::Allreduce { "n" } else { "" },
+                collective_name(self.collective),
+                self.topology.roots()
+            )));
+        }
+        if let Some(c) = self.random_crashes {
+            let max = self.spec.procs.saturating_sub(self.spec.immune);
+            let before = match self.spec.faults {
+                FaultSpec::Count(n) => n,
+                _ => 0,
+            };
+            if u64::from(c.count) + u64::from(before) > u64::from(max) {
+                return Err(UsageError(format!(
+                    "--crashes: {c} with {before} inactive ranks is out of range: at most {max} ranks may fail (P − {} fault-immune)",
+                    self.spec.immune
+                )));
+            }
+        }
+        self.config(Sum)?;
+        self.scenario(seed, 0).map_err(scenario_error)?;
+        Ok(())
+    }
+
+    /// A configuration with operator `op` (the service is set per run).
+    pub fn config<R: Reduction<Value = u64>>(&self, op: R) -> Result<FtcoConfig<R>, UsageError> {
+        let mut config = FtcoConfig::new(self.topology, self.collective, op, operand, self.latency)
+            .map_err(|e| UsageError(format!("-L: {e}")))?;
+        config.timeout = self.timeout;
+        config.root_failure = self.root_failure;
+        Ok(config)
+    }
+
+    /// The scenario of run `run`, its failures before the operation, the RSD seed and the
+    /// start times (all drawn from `SplitMix64::stream(seed, run)` in this order: failures,
+    /// arrivals, RSD seed, random crashes).
+    pub fn scenario(
+        &self,
+        seed: u64,
+        run: u64,
+    ) -> Result<(Scenario, Vec<Rank>, u64), ScenarioError> {
+        let (mut scenario, failed, mut rng) = self.spec.build_with_stream(seed, run)?;
+        let rsd_seed = rng.next_u64();
+        if let Some(c) = self.random_crashes {
+            self.draw_crashes(c, &failed, &mut scenario.crashes, &mut rng)?;
+        }
+        Ok((scenario, failed, rsd_seed))
+    }
+
+    /// `c.count` distinct ranks of `immune..P`, neither failed before the operation nor
+    /// crashing already, each crashing at a time uniform in `c.from..=c.to`.
+    fn draw_crashes(
+        &self,
+        c: RandomCrashes,
+        failed: &[Rank],
+        crashes: &mut Vec<(Rank, Time)>,
+        rng: &mut SplitMix64,
+    ) -> Result<(), ScenarioError> {
+        let (lo, procs) = (self.spec.immune, self.spec.procs);
+        let candidates = u64::from(procs - lo.min(procs));
+        let mut taken: std::collections::BTreeSet<Rank> = crashes.iter().map(|c| c.0).collect();
+        let free = candidates.saturating_sub(taken.len() as u64);
+        if u64::from(c.count) > free {
+            return Err(ScenarioError::TooManyFaults {
+                count: c.count + failed.len() as u32,
+                max: candidates as u32,
+            });
+        }
+        for _ in 0..c.count {
+            let rank = loop {
+                let r = lo + rng.below(candidates) as Rank;
+                if taken.insert(r) {
+                    break r;
+                }
+            };
+            let time = c.from + rng.below(c.to - c.from + 1);
+            crashes.push((rank, time));
+        }
+        Ok(())
+    }
+
+    /// Runs run `run` with `config` (its service and imbalance set here); `trace` records the
+    /// run's trace into the report; `observe` sees the report as the run goes.
+    pub fn run<R>(
+        &self,
+        config: &mut FtcoConfig<R>,
+        seed: u64,
+        run: u64,
+        trace: bool,
+        observe: impl FnMut(&Report<u64>),
+    ) -> Result<(Outcome, Report<u64>), UsageError>
+    where
+        R: Reduction<Value = u64> + Clone + Eq + core::hash::Hash,
+    {
+        let (mut scenario, failed, rsd_seed) = self.scenario(seed, run).map_err(scenario_error)?;
+        config.service = match self.service {
+            ServiceArg::None => ServiceDistance::None,
+            ServiceArg::Disd => ServiceDistance::Disd,
+            ServiceArg::Rsd(inverse_r) => ServiceDistance::Rsd {
+                inverse_r,
+                seed: rsd_seed,
+            },
+        };
+        // The start times: Alg. 5's, or the driver's arrivals (empty: everyone at 0).
+        let start = match self.imbalance {
+            ImbalanceArg::Off => {
+                config.imbalance = Imbalance::Off;
+                scenario.arrivals.clone()
+            }
+            ImbalanceArg::Alg5 => {
+                let start = std::mem::take(&mut scenario.arrivals);
+                config.imbalance = Imbalance::Alg5 {
+                    start: start.clone(),
+                };
+                start
+            }
+        };
+        scenario.trace = trace;
+        let procs = self.spec.procs;
+        let report = driver::run_observed::<FtcoNode<R>>(
+            config,
+            procs,
+            &scenario,
+            driver::default_budget(procs),
+            observe,
+        )
+        .map_err(|e| UsageError(format!("simulation: {e}")))?;
+        config.imbalance = Imbalance::Off;
+        let metrics = FtcoMetrics::from_report(&report, self.collective);
+        let last_start = (0..procs)
+            .filter(|&r| report.is_live(r))
+            .filter_map(|r| start.get(r as usize).copied())
+            .max()
+            .unwrap_or(0);
+        let finish = match self.collective {
+            Collective::Bcast => report.delivered_at.iter().flatten().copied().max(),
+            _ => report.completions.iter().map(|c| c.1).max(),
+        };
+        let latency_from_last_start = finish.map_or(0, |f| f.saturating_sub(last_start));
+        Ok((
+            Outcome {
+                metrics,
+                failed,
+                latency_from_last_start,
+            },
+            report,
+        ))
     }
 }
 
+/// Rank `r`'s operand: `r + 1`.
+fn operand(rank: Rank) -> u64 {
+    u64::from(rank) + 1
+}
+
 /// The run's parameters; the metrics follow.
-const PARAMETERS: [&str; 13] = [
+const PARAMETERS: [&str; 15] = [
     "procs",
     "collective",
     "topology",
     "roots",
     "service",
     "op",
+    "imbalance",
+    "root_failure",
     "L",
     "o",
     "timeout_round_trip",
@@ -302,9 +607,10 @@ const PARAMETERS: [&str; 13] = [
     "faults",
 ];
 
-/// The metrics of one run, in [`Metrics::values`] order.
-const METRICS: [&str; 16] = [
+/// The metrics of one run, in [`metrics`] order.
+const METRICS: [&str; 17] = [
     "latency",
+    "latency_from_last_start",
     "quiescence",
     "completions",
     "incomplete",
@@ -323,67 +629,38 @@ const METRICS: [&str; 16] = [
 ];
 
 /// The columns JSON quotes.
-const STRINGS: [&str; 4] = ["collective", "topology", "service", "op"];
+const STRINGS: [&str; 6] = [
+    "collective",
+    "topology",
+    "service",
+    "op",
+    "imbalance",
+    "root_failure",
+];
 
-fn collective_name(c: Collective) -> &'static str {
-    match c {
-        Collective::Bcast => "bcast",
-        Collective::Reduce => "reduce",
-        Collective::Allreduce => "allreduce",
-    }
-}
-
-/// Everything validated: what every run shares.
-struct Plan {
-    procs: u32,
-    roots: u32,
-    topology: FtcoTopology,
-    collective: Collective,
-    latency: u64,
-    logp: LogP,
-    timeout: TimeoutRule,
-    service: ServiceArg,
-    faults: FaultSpec,
-    crash_at: Vec<(Rank, Time)>,
-    arrivals: ArrivalSpec,
-    seed: u64,
-}
-
-impl Plan {
-    /// The scenario of run `run` and its pre-operation failures (ascending), and the RSD seed.
-    /// Random failures are drawn among the non-roots `R..P`, as `simulate` draws them among
-    /// `1..P` (the same draws when `R = 1`).
-    fn build(&self, run: u64) -> Result<(Scenario, Vec<Rank>, u64), ScenarioError> {
-        let mut rng = SplitMix64::stream(self.seed, run);
-        let shift = self.roots - 1;
-        let failed: Vec<Rank> = match &self.faults {
-            FaultSpec::List(sorted) => sorted.clone(),
-            spec => draw_faults(spec, self.procs - shift, &mut rng)?
-                .into_iter()
-                .map(|r| r + shift)
-                .collect(),
-        };
-        let arrivals = draw_arrivals(self.arrivals, self.procs, &mut rng);
-        let rsd_seed = rng.next_u64();
-        let mut crashes: Vec<(Rank, Time)> = failed.iter().map(|&r| (r, 0)).collect();
-        crashes.extend_from_slice(&self.crash_at);
-        Ok((
-            Scenario {
-                logp: self.logp,
-                model: PortModel::SinglePort,
-                arrivals,
-                crashes,
-                trace: false,
-            },
-            failed,
-            rsd_seed,
+/// `simulate --collective …`: validates everything, then runs and prints each run as it
+/// completes.
+pub fn simulate(a: &SimulateArgs, flags: &FtcoFlags, out: &mut impl Write) -> Result<(), CliError> {
+    let Some(collective) = flags.collective else {
+        return Err(
+            UsageError("--collective: FTCO needs bcast, reduce or allreduce".into()).into(),
+        );
+    };
+    if let Some(flag) = a.ct_flag_given() {
+        return Err(UsageError(format!(
+            "{flag}: a Corrected Tree flag, not accepted with --collective (FTCO), which has {}",
+            match flag {
+                "--tree" => "--topology kary:K|knomial:K|knomial:best",
+                "--order" => "the topology's own numbering",
+                "--correction" =>
+                    "FTCO's timeouts and KEEPALIVEs (--timeout-round-trip, --timeout-per-load)",
+                "--start" => "FTCO's expected arrival times",
+                "--first-side" => "no ring",
+                _ => "the single-port step model always",
+            }
         ))
+        .into());
     }
-}
-
-/// Validates everything, then runs and prints each run as it completes.
-pub fn ftco_simulate(a: FtcoSimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
-    a.ct_only.refuse()?;
     if a.overhead != 1 {
         return Err(UsageError(format!(
             "-o: FTCO's step model has o = 1 (a step sends or handles one message); got {}: allowed 1..=1",
@@ -391,128 +668,49 @@ pub fn ftco_simulate(a: FtcoSimulateArgs, out: &mut impl Write) -> Result<(), Cl
         ))
         .into());
     }
-    let topology_error = |e: TopologyError| {
-        let flag = match &e {
-            TopologyError::OutOfRange { field: "procs", .. } => "--procs",
-            TopologyError::OutOfRange { field: "k", .. } => "--topology",
-            TopologyError::OutOfRange { field: "roots", .. } => "--roots",
-            TopologyError::OutOfRange { field: "L", .. } => "-L",
-            _ => "--topology",
-        };
-        UsageError(format!("{flag}: {e}"))
-    };
-    let procs = a.procs;
-    let roots_spec = match a.roots {
-        RootsArg::PerK => Roots::PerK,
-        RootsArg::Count(1) => Roots::Single,
-        RootsArg::Count(r) => Roots::Fixed(r),
-    };
-    if let RootsArg::Count(r) = a.roots {
-        if r > procs {
-            return Err(UsageError(format!(
-                "--roots: R = {r} is out of range: allowed 1..={procs} (P) or k"
-            ))
-            .into());
-        }
-    }
-    let kind = match a.topology {
-        TopologyArg::Kind(kind) => kind,
-        TopologyArg::BestKnomial => {
-            let best =
-                best_knomial(a.collective, procs, a.latency, roots_spec).map_err(topology_error)?;
-            FtcoKind::KNomial(best.k)
-        }
-    };
-    let roots = match a.roots {
-        RootsArg::PerK => kind.k().min(procs),
-        RootsArg::Count(r) => r,
-    };
-    let topology = FtcoTopology::new(kind, roots, procs).map_err(topology_error)?;
-    let (p, r) = (topology.procs(), topology.roots());
-    let non_roots = || {
-        if r == p {
-            format!(
-                "every rank is a root (R = P = {p}) and roots are fault-immune: no rank may fail"
-            )
-        } else if r == 1 {
-            format!("allowed ranks are 1..={} (the root 0 never fails)", p - 1)
-        } else {
-            format!(
-                "allowed ranks are {r}..={} (the roots 0..={} are fault-immune)",
-                p - 1,
-                r - 1
-            )
-        }
-    };
-    if let Some(list) = &a.faults {
-        if let Some(&rank) = list.0.iter().find(|&&x| x < r || x >= p) {
-            return Err(UsageError(format!(
-                "--faults: rank {rank} is not allowed: {}",
-                non_roots()
-            ))
-            .into());
-        }
-        let mut sorted = list.0.clone();
-        sorted.sort_unstable();
-        if let Some(&(rank, time)) = a
-            .crash_at
-            .0
-            .iter()
-            .find(|(x, _)| sorted.binary_search(x).is_ok())
-        {
-            return Err(UsageError(format!(
-                "--crash-at: rank {rank} (at {time}) is also in --faults: a rank fails before the operation or crashes during it, not both"
-            ))
-            .into());
-        }
-    }
-    if let Some(&(rank, _)) = a.crash_at.0.iter().find(|&&(x, _)| x < r || x >= p) {
-        return Err(UsageError(format!(
-            "--crash-at: rank {rank} is not allowed: {}",
-            non_roots()
-        ))
+    let Some(topology_arg) = flags.topology else {
+        return Err(UsageError(
+            "--topology: FTCO needs a tree: kary:K, knomial:K or knomial:best".into(),
+        )
         .into());
-    }
-    if let Some(n) = a.fault_count {
-        if n > p - r {
-            return Err(UsageError(format!(
-                "--fault-count: {n} is out of range: allowed 0..={} (the non-roots)",
-                p - r
-            ))
-            .into());
-        }
-    }
-    let faults = if let Some(list) = &a.faults {
-        // Sorted once here, not per run: `Plan::build` hands it out as the run's failures.
-        let mut sorted = list.0.clone();
-        sorted.sort_unstable();
-        FaultSpec::List(sorted)
-    } else if let Some(n) = a.fault_count {
-        FaultSpec::Count(n)
-    } else if let Some(rate) = a.fault_rate {
-        FaultSpec::Rate(rate)
-    } else {
-        FaultSpec::None
     };
+    let roots_arg = flags.roots.unwrap_or(RootsArg::Count(1));
+    let topology = resolve_topology(a.procs, collective, topology_arg, roots_arg, a.latency)?;
+    let (p, r) = (topology.procs(), topology.roots());
+    let root_failure = flags.root_failure.unwrap_or_default();
+    let service = flags.service.unwrap_or(ServiceArg::None);
+    let imbalance = flags.imbalance.unwrap_or(ImbalanceArg::Off);
+    let op = flags.op.unwrap_or(OpArg::Sum);
+    a.check_faults_against_crashes()?;
     // The library's default rule, with what the flags override.
     let default = TimeoutRule::for_latency(a.latency);
     let timeout = TimeoutRule {
-        round_trip: a.timeout_round_trip.unwrap_or(default.round_trip),
-        per_load: a.timeout_per_load.unwrap_or(default.per_load),
+        round_trip: flags.timeout_round_trip.unwrap_or(default.round_trip),
+        per_load: flags.timeout_per_load.unwrap_or(default.per_load),
     };
-    let plan = Plan {
-        procs: p,
-        roots: r,
+    let immune = if root_failure == RootFailure::ReplacedByChildren {
+        0
+    } else {
+        r
+    };
+    let plan = FtcoPlan {
         topology,
-        collective: a.collective,
+        collective,
         latency: a.latency,
-        logp: LogP::new(a.latency, 1).map_err(|e| UsageError(format!("-L: {e}")))?,
         timeout,
-        service: a.service,
-        faults,
-        crash_at: a.crash_at.0.clone(),
-        arrivals: a.arrival,
-        seed: a.seed,
+        service,
+        imbalance,
+        root_failure,
+        spec: ScenarioSpec {
+            procs: p,
+            logp: LogP::new(a.latency, 1).map_err(|e| UsageError(format!("-L: {e}")))?,
+            model: PortModel::SinglePort,
+            immune,
+            faults: a.fault_spec(),
+            crash_at: a.crash_at.0.clone(),
+            arrivals: a.arrival,
+        },
+        random_crashes: None,
     };
     admission::admit(
         "--procs",
@@ -520,19 +718,21 @@ pub fn ftco_simulate(a: FtcoSimulateArgs, out: &mut impl Write) -> Result<(), Cl
         admission::ftco_need(u64::from(p), a.trace.is_some()),
     )?;
     // Every remaining parameter error is the same for every run: the first build finds it.
-    plan.build(0).map_err(scenario_error)?;
+    plan.check(a.seed)?;
     let fixed = [
         p.to_string(),
-        collective_name(a.collective).to_string(),
-        kind.to_string(),
+        collective_name(collective).to_string(),
+        topology.kind().to_string(),
         r.to_string(),
-        a.service.to_string(),
-        match a.op {
+        service.to_string(),
+        match op {
             OpArg::Sum => "sum",
             OpArg::Min => "min",
             OpArg::Max => "max",
         }
         .to_string(),
+        imbalance.to_string(),
+        root_failure_name(root_failure).to_string(),
         a.latency.to_string(),
         "1".to_string(),
         timeout.round_trip.to_string(),
@@ -545,40 +745,21 @@ pub fn ftco_simulate(a: FtcoSimulateArgs, out: &mut impl Write) -> Result<(), Cl
         plan: &plan,
         fixed: &fixed,
         runs: a.runs,
+        seed: a.seed,
         trace: a.trace.as_deref(),
     };
-    match a.op {
+    match op {
         OpArg::Sum => runs.all(Sum, &mut printer, out),
         OpArg::Min => runs.all(Min, &mut printer, out),
         OpArg::Max => runs.all(Max, &mut printer, out),
     }
 }
 
-/// A fault-drawing error, naming its flag (the checks before drawing leave none in practice).
-fn scenario_error(e: ScenarioError) -> UsageError {
-    let flag = match e {
-        ScenarioError::BadRank {
-            field: "crash-at", ..
-        } => "--crash-at",
-        ScenarioError::BadRank { .. } => "--faults",
-        ScenarioError::TooManyFaults { .. } => "--fault-count",
-        ScenarioError::BadRate => "--fault-rate",
-    };
-    UsageError(format!(
-        "{flag}: {}",
-        e.to_string().split_once(": ").map_or("", |x| x.1)
-    ))
-}
-
-/// Rank `r`'s operand: `r + 1`.
-fn operand(rank: Rank) -> u64 {
-    u64::from(rank) + 1
-}
-
 struct Runs<'a> {
-    plan: &'a Plan,
+    plan: &'a FtcoPlan,
     fixed: &'a [String],
     runs: u64,
+    seed: u64,
     trace: Option<&'a std::path::Path>,
 }
 
@@ -588,55 +769,38 @@ impl Runs<'_> {
         R: Reduction<Value = u64> + Clone + Eq + core::hash::Hash,
     {
         let plan = self.plan;
-        let mut config = FtcoConfig::new(plan.topology, plan.collective, op, operand, plan.latency)
-            .map_err(|e| UsageError(format!("-L: {e}")))?;
-        config.timeout = plan.timeout;
+        let mut config = plan.config(op)?;
         let bar = admission::progress(
             Some(self.runs),
             "{msg} [{elapsed_precise}] {wide_bar} {pos}/{len} runs ({eta})",
-            "ftco-simulate",
+            "simulate (FTCO)",
         );
-        if !bar.is_hidden() && (self.runs == 1 || plan.procs >= 1 << 20) {
+        if !bar.is_hidden() && (self.runs == 1 || plan.spec.procs >= 1 << 20) {
             bar.enable_steady_tick(std::time::Duration::from_millis(250));
         }
         for run in 0..self.runs {
-            let (mut scenario, faults, rsd_seed) = plan.build(run).map_err(scenario_error)?;
-            config.service = match plan.service {
-                ServiceArg::None => ServiceDistance::None,
-                ServiceArg::Disd => ServiceDistance::Disd,
-                ServiceArg::Rsd(inverse_r) => ServiceDistance::Rsd {
-                    inverse_r,
-                    seed: rsd_seed,
-                },
-            };
-            scenario.trace = run == 0 && self.trace.is_some();
-            let mut report = driver::run_observed::<FtcoNode<R>>(
-                &config,
-                plan.procs,
-                &scenario,
-                driver::default_budget(plan.procs),
-                |rep: &Report<u64>| {
+            let trace = run == 0 && self.trace.is_some();
+            let (outcome, mut report) =
+                plan.run(&mut config, self.seed, run, trace, |rep: &Report<u64>| {
                     if !bar.is_hidden() {
                         bar.set_message(format!(
-                            "ftco-simulate run {run}: t = {}, {} events",
+                            "simulate (FTCO) run {run}: t = {}, {} events",
                             rep.last_activity, rep.events
                         ))
                     }
-                },
-            )
-            .map_err(|e| UsageError(format!("simulation: {e}")))?;
-            if let (true, Some(path)) = (scenario.trace, self.trace) {
+                })?;
+            if let (true, Some(path)) = (trace, self.trace) {
                 let json = chrome_trace_json(&std::mem::take(&mut report.trace), 1);
                 std::fs::write(path, json).map_err(|e| {
                     UsageError(format!("--trace: cannot write {}: {e}", path.display()))
                 })?;
             }
-            let metrics = metrics(&report, plan.collective);
+            let procs = report.procs;
             drop(report);
-            let faults: Vec<String> = faults.iter().map(u32::to_string).collect();
+            let faults: Vec<String> = outcome.failed.iter().map(u32::to_string).collect();
             let mut row = self.fixed.to_vec();
             row.extend([run.to_string(), faults.join(" ")]);
-            row.extend(metrics);
+            row.extend(metrics(&outcome, procs));
             printer.row(row, out)?;
             bar.inc(1);
         }
@@ -648,11 +812,12 @@ impl Runs<'_> {
 
 /// The [`METRICS`] columns of one run: the library's [`FtcoMetrics`] (their definitions), and
 /// work as messages per process.
-fn metrics(report: &Report<u64>, collective: Collective) -> Vec<String> {
-    let m = FtcoMetrics::from_report(report, collective);
-    let per_node = |n: u64| (n as f64 / f64::from(report.procs.max(1))).to_string();
+fn metrics(outcome: &Outcome, procs: u32) -> Vec<String> {
+    let m = &outcome.metrics;
+    let per_node = |n: u64| (n as f64 / f64::from(procs.max(1))).to_string();
     vec![
         m.latency.to_string(),
+        outcome.latency_from_last_start.to_string(),
         m.quiescence.to_string(),
         m.completions.to_string(),
         m.incomplete.to_string(),

@@ -35,16 +35,18 @@ struct Cli {
     memory_limit: Option<u64>,
 }
 
+// Parsed once per process: the size of the largest variant (sweep's axes) costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Print every rank's parent, children in send order and fault-free receive time.
     Tree(tree_cmd::TreeArgs),
     /// Print the ranks a tree leaves uncolored under a failure set, and the ring gaps.
     Gaps(tree_cmd::GapsArgs),
-    /// Simulate Corrected Tree broadcasts under LogP: latency, messages, coloring.
+    /// Simulate Corrected Tree broadcasts under LogP, or FTCO collectives (--collective).
     Simulate(simulate_cmd::SimulateArgs),
-    /// Simulate FTCO Bcast, Reduce or Allreduce (single-port steps, o = 1): latency, work, spread.
-    FtcoSimulate(ftco_cmd::FtcoSimulateArgs),
+    /// `simulate` for FTCO only (--collective required): the same flags and code.
+    FtcoSimulate(simulate_cmd::SimulateArgs),
     /// Seeded Monte-Carlo over a grid of simulate's parameters, with per-point summaries.
     Sweep(sweep_cmd::SweepArgs),
     /// Combine the outputs of `sweep --shard` into the output of one unsharded sweep.
@@ -65,10 +67,17 @@ fn main() -> ExitCode {
             if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
                 e.exit();
             }
-            // clap renders usage and tips on further lines; keep the one naming the flag.
+            // clap renders usage and tips on further lines; keep the one naming the flag (for a
+            // missing argument, the first line ends with ':' and the next names it).
             let text = e.to_string();
-            let line = text.lines().next().unwrap_or("error: invalid arguments");
-            eprintln!("{line}");
+            let mut lines = text.lines();
+            let line = lines.next().unwrap_or("error: invalid arguments");
+            match lines.next().map(str::trim) {
+                Some(next) if line.ends_with(':') && !next.is_empty() => {
+                    eprintln!("{line} {next}")
+                }
+                _ => eprintln!("{line}"),
+            }
             return ExitCode::from(2);
         }
     };
@@ -79,7 +88,13 @@ fn main() -> ExitCode {
         Command::Tree(a) => tree_cmd::tree(a, &mut out),
         Command::Gaps(a) => tree_cmd::gaps(a, &mut out),
         Command::Simulate(a) => simulate_cmd::simulate(a, &mut out),
-        Command::FtcoSimulate(a) => ftco_cmd::ftco_simulate(a, &mut out),
+        Command::FtcoSimulate(a) => match a.ftco.collective {
+            Some(_) => simulate_cmd::simulate(a, &mut out),
+            None => Err(UsageError(
+                "--collective: ftco-simulate needs bcast, reduce or allreduce (it is simulate --collective …)".into(),
+            )
+            .into()),
+        },
         Command::Sweep(a) => sweep_cmd::sweep(a, &mut out),
         Command::Merge(a) => sweep_cmd::merge(a, &mut out),
         Command::Reproduce(a) => reproduce_cmd::reproduce(a, &mut out),

@@ -123,80 +123,136 @@ pub fn rate(s: &str) -> Result<f64, String> {
         .ok_or_else(|| "expected a probability in 0.0..=1.0".to_string())
 }
 
-/// `ftcoll simulate`.
+/// `ftcoll simulate` (and its alias `ftco-simulate`): the Corrected Tree flags, FTCO's (with
+/// `--collective`), and what both share (processes, L, faults, arrivals, seed, runs, output).
 #[derive(Args, Debug)]
 #[command(group = clap::ArgGroup::new("fault_spec").multiple(false).args(["faults", "fault_count", "fault_rate"]))]
 pub struct SimulateArgs {
     /// Number of processes P.
     #[arg(long, value_parser = args::procs)]
-    procs: u64,
-    /// Tree kind: kary:K, binomial, lame:K or optimal.
+    pub procs: u64,
+    /// Tree kind: kary:K, binomial, lame:K or optimal (required without --collective).
     #[arg(long, value_parser = args::tree)]
-    tree: TreeKind,
-    /// Rank numbering.
-    #[arg(long, default_value = "interleaved", value_parser = args::order)]
-    order: Order,
-    /// Correction: none, opportunistic:D, optimized:D, checked, delayed:DELAY, failproof:F[:TIMEOUT], ack.
+    pub tree: Option<TreeKind>,
+    /// Rank numbering: interleaved (default) or in-order.
+    #[arg(long, value_parser = args::order)]
+    pub order: Option<Order>,
+    /// Correction: none, opportunistic:D, optimized:D, checked, delayed:DELAY, failproof:F[:TIMEOUT], ack (required without --collective).
     #[arg(long, value_parser = correction)]
-    correction: CorrectionSpec,
-    /// When correction starts.
-    #[arg(long, value_enum, default_value = "sync")]
-    start: StartArg,
-    /// First correction direction.
-    #[arg(long, value_enum, default_value = "left")]
-    first_side: SideArg,
-    /// Timing model.
-    #[arg(long, value_enum, default_value = "dual")]
-    model: ModelArg,
-    /// LogP latency L.
+    pub correction: Option<CorrectionSpec>,
+    /// When correction starts (default sync).
+    #[arg(long, value_enum)]
+    pub start: Option<StartArg>,
+    /// First correction direction (default left).
+    #[arg(long, value_enum)]
+    pub first_side: Option<SideArg>,
+    /// Timing model (default dual).
+    #[arg(long, value_enum)]
+    pub model: Option<ModelArg>,
+    /// LogP latency L (FTCO: steps).
     #[arg(short = 'L', default_value = "2", value_parser = args::latency)]
-    latency: u64,
-    /// LogP overhead o.
+    pub latency: u64,
+    /// LogP overhead o (FTCO: 1, the only value its step model has).
     #[arg(short = 'o', default_value = "1", value_parser = args::overhead)]
-    overhead: u64,
-    /// Ranks failed before the operation, comma-separated.
+    pub overhead: u64,
+    /// Ranks failed before the operation, comma-separated or @FILE (never a root).
     #[arg(long, value_parser = args::rank_list)]
-    faults: Option<args::RankList>,
+    pub faults: Option<args::RankList>,
     /// This many random non-root ranks fail before the operation.
     #[arg(long, value_parser = clap::value_parser!(u32))]
-    fault_count: Option<u32>,
+    pub fault_count: Option<u32>,
     /// Every non-root rank fails before the operation with this probability.
     #[arg(long, value_parser = rate, allow_negative_numbers = true)]
-    fault_rate: Option<f64>,
-    /// Crashes during the operation: RANK@TIME,...
+    pub fault_rate: Option<f64>,
+    /// Crashes during the operation (never a root): RANK@TIME,...
     #[arg(long, value_parser = crash_list, default_value = "")]
-    crash_at: CrashList,
+    pub crash_at: CrashList,
     /// Process arrival pattern: none, uniform:SPREAD or normal:SPREAD.
     #[arg(long, value_parser = arrival, default_value = "none")]
-    arrival: ArrivalSpec,
+    pub arrival: ArrivalSpec,
     /// Seed of every random choice.
     #[arg(long, default_value = "1", value_parser = clap::value_parser!(u64))]
-    seed: u64,
+    pub seed: u64,
     /// Number of runs (run i uses stream i of the seed).
     #[arg(long, default_value = "1", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
-    runs: u64,
+    pub runs: u64,
     /// Output format.
     #[arg(long, value_enum, default_value = "json")]
-    format: SimFormat,
+    pub format: SimFormat,
     /// Write a Chrome trace (Perfetto) of the first run to this file.
     #[arg(long)]
-    trace: Option<std::path::PathBuf>,
-    // FTCO's flags, hidden: refused with a pointer to `ftco-simulate` (fields, not a flattened
-    // struct, so that the help keeps its order).
-    #[arg(long, hide = true, allow_hyphen_values = true)]
-    collective: Option<String>,
-    #[arg(long, hide = true, allow_hyphen_values = true)]
-    topology: Option<String>,
-    #[arg(long, hide = true, allow_hyphen_values = true)]
-    roots: Option<String>,
-    #[arg(long, hide = true, allow_hyphen_values = true)]
-    service: Option<String>,
-    #[arg(long, hide = true, allow_hyphen_values = true)]
-    op: Option<String>,
-    #[arg(long, hide = true, allow_hyphen_values = true)]
-    timeout_round_trip: Option<String>,
-    #[arg(long, hide = true, allow_hyphen_values = true)]
-    timeout_per_load: Option<String>,
+    pub trace: Option<std::path::PathBuf>,
+    /// FTCO's flags.
+    #[command(flatten)]
+    pub ftco: crate::ftco_cmd::FtcoFlags,
+}
+
+impl SimulateArgs {
+    /// The first Corrected Tree flag given (FTCO runs refuse them).
+    pub fn ct_flag_given(&self) -> Option<&'static str> {
+        [
+            ("--tree", self.tree.is_some()),
+            ("--order", self.order.is_some()),
+            ("--correction", self.correction.is_some()),
+            ("--start", self.start.is_some()),
+            ("--first-side", self.first_side.is_some()),
+            ("--model", self.model.is_some()),
+        ]
+        .into_iter()
+        .find(|g| g.1)
+        .map(|g| g.0)
+    }
+
+    /// The failures before the operation the flags ask for.
+    pub fn fault_spec(&self) -> FaultSpec {
+        if let Some(list) = &self.faults {
+            let mut sorted = list.0.clone();
+            sorted.sort_unstable();
+            FaultSpec::List(sorted)
+        } else if let Some(n) = self.fault_count {
+            FaultSpec::Count(n)
+        } else if let Some(r) = self.fault_rate {
+            FaultSpec::Rate(r)
+        } else {
+            FaultSpec::None
+        }
+    }
+
+    /// Refuses a rank both in `--faults` and `--crash-at`: a rank is failed from the start or
+    /// crashes later, not both.
+    pub fn check_faults_against_crashes(&self) -> Result<(), UsageError> {
+        if let Some(list) = &self.faults {
+            let mut failed = list.0.clone();
+            failed.sort_unstable();
+            if let Some(&(rank, time)) = self
+                .crash_at
+                .0
+                .iter()
+                .find(|(r, _)| failed.binary_search(r).is_ok())
+            {
+                return Err(UsageError(format!(
+                    "--crash-at: rank {rank} (at {time}) is also in --faults: a rank fails before the operation or crashes during it, not both"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A scenario error as the one-line usage error naming its flag.
+pub fn scenario_error(e: scenario::ScenarioError) -> UsageError {
+    let flag = match &e {
+        scenario::ScenarioError::BadRank {
+            field: "crash-at", ..
+        } => "--crash-at",
+        scenario::ScenarioError::BadRank { .. } => "--faults",
+        scenario::ScenarioError::TooManyFaults { .. } => "--fault-count",
+        scenario::ScenarioError::BadRate => "--fault-rate",
+    };
+    UsageError(format!(
+        "{flag}: {}",
+        e.to_string().split_once(": ").map_or("", |x| x.1)
+    ))
 }
 
 /// The run's parameters; the metric columns follow, [`RunMetrics::NAMES`] after `faults`.
@@ -222,80 +278,62 @@ const TABLE_SIZING_ROWS: usize = 256;
 /// Runs the simulations; validates everything before printing, then prints each run as it
 /// completes (memory stays that of one run, whatever `--runs`).
 pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
-    crate::ftco_cmd::refuse_ftco_flags(&[
-        ("--collective", &a.collective),
-        ("--topology", &a.topology),
-        ("--roots", &a.roots),
-        ("--service", &a.service),
-        ("--op", &a.op),
-        ("--timeout-round-trip", &a.timeout_round_trip),
-        ("--timeout-per-load", &a.timeout_per_load),
-    ])?;
+    if a.ftco.collective.is_some() {
+        return crate::ftco_cmd::simulate(&a, &a.ftco, out);
+    }
+    if let Some(flag) = a.ftco.first_given() {
+        return Err(UsageError(format!(
+            "{flag}: an FTCO flag, not accepted by a Corrected Tree simulation: FTCO runs with --collective bcast|reduce|allreduce"
+        ))
+        .into());
+    }
+    let Some(tree_kind) = a.tree else {
+        return Err(UsageError(
+            "--tree: required for a Corrected Tree (kary:K, binomial, lame:K or optimal), or --collective for FTCO".into(),
+        )
+        .into());
+    };
+    let Some(correction) = a.correction else {
+        return Err(UsageError(
+            "--correction: required for a Corrected Tree (none, opportunistic:D, optimized:D, checked, delayed:DELAY, failproof:F[:TIMEOUT], ack)".into(),
+        )
+        .into());
+    };
+    let order = a.order.unwrap_or(Order::Interleaved);
+    let start_arg = a.start.unwrap_or(StartArg::Sync);
+    let model_arg = a.model.unwrap_or(ModelArg::Dual);
     let usage = |flag: &str, e: &dyn std::fmt::Display| UsageError(format!("{flag}: {e}"));
     let logp = LogP::new(a.latency, a.overhead).map_err(|e| usage("-L/-o", &e))?;
     let tree =
-        Tree::new(a.tree, a.order, a.procs, logp).map_err(|e| usage("--tree/--procs", &e))?;
+        Tree::new(tree_kind, order, a.procs, logp).map_err(|e| usage("--tree/--procs", &e))?;
     let procs = tree.procs();
-    let start = match a.start {
+    let start = match start_arg {
         StartArg::Sync => StartMode::Synchronized,
         StartArg::Overlap => StartMode::Overlapped,
     };
-    let mut config = a.correction.config(tree, start);
-    config.first_side = match a.first_side {
+    let mut config = correction.config(tree, start);
+    config.first_side = match a.first_side.unwrap_or(SideArg::Left) {
         SideArg::Left => Side::Left,
         SideArg::Right => Side::Right,
     };
-    if let Some(list) = &a.faults {
-        // A rank is failed from the start or crashes later, not both.
-        let mut failed = list.0.clone();
-        failed.sort_unstable();
-        if let Some(&(rank, time)) = a
-            .crash_at
-            .0
-            .iter()
-            .find(|(r, _)| failed.binary_search(r).is_ok())
-        {
-            return Err(UsageError(format!(
-                "--crash-at: rank {rank} (at {time}) is also in --faults: a rank fails before the operation or crashes during it, not both"
-            ))
-            .into());
-        }
-    }
-    let fault_spec = if let Some(list) = &a.faults {
-        FaultSpec::List(list.0.clone())
-    } else if let Some(n) = a.fault_count {
-        FaultSpec::Count(n)
-    } else if let Some(r) = a.fault_rate {
-        FaultSpec::Rate(r)
-    } else {
-        FaultSpec::None
+    a.check_faults_against_crashes()?;
+    let fault_spec = match &a.faults {
+        // As given (draw_faults sorts).
+        Some(list) => FaultSpec::List(list.0.clone()),
+        None => a.fault_spec(),
     };
-    let model = match a.model {
+    let model = match model_arg {
         ModelArg::Dual => PortModel::DualPort,
         ModelArg::Single => PortModel::SinglePort,
-    };
-    let flag_of = |e: &scenario::ScenarioError| match e {
-        scenario::ScenarioError::BadRank {
-            field: "crash-at", ..
-        } => "--crash-at",
-        scenario::ScenarioError::BadRank { .. } => "--faults",
-        scenario::ScenarioError::TooManyFaults { .. } => "--fault-count",
-        scenario::ScenarioError::BadRate => "--fault-rate",
     };
     let spec = scenario::ScenarioSpec {
         procs,
         logp,
         model,
+        immune: 1,
         faults: fault_spec,
         crash_at: a.crash_at.0.clone(),
         arrivals: a.arrival,
-    };
-    let scenario_error = |e: scenario::ScenarioError| {
-        UsageError(format!(
-            "{}: {}",
-            flag_of(&e),
-            e.to_string().split_once(": ").map_or("", |x| x.1)
-        ))
     };
     // Admission: one run at a time, so the need is one run's (and the trace's, if asked for).
     let need = admission::driver_need(u64::from(procs), a.trace.is_some());
@@ -307,14 +345,14 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
 
     let fixed = [
         a.procs.to_string(),
-        a.tree.to_string(),
-        a.order.to_string(),
-        a.correction.to_string(),
-        match a.start {
+        tree_kind.to_string(),
+        order.to_string(),
+        correction.to_string(),
+        match start_arg {
             StartArg::Sync => "sync".into(),
             StartArg::Overlap => "overlap".into(),
         },
-        match a.model {
+        match model_arg {
             ModelArg::Dual => "dual".into(),
             ModelArg::Single => "single".into(),
         },

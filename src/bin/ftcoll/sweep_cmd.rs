@@ -1,7 +1,9 @@
 //! `ftcoll sweep` and `ftcoll merge`: seeded Monte-Carlo over a grid of simulate's parameters.
 //!
 //! Points are the Cartesian product of the listed values, in the order: procs, tree, order,
-//! correction, start, model, L, o, first side, faults. They run one after the other (each
+//! correction, start, model, L, o, first side, faults (Corrected Trees); with `--collective`,
+//! procs, collective, topology, roots, service, L, faults, crashes, arrival, imbalance (FTCO,
+//! [`ftco`]). They run one after the other (each
 //! point's runs in parallel over the cores); a point's line is appended to the output as soon
 //! as it is complete, so an interrupted sweep loses at most the point in progress, and running
 //! the same command again resumes after the last complete line. `--shard i/n` keeps the points
@@ -22,19 +24,24 @@ use ftcoll::experiment::{Faults, Point, PointStats, Prepared};
 use ftcoll::fastpath::Workspace;
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
 use ftcoll::protocols::Side;
+use ftcoll::sim::scenario::ArrivalSpec;
 use ftcoll::sim::PortModel;
+use ftcoll::topology::ftco::Collective;
 use ftcoll::topology::{Order, TreeKind};
 use rayon::prelude::*;
 
 use crate::admission;
 use crate::args;
+use crate::ftco_cmd::{ImbalanceArg, RandomCrashes, RootsArg, ServiceArg, TopologyArg};
 use crate::{CliError, UsageError};
 
+mod ftco;
 mod output;
 
+use crate::ftco_cmd;
 use output::{
     csv_header, line, line_of, missing_points, parameters, parse_output, shard_name, text_of,
-    Fault, Header, Identity, Row,
+    Fault, Header, Identity, Row, Schema,
 };
 
 /// Output format of sweeps.
@@ -153,6 +160,13 @@ list_parser! {
     model_list: PortModel = model_item;
     side_list: Side = side_item;
     count_list: u32 = count_item;
+    collective_list: Collective = crate::ftco_cmd::collective;
+    topology_list: TopologyArg = crate::ftco_cmd::topology;
+    roots_list: RootsArg = crate::ftco_cmd::roots;
+    service_list: ServiceArg = crate::ftco_cmd::service;
+    crashes_list: RandomCrashes = crate::ftco_cmd::random_crashes;
+    arrival_list: ArrivalSpec = crate::simulate_cmd::arrival;
+    imbalance_list: ImbalanceArg = crate::ftco_cmd::imbalance;
 }
 
 /// The most runs per point.
@@ -172,38 +186,38 @@ pub fn shard(s: &str) -> Result<(u64, u64), String> {
     Ok((i, n))
 }
 
-/// `ftcoll sweep`.
+/// `ftcoll sweep`: the Corrected Tree axes, FTCO's (with `--collective`), and what both share.
 #[derive(Args, Debug)]
 #[command(group = clap::ArgGroup::new("fault_spec").multiple(false).args(["fault_count", "fault_rate", "fault_fraction"]))]
 pub struct SweepArgs {
     /// Numbers of processes, comma-separated.
     #[arg(long, value_parser = procs_list)]
     procs: List<u64>,
-    /// Trees: kary:K, binomial, lame:K, optimal (comma-separated).
+    /// Trees: kary:K, binomial, lame:K, optimal (comma-separated; required without --collective).
     #[arg(long, value_parser = tree_list)]
-    tree: List<TreeKind>,
-    /// Numberings: interleaved, in-order.
-    #[arg(long, default_value = "interleaved", value_parser = order_list)]
-    order: List<Order>,
-    /// Corrections: none, opportunistic:D, optimized:D, checked, delayed:DELAY, failproof:F[:TIMEOUT], ack.
+    tree: Option<List<TreeKind>>,
+    /// Numberings: interleaved (default), in-order.
+    #[arg(long, value_parser = order_list)]
+    order: Option<List<Order>>,
+    /// Corrections: none, opportunistic:D, optimized:D, checked, delayed:DELAY, failproof:F[:TIMEOUT], ack (required without --collective).
     #[arg(long, value_parser = correction_list)]
-    correction: List<CorrectionSpec>,
-    /// Start modes: sync, overlap.
-    #[arg(long, default_value = "sync", value_parser = start_list)]
-    start: List<StartMode>,
-    /// Timing models: dual, single.
-    #[arg(long, default_value = "dual", value_parser = model_list)]
-    model: List<PortModel>,
-    /// LogP latencies L.
+    correction: Option<List<CorrectionSpec>>,
+    /// Start modes: sync (default), overlap.
+    #[arg(long, value_parser = start_list)]
+    start: Option<List<StartMode>>,
+    /// Timing models: dual (default), single.
+    #[arg(long, value_parser = model_list)]
+    model: Option<List<PortModel>>,
+    /// LogP latencies L (FTCO: steps).
     #[arg(short = 'L', default_value = "2", value_parser = latency_list)]
     latency: List<u64>,
-    /// LogP overheads o.
+    /// LogP overheads o (FTCO: 1 only).
     #[arg(short = 'o', default_value = "1", value_parser = overhead_list)]
     overhead: List<u64>,
-    /// First correction sides: left, right.
-    #[arg(long, default_value = "left", value_parser = side_list)]
-    first_side: List<Side>,
-    /// Exact numbers of random non-root ranks failed before the operation.
+    /// First correction sides: left (default), right.
+    #[arg(long, value_parser = side_list)]
+    first_side: Option<List<Side>>,
+    /// Exact numbers of random non-root ranks failed before the operation (FTCO: inactive).
     #[arg(long, value_parser = count_list)]
     fault_count: Option<List<u32>>,
     /// Per-rank failure probabilities (each non-root rank fails independently).
@@ -227,19 +241,178 @@ pub struct SweepArgs {
     /// Run only the points whose index is I modulo N.
     #[arg(long, value_parser = shard)]
     shard: Option<(u64, u64)>,
-    /// Simulator: auto (fast path where exact) or full.
+    /// Simulator: auto (fast path where exact) or full (Corrected Trees; FTCO has one).
     #[arg(long, value_enum, default_value = "auto")]
     engine: Engine,
     /// Worker threads (default: one per core).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
     threads: Option<u64>,
+    /// FTCO: sweep these collectives (bcast, reduce, allreduce) instead of Corrected Trees.
+    #[arg(long, value_parser = collective_list, help_heading = "FTCO (with --collective)")]
+    collective: Option<List<Collective>>,
+    /// FTCO trees: kary:K, knomial:K, knomial:best (required with --collective).
+    #[arg(long, value_parser = topology_list, help_heading = "FTCO (with --collective)")]
+    topology: Option<List<TopologyArg>>,
+    /// FTCO roots: 1 (default), R, k (R = k).
+    #[arg(long, value_parser = roots_list, help_heading = "FTCO (with --collective)")]
+    roots: Option<List<RootsArg>>,
+    /// FTCO service distances: none (default), rsd, rsd:INV_R, disd.
+    #[arg(long, value_parser = service_list, help_heading = "FTCO (with --collective)")]
+    service: Option<List<ServiceArg>>,
+    /// FTCO run-time faults: none (default), N@T (N random ranks that did not fail before the
+    /// operation crash at step T) or N@A..B (each at a step uniform in A..=B); never a root.
+    #[arg(long, value_parser = crashes_list, help_heading = "FTCO (with --collective)")]
+    crashes: Option<List<RandomCrashes>>,
+    /// FTCO arrival patterns: none (default), uniform:SPREAD, normal:SPREAD.
+    #[arg(long, value_parser = arrival_list, help_heading = "FTCO (with --collective)")]
+    arrival: Option<List<ArrivalSpec>>,
+    /// FTCO imbalance: off (default; the driver's arrivals), alg5 (App. B).
+    #[arg(long, value_parser = imbalance_list, help_heading = "FTCO (with --collective)")]
+    imbalance: Option<List<ImbalanceArg>>,
 }
 
-/// The values of every axis, typed, in output order (the outermost axis first). No axis is
-/// empty (clap's lists and the identity check refuse empty ones), so [`Grid::point`] indexes
-/// safely.
+impl SweepArgs {
+    /// The first Corrected Tree flag given (FTCO sweeps refuse them).
+    fn ct_flag_given(&self) -> Option<&'static str> {
+        [
+            ("--tree", self.tree.is_some()),
+            ("--order", self.order.is_some()),
+            ("--correction", self.correction.is_some()),
+            ("--start", self.start.is_some()),
+            ("--model", self.model.is_some()),
+            ("--first-side", self.first_side.is_some()),
+            ("--engine", self.engine != Engine::Auto),
+        ]
+        .into_iter()
+        .find(|g| g.1)
+        .map(|g| g.0)
+    }
+
+    /// The first FTCO flag given (Corrected Tree sweeps refuse them).
+    fn ftco_flag_given(&self) -> Option<&'static str> {
+        [
+            ("--topology", self.topology.is_some()),
+            ("--roots", self.roots.is_some()),
+            ("--service", self.service.is_some()),
+            ("--crashes", self.crashes.is_some()),
+            ("--arrival", self.arrival.is_some()),
+            ("--imbalance", self.imbalance.is_some()),
+        ]
+        .into_iter()
+        .find(|g| g.1)
+        .map(|g| g.0)
+    }
+
+    /// The fault axis the arguments describe.
+    fn faults(&self) -> Vec<Faults> {
+        if let Some(c) = &self.fault_count {
+            c.0.iter().map(|&n| Faults::Count(n)).collect()
+        } else if let Some(r) = &self.fault_rate {
+            r.0.iter().map(|&r| Faults::Rate(r)).collect()
+        } else if let Some(f) = &self.fault_fraction {
+            f.0.iter().map(|&f| Faults::Fraction(f)).collect()
+        } else {
+            vec![Faults::None]
+        }
+    }
+}
+
+/// A sweep's grid: Corrected Tree or FTCO points.
 #[derive(Clone, Debug, PartialEq)]
-struct Grid {
+enum Grid {
+    /// Corrected Tree points.
+    Ct(CtGrid),
+    /// FTCO points.
+    Ftco(ftco::FtcoGrid),
+}
+
+impl Grid {
+    /// The grid the arguments describe (after [`SweepArgs`]' family checks).
+    fn from_args(a: &SweepArgs) -> Self {
+        let faults = a.faults();
+        match &a.collective {
+            None => Self::Ct(CtGrid {
+                procs: a.procs.0.clone(),
+                tree: a.tree.as_ref().map_or_else(Vec::new, |l| l.0.clone()),
+                order: a
+                    .order
+                    .as_ref()
+                    .map_or_else(|| vec![Order::Interleaved], |l| l.0.clone()),
+                correction: a.correction.as_ref().map_or_else(Vec::new, |l| l.0.clone()),
+                start: a
+                    .start
+                    .as_ref()
+                    .map_or_else(|| vec![StartMode::Synchronized], |l| l.0.clone()),
+                model: a
+                    .model
+                    .as_ref()
+                    .map_or_else(|| vec![PortModel::DualPort], |l| l.0.clone()),
+                latency: a.latency.0.clone(),
+                overhead: a.overhead.0.clone(),
+                first_side: a
+                    .first_side
+                    .as_ref()
+                    .map_or_else(|| vec![Side::Left], |l| l.0.clone()),
+                faults,
+            }),
+            Some(collective) => Self::Ftco(ftco::FtcoGrid {
+                procs: a.procs.0.clone(),
+                collective: collective.0.clone(),
+                topology: a.topology.as_ref().map_or_else(Vec::new, |l| l.0.clone()),
+                roots: a
+                    .roots
+                    .as_ref()
+                    .map_or_else(|| vec![RootsArg::Count(1)], |l| l.0.clone()),
+                service: a
+                    .service
+                    .as_ref()
+                    .map_or_else(|| vec![ServiceArg::None], |l| l.0.clone()),
+                latency: a.latency.0.clone(),
+                faults,
+                crashes: a.crashes.as_ref().map_or_else(
+                    || {
+                        vec![RandomCrashes {
+                            count: 0,
+                            from: 0,
+                            to: 0,
+                        }]
+                    },
+                    |l| l.0.clone(),
+                ),
+                arrival: a
+                    .arrival
+                    .as_ref()
+                    .map_or_else(|| vec![ArrivalSpec::None], |l| l.0.clone()),
+                imbalance: a
+                    .imbalance
+                    .as_ref()
+                    .map_or_else(|| vec![ImbalanceArg::Off], |l| l.0.clone()),
+            }),
+        }
+    }
+
+    /// The number of points (`None` past `u64`).
+    fn len(&self) -> Option<u64> {
+        match self {
+            Self::Ct(g) => g.len(),
+            Self::Ftco(g) => g.len(),
+        }
+    }
+
+    /// The cells a point's row shows for the grid's parameters (`procs` to the last axis).
+    fn point_cells(&self, index: u64) -> Vec<String> {
+        match self {
+            Self::Ct(g) => output::point_cells(&g.point(index)).to_vec(),
+            Self::Ftco(g) => g.point(index).cells(),
+        }
+    }
+}
+
+/// The values of every Corrected Tree axis, typed, in output order (the outermost axis first).
+/// No axis is empty (clap's lists and the identity check refuse empty ones), so
+/// [`CtGrid::point`] indexes safely.
+#[derive(Clone, Debug, PartialEq)]
+struct CtGrid {
     procs: Vec<u64>,
     tree: Vec<TreeKind>,
     order: Vec<Order>,
@@ -252,32 +425,7 @@ struct Grid {
     faults: Vec<Faults>,
 }
 
-impl Grid {
-    /// The grid the arguments describe.
-    fn from_args(a: &SweepArgs) -> Self {
-        let faults: Vec<Faults> = if let Some(c) = &a.fault_count {
-            c.0.iter().map(|&n| Faults::Count(n)).collect()
-        } else if let Some(r) = &a.fault_rate {
-            r.0.iter().map(|&r| Faults::Rate(r)).collect()
-        } else if let Some(f) = &a.fault_fraction {
-            f.0.iter().map(|&f| Faults::Fraction(f)).collect()
-        } else {
-            vec![Faults::None]
-        };
-        Self {
-            procs: a.procs.0.clone(),
-            tree: a.tree.0.clone(),
-            order: a.order.0.clone(),
-            correction: a.correction.0.clone(),
-            start: a.start.0.clone(),
-            model: a.model.0.clone(),
-            latency: a.latency.0.clone(),
-            overhead: a.overhead.0.clone(),
-            first_side: a.first_side.0.clone(),
-            faults,
-        }
-    }
-
+impl CtGrid {
     /// The number of points (`None` past `u64`).
     fn len(&self) -> Option<u64> {
         [
@@ -398,10 +546,11 @@ fn resume(
     path: &Path,
     format: SweepFormat,
     identity: &Identity,
-    prepared: &[(usize, &Point, Prepared)],
+    schema: &Schema,
+    derived: &[(usize, Vec<String>)],
 ) -> Result<Resume, CliError> {
     let csv_header_line = match format {
-        SweepFormat::Csv => format!("{}\n", csv_header()),
+        SweepFormat::Csv => format!("{}\n", csv_header(schema)),
         SweepFormat::Json => String::new(),
     };
     let fresh = Resume {
@@ -444,25 +593,24 @@ fn resume(
         }
     }
     // The shard's points in order: the file's rows must be the first of them.
-    for (row, (i, _, ready)) in contents.rows.iter().zip(prepared) {
+    for (row, (i, want)) in contents.rows.iter().zip(derived) {
         if row.point != *i as u64 {
             return Err(refuse(Fault::at(
                 row.number,
                 format!("point {} where this sweep's next point is {i}", row.point),
             )));
         }
-        if row.deadline != ready.deadline() {
-            return Err(refuse(Fault::at(
-                row.number,
-                format!(
-                    "deadline {} but point {i} has deadline {}",
-                    row.deadline,
-                    ready.deadline()
-                ),
-            )));
+        // The cells a prepared point derives (CT: the deadline) must be this build's.
+        for ((column, got), want) in schema.derived().iter().zip(&row.derived).zip(want) {
+            if got != want {
+                return Err(refuse(Fault::at(
+                    row.number,
+                    format!("{column} {got} but point {i} has {column} {want}"),
+                )));
+            }
         }
     }
-    if contents.rows.len() > prepared.len() {
+    if contents.rows.len() > derived.len() {
         return Err(refuse(Fault::whole("holds more points than this sweep")));
     }
     if complete != bytes.len() {
@@ -500,6 +648,45 @@ pub fn sweep(a: SweepArgs, out: &mut impl Write) -> Result<(), CliError> {
             .num_threads(t as usize)
             .build_global();
     }
+    if a.collective.is_some() {
+        if let Some(flag) = a.ct_flag_given() {
+            return Err(UsageError(format!(
+                "{flag}: a Corrected Tree axis, not accepted with --collective (FTCO sweeps have --topology, --roots, --service, --crashes, --arrival, --imbalance)"
+            ))
+            .into());
+        }
+        if a.overhead.0 != [1] {
+            return Err(UsageError(
+                "-o: FTCO's step model has o = 1 (a step sends or handles one message): allowed 1..=1".into(),
+            )
+            .into());
+        }
+        if a.topology.is_none() {
+            return Err(UsageError(
+                "--topology: FTCO sweeps need trees: kary:K, knomial:K or knomial:best".into(),
+            )
+            .into());
+        }
+    } else {
+        if let Some(flag) = a.ftco_flag_given() {
+            return Err(UsageError(format!(
+                "{flag}: an FTCO axis, not accepted by a Corrected Tree sweep: FTCO sweeps run with --collective bcast,reduce,allreduce"
+            ))
+            .into());
+        }
+        if a.tree.is_none() {
+            return Err(UsageError(
+                "--tree: required for a Corrected Tree sweep (kary:K, binomial, lame:K, optimal), or --collective for FTCO".into(),
+            )
+            .into());
+        }
+        if a.correction.is_none() {
+            return Err(UsageError(
+                "--correction: required for a Corrected Tree sweep (none, opportunistic:D, optimized:D, checked, delayed:DELAY, failproof:F[:TIMEOUT], ack)".into(),
+            )
+            .into());
+        }
+    }
     let grid = Grid::from_args(&a);
     let total = grid
         .len()
@@ -516,9 +703,75 @@ pub fn sweep(a: SweepArgs, out: &mut impl Write) -> Result<(), CliError> {
         &format!("a grid of {total} points"),
         admission::BASELINE_BYTES.saturating_add(owned.saturating_mul(POINT_BYTES)),
     )?;
+    match &grid {
+        Grid::Ct(g) => sweep_ct(&a, g, total, &identity, out),
+        Grid::Ftco(g) => sweep_ftco(&a, g, total, &identity, out),
+    }
+}
+
+/// Where a sweep's lines go: the `--output` file (resumed) or stdout.
+struct Sink {
+    file: Option<std::fs::File>,
+}
+
+impl Sink {
+    /// Opens the output: resumes `--output` (checking what it holds against `derived`, the
+    /// shard's points and their derived cells) or writes the preamble to stdout. Returns the
+    /// number of points already done.
+    fn open(
+        a: &SweepArgs,
+        identity: &Identity,
+        schema: &Schema,
+        derived: &[(usize, Vec<String>)],
+        out: &mut impl Write,
+    ) -> Result<(Self, usize), CliError> {
+        let Some(path) = &a.output else {
+            writeln!(out, "{}", identity.line(a.format))?;
+            if a.format == SweepFormat::Csv {
+                writeln!(out, "{}", csv_header(schema))?;
+            }
+            return Ok((Self { file: None }, 0));
+        };
+        let resumed = resume(path, a.format, identity, schema, derived)?;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| UsageError(format!("--output: cannot open {}: {e}", path.display())))?;
+        f.write_all(resumed.preamble.as_bytes())?;
+        Ok((Self { file: Some(f) }, resumed.done))
+    }
+
+    /// Appends a point's line and flushes it.
+    fn line(&mut self, text: &str, out: &mut impl Write) -> std::io::Result<()> {
+        match &mut self.file {
+            Some(f) => {
+                writeln!(f, "{text}")?;
+                f.flush()
+            }
+            None => {
+                writeln!(out, "{text}")?;
+                out.flush()
+            }
+        }
+    }
+}
+
+/// The points of the grid this sweep (or shard) runs.
+fn owned_points(total: u64, shard: Option<(u64, u64)>) -> impl Iterator<Item = u64> {
+    (0..total).filter(move |i| shard.is_none_or(|(k, n)| i % n == k))
+}
+
+/// A Corrected Tree sweep.
+fn sweep_ct(
+    a: &SweepArgs,
+    grid: &CtGrid,
+    total: u64,
+    identity: &Identity,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
     let threads = rayon::current_num_threads() as u64;
-    let largest = (0..total)
-        .filter(|i| a.shard.is_none_or(|(k, n)| i % n == k))
+    let largest = owned_points(total, a.shard)
         .map(|i| {
             let p = grid.point(i);
             point_need(&p, a.engine == Engine::Auto, threads)
@@ -555,24 +808,12 @@ pub fn sweep(a: SweepArgs, out: &mut impl Write) -> Result<(), CliError> {
         })?;
         prepared.push((i, p, ready));
     }
-    let mut done = 0;
-    let mut file = None;
-    if let Some(path) = &a.output {
-        let resumed = resume(path, a.format, &identity, &prepared)?;
-        done = resumed.done;
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .map_err(|e| UsageError(format!("--output: cannot open {}: {e}", path.display())))?;
-        f.write_all(resumed.preamble.as_bytes())?;
-        file = Some(f);
-    } else {
-        writeln!(out, "{}", identity.line(a.format))?;
-        if a.format == SweepFormat::Csv {
-            writeln!(out, "{}", csv_header())?;
-        }
-    }
+    let derived: Vec<(usize, Vec<String>)> = prepared
+        .iter()
+        .map(|(i, _, ready)| (*i, vec![ready.deadline().to_string()]))
+        .collect();
+    let schema = Schema::ct();
+    let (mut sink, done) = Sink::open(a, identity, schema, &derived, out)?;
     let todo = &prepared[done..];
     // The progress display announces the estimate the sweep stays within.
     let bar = progress_bar(
@@ -592,17 +833,76 @@ pub fn sweep(a: SweepArgs, out: &mut impl Write) -> Result<(), CliError> {
         let stats = run_point(ready, a.seed, a.runs, &|n| bar.inc(n))
             .map_err(|e| UsageError(format!("point {i}: {e}")))?;
         let params = parameters(*i, p, a.runs, a.seed, ready);
-        let text = line(a.format, &params, &stats);
-        match &mut file {
-            Some(f) => {
-                writeln!(f, "{text}")?;
-                f.flush()?;
-            }
-            None => {
-                writeln!(out, "{text}")?;
-                out.flush()?;
-            }
-        }
+        let text = line(a.format, schema, &params, &stats.summary());
+        sink.line(&text, out)?;
+    }
+    bar.finish_and_clear();
+    Ok(())
+}
+
+/// An FTCO sweep: every point validated (and its tree built) before any runs.
+fn sweep_ftco(
+    a: &SweepArgs,
+    grid: &ftco::FtcoGrid,
+    total: u64,
+    identity: &Identity,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let threads = rayon::current_num_threads() as u64;
+    // Admission: one FTCO simulator per thread for the largest point.
+    let largest = owned_points(total, a.shard)
+        .map(|i| grid.point(i).procs)
+        .max()
+        .unwrap_or(0);
+    let need = admission::BASELINE_BYTES.saturating_add(
+        largest.saturating_mul(admission::FTCO_BYTES_PER_PROC.saturating_mul(threads)),
+    );
+    admission::admit(
+        "--procs",
+        &format!("running the largest FTCO point on {threads} threads"),
+        need,
+    )?;
+    let mut prepared = Vec::new();
+    for i in owned_points(total, a.shard) {
+        let p = grid.point(i);
+        let ready = p.prepare(a.seed).map_err(|e| {
+            UsageError(format!(
+                "{} (point {i}: {} {} P={})",
+                e.0,
+                ftco_cmd::collective_name(p.collective),
+                p.topology,
+                p.procs
+            ))
+        })?;
+        prepared.push((i as usize, p, ready));
+    }
+    let derived: Vec<(usize, Vec<String>)> = prepared
+        .iter()
+        .map(|(i, _, ready)| (*i, ready.derived()))
+        .collect();
+    let schema = Schema::ftco();
+    let (mut sink, done) = Sink::open(a, identity, schema, &derived, out)?;
+    let todo = &prepared[done..];
+    let bar = progress_bar(
+        todo.len() as u64 * a.runs,
+        &format!("sweep FTCO (≤ {})", admission::human(need)),
+    );
+    for (i, p, ready) in todo {
+        let stats = ftco::run_point(ready, a.seed, a.runs, &|n| bar.inc(n)).map_err(|e| {
+            // Without Alg. 5 a late process can be suspected and ask forever for the result.
+            let hint = if p.imbalance == ImbalanceArg::Off && p.arrival != ArrivalSpec::None {
+                " (imbalance off with an arrival spread: a late process can be taken for failed and the run never end; --imbalance alg5 is FTCO's extension for it)"
+            } else {
+                ""
+            };
+            UsageError(format!("point {i}: {e}{hint}"))
+        })?;
+        let mut params = vec![i.to_string()];
+        params.extend(p.cells());
+        params.extend([a.runs.to_string(), a.seed.to_string()]);
+        params.extend(ready.derived());
+        let text = line(a.format, schema, &params, &stats.summary(ready.procs()));
+        sink.line(&text, out)?;
     }
     bar.finish_and_clear();
     Ok(())
@@ -752,7 +1052,7 @@ pub fn merge(a: MergeArgs, out: &mut impl Write) -> Result<(), CliError> {
     let mut text = identity.line(a.format);
     text.push('\n');
     if a.format == SweepFormat::Csv {
-        text.push_str(&csv_header());
+        text.push_str(&csv_header(first.header.schema()));
         text.push('\n');
     }
     for r in rows {

@@ -9,7 +9,18 @@
 //! ```
 //!
 //! (on one line): every listed value of every axis in the order given, the runs, the seed and
-//! the shard `I/N` (`null` for an unsharded sweep). The engine and thread count are left out:
+//! the shard `I/N` (`null` for an unsharded sweep). An FTCO sweep's grid has FTCO's axes
+//! instead (`"collective"` tells them apart):
+//!
+//! ```text
+//! {"version":2,"grid":{"procs":[65536],"collective":["allreduce"],"topology":["knomial:best"],
+//!  "roots":["k"],"service":["none"],"L":[10],"faults":["count:0","count:10"],
+//!  "crashes":["none"],"arrival":["none"],"imbalance":["off"]},"runs":100,"seed":1,"shard":null}
+//! ```
+//!
+//! The rows' columns ([`Schema`]): the point's index, its parameters, `runs`, `seed`, the cells
+//! the point derives (CT: `deadline`; FTCO: `tree`, `root_count`, `fault_free_latency`), then
+//! `METRIC_STAT` for every metric and statistic. The engine and thread count are left out:
 //! they do not change a byte. CSV output is `# ftcoll-sweep I`, then the header, then one row
 //! per point (pandas: `read_csv(f, comment='#')`); JSON-lines output is `{"ftcoll_sweep":I}`,
 //! then one object per point.
@@ -23,24 +34,79 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use ftcoll::experiment::{Faults, Point, PointStats, Prepared, STATISTICS};
+use ftcoll::experiment::{Faults, Point, Prepared, STATISTICS};
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
 use ftcoll::protocols::Side;
 use ftcoll::sim::{PortModel, RunMetrics};
 use ftcoll::topology::{Order, TreeKind};
 use serde::{Deserialize, Serialize};
 
-use super::{count_item, model_item, shard, side_item, start_item, Grid, SweepFormat, MAX_RUNS};
+use super::ftco::{arrival_name, FtcoGrid, ALL_METRICS, PER_NODE};
+use super::{
+    count_item, model_item, shard, side_item, start_item, CtGrid, Grid, SweepFormat, MAX_RUNS,
+};
 use crate::args;
+use crate::ftco_cmd::{self, collective_name};
 use crate::UsageError;
 
 /// The version of the output format, in every identity line.
 const FORMAT_VERSION: u64 = 2;
 
 /// A grid as its identity spells it: the cells a point's row shows, numbers as numbers.
+#[derive(Clone, Debug, PartialEq)]
+enum GridText {
+    /// Corrected Tree axes.
+    Ct(CtGridText),
+    /// FTCO axes (the only ones with `collective`).
+    Ftco(FtcoGridText),
+}
+
+impl Serialize for GridText {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Ct(g) => g.serialize(s),
+            Self::Ftco(g) => g.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for GridText {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let value = serde_json::Value::deserialize(d)?;
+        if value.get("collective").is_some() {
+            serde_json::from_value(value)
+                .map(Self::Ftco)
+                .map_err(D::Error::custom)
+        } else {
+            serde_json::from_value(value)
+                .map(Self::Ct)
+                .map_err(D::Error::custom)
+        }
+    }
+}
+
+/// An FTCO grid as its identity spells it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct GridText {
+struct FtcoGridText {
+    procs: Vec<u64>,
+    collective: Vec<String>,
+    topology: Vec<String>,
+    roots: Vec<String>,
+    service: Vec<String>,
+    #[serde(rename = "L")]
+    latency: Vec<u64>,
+    faults: Vec<String>,
+    crashes: Vec<String>,
+    arrival: Vec<String>,
+    imbalance: Vec<String>,
+}
+
+/// A Corrected Tree grid as its identity spells it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CtGridText {
     procs: Vec<u64>,
     tree: Vec<String>,
     order: Vec<String>,
@@ -117,17 +183,99 @@ fn numbers(v: &[u64]) -> Vec<String> {
     v.iter().map(u64::to_string).collect()
 }
 
+/// The fault axis of an identity, of one kind.
+fn faults_axis(texts: &[String]) -> Result<Vec<Faults>, String> {
+    let faults = axis("faults", texts, faults_item, Faults::to_string)?;
+    if faults
+        .iter()
+        .any(|f| std::mem::discriminant(f) != std::mem::discriminant(&faults[0]))
+    {
+        return Err("grid axis faults mixes kinds of faults".into());
+    }
+    Ok(faults)
+}
+
 impl Grid {
     /// The grid an identity spells, refusing what the sweep arguments would refuse (and
     /// spellings sweep would not write), so every index below `len` is a valid point.
     fn from_text(t: &GridText) -> Result<Self, String> {
-        let faults = axis("faults", &t.faults, faults_item, Faults::to_string)?;
-        if faults
-            .iter()
-            .any(|f| std::mem::discriminant(f) != std::mem::discriminant(&faults[0]))
-        {
-            return Err("grid axis faults mixes kinds of faults".into());
+        match t {
+            GridText::Ct(t) => CtGrid::from_text(t).map(Self::Ct),
+            GridText::Ftco(t) => Ok(Self::Ftco(FtcoGrid {
+                procs: axis("procs", &numbers(&t.procs), args::procs, u64::to_string)?,
+                collective: axis("collective", &t.collective, ftco_cmd::collective, |c| {
+                    collective_name(*c).into()
+                })?,
+                topology: axis(
+                    "topology",
+                    &t.topology,
+                    ftco_cmd::topology,
+                    ToString::to_string,
+                )?,
+                roots: axis("roots", &t.roots, ftco_cmd::roots, ToString::to_string)?,
+                service: axis(
+                    "service",
+                    &t.service,
+                    ftco_cmd::service,
+                    ToString::to_string,
+                )?,
+                latency: axis("L", &numbers(&t.latency), args::latency, u64::to_string)?,
+                faults: faults_axis(&t.faults)?,
+                crashes: axis(
+                    "crashes",
+                    &t.crashes,
+                    ftco_cmd::random_crashes,
+                    ToString::to_string,
+                )?,
+                arrival: axis("arrival", &t.arrival, crate::simulate_cmd::arrival, |a| {
+                    arrival_name(*a)
+                })?,
+                imbalance: axis(
+                    "imbalance",
+                    &t.imbalance,
+                    ftco_cmd::imbalance,
+                    ToString::to_string,
+                )?,
+            })),
         }
+    }
+
+    /// The identity's spelling of the grid.
+    fn text(&self) -> GridText {
+        match self {
+            Self::Ct(g) => GridText::Ct(g.text()),
+            Self::Ftco(g) => GridText::Ftco(FtcoGridText {
+                procs: g.procs.clone(),
+                collective: g
+                    .collective
+                    .iter()
+                    .map(|&c| collective_name(c).into())
+                    .collect(),
+                topology: g.topology.iter().map(ToString::to_string).collect(),
+                roots: g.roots.iter().map(ToString::to_string).collect(),
+                service: g.service.iter().map(ToString::to_string).collect(),
+                latency: g.latency.clone(),
+                faults: g.faults.iter().map(ToString::to_string).collect(),
+                crashes: g.crashes.iter().map(ToString::to_string).collect(),
+                arrival: g.arrival.iter().map(|&a| arrival_name(a)).collect(),
+                imbalance: g.imbalance.iter().map(ToString::to_string).collect(),
+            }),
+        }
+    }
+
+    /// The columns of the grid's rows.
+    pub(super) fn schema(&self) -> &'static Schema {
+        match self {
+            Self::Ct(_) => Schema::ct(),
+            Self::Ftco(_) => Schema::ftco(),
+        }
+    }
+}
+
+impl CtGrid {
+    /// The grid an identity spells.
+    fn from_text(t: &CtGridText) -> Result<Self, String> {
+        let faults = faults_axis(&t.faults)?;
         Ok(Self {
             procs: axis("procs", &numbers(&t.procs), args::procs, u64::to_string)?,
             tree: axis("tree", &t.tree, args::tree, TreeKind::to_string)?,
@@ -150,8 +298,8 @@ impl Grid {
     }
 
     /// The identity's spelling of the grid.
-    fn text(&self) -> GridText {
-        GridText {
+    fn text(&self) -> CtGridText {
+        CtGridText {
             procs: self.procs.clone(),
             tree: self.tree.iter().map(ToString::to_string).collect(),
             order: self.order.iter().map(ToString::to_string).collect(),
@@ -187,8 +335,92 @@ const PARAMETERS: [&str; 14] = [
     "deadline",
 ];
 
-/// Cells of a row: the parameters, then every statistic of every metric.
-const CELLS: usize = PARAMETERS.len() + RunMetrics::NAMES.len() * STATISTICS.len();
+/// The parameter columns of FTCO rows.
+const FTCO_PARAMETERS: [&str; 16] = [
+    "point",
+    "procs",
+    "collective",
+    "topology",
+    "roots",
+    "service",
+    "L",
+    "faults",
+    "crashes",
+    "arrival",
+    "imbalance",
+    "runs",
+    "seed",
+    "tree",
+    "root_count",
+    "fault_free_latency",
+];
+
+/// The columns of a sweep's rows: `point`, the grid's cells, `runs`, `seed`, the derived
+/// cells, then `METRIC_STAT` for every metric and statistic.
+pub(super) struct Schema {
+    /// The parameter columns.
+    parameters: &'static [&'static str],
+    /// How many of them after `point` the grid decides.
+    grid_cells: usize,
+    /// The parameter columns JSON writes as numbers.
+    numeric: &'static [&'static str],
+    /// The metrics, in order.
+    metrics: &'static [&'static str],
+    /// The metrics whose statistics are all decimals (per-node ratios).
+    per_node: &'static [&'static str],
+    /// Corrected Tree rows (their JSON has its own typed reader).
+    ct: bool,
+}
+
+static CT_SCHEMA: Schema = Schema {
+    parameters: &PARAMETERS,
+    grid_cells: 10,
+    numeric: &["point", "procs", "L", "o", "runs", "seed", "deadline"],
+    metrics: &RunMetrics::NAMES,
+    per_node: &[],
+    ct: true,
+};
+
+static FTCO_PER_NODE: [&str; 4] = [PER_NODE[0].0, PER_NODE[1].0, PER_NODE[2].0, PER_NODE[3].0];
+
+static FTCO_SCHEMA: Schema = Schema {
+    parameters: &FTCO_PARAMETERS,
+    grid_cells: 10,
+    numeric: &[
+        "point",
+        "procs",
+        "L",
+        "runs",
+        "seed",
+        "root_count",
+        "fault_free_latency",
+    ],
+    metrics: &ALL_METRICS,
+    per_node: &FTCO_PER_NODE,
+    ct: false,
+};
+
+impl Schema {
+    /// Corrected Tree rows.
+    pub(super) fn ct() -> &'static Self {
+        &CT_SCHEMA
+    }
+
+    /// FTCO rows.
+    pub(super) fn ftco() -> &'static Self {
+        &FTCO_SCHEMA
+    }
+
+    /// The derived parameter columns (after `seed`).
+    pub(super) fn derived(&self) -> &'static [&'static str] {
+        &self.parameters[self.grid_cells + 3..]
+    }
+
+    /// Cells of a row: the parameters, then every statistic of every metric.
+    fn cells(&self) -> usize {
+        self.parameters.len() + self.metrics.len() * STATISTICS.len()
+    }
+}
 
 fn side_name(s: Side) -> &'static str {
     match s {
@@ -205,7 +437,7 @@ fn model_name(m: PortModel) -> &'static str {
 }
 
 /// The cells `procs` to `faults` of a point (what the grid decides).
-fn point_cells(p: &Point) -> [String; 10] {
+pub(super) fn point_cells(p: &Point) -> [String; 10] {
     [
         p.procs.to_string(),
         p.tree.to_string(),
@@ -238,10 +470,10 @@ pub(super) fn parameters(
     cells
 }
 
-/// The CSV header of sweeps.
-pub fn csv_header() -> String {
-    let mut cells: Vec<String> = PARAMETERS.iter().map(|s| s.to_string()).collect();
-    for m in RunMetrics::NAMES {
+/// The CSV header of sweeps of this schema.
+pub fn csv_header(schema: &Schema) -> String {
+    let mut cells: Vec<String> = schema.parameters.iter().map(|s| s.to_string()).collect();
+    for m in schema.metrics {
         for s in STATISTICS {
             cells.push(format!("{m}_{s}"));
         }
@@ -249,32 +481,26 @@ pub fn csv_header() -> String {
     cells.join(",")
 }
 
-/// Whether a parameter column holds numbers (unquoted in JSON).
-fn numeric(column: &str) -> bool {
-    matches!(
-        column,
-        "point" | "procs" | "L" | "o" | "runs" | "seed" | "deadline"
-    )
-}
-
-/// One output line (without the newline) from its [`CELLS`] cells.
-fn render(format: SweepFormat, cells: &[String]) -> String {
+/// One output line (without the newline) from its [`Schema::cells`] cells.
+fn render(format: SweepFormat, schema: &Schema, cells: &[String]) -> String {
     match format {
         SweepFormat::Csv => cells.join(","),
         SweepFormat::Json => {
-            let (params, stats) = cells.split_at(PARAMETERS.len().min(cells.len()));
-            let mut fields: Vec<String> = PARAMETERS
+            let (params, stats) = cells.split_at(schema.parameters.len().min(cells.len()));
+            let mut fields: Vec<String> = schema
+                .parameters
                 .iter()
                 .zip(params)
                 .map(|(k, v)| {
-                    if numeric(k) {
+                    if schema.numeric.contains(k) {
                         format!("\"{k}\":{v}")
                     } else {
                         format!("\"{k}\":\"{v}\"")
                     }
                 })
                 .collect();
-            let metrics: Vec<String> = RunMetrics::NAMES
+            let metrics: Vec<String> = schema
+                .metrics
                 .iter()
                 .zip(stats.chunks(STATISTICS.len()))
                 .map(|(m, s)| {
@@ -292,13 +518,19 @@ fn render(format: SweepFormat, cells: &[String]) -> String {
     }
 }
 
-/// One output line (without the newline).
-pub(super) fn line(format: SweepFormat, params: &[String], stats: &PointStats) -> String {
+/// One output line (without the newline): the parameter cells, then the statistics of every
+/// metric.
+pub(super) fn line(
+    format: SweepFormat,
+    schema: &Schema,
+    params: &[String],
+    summary: &[[String; 8]],
+) -> String {
     let mut cells = params.to_vec();
-    for s in stats.summary() {
-        cells.extend(s);
+    for s in summary {
+        cells.extend(s.iter().cloned());
     }
-    render(format, &cells)
+    render(format, schema, &cells)
 }
 
 /// `serde_json` text of a value that always serializes (plain structs, strings and numbers).
@@ -331,7 +563,35 @@ impl Identity {
     /// The first difference between two identities other than the shard, as
     /// `what ours vs theirs`; `None` when they are shards of one sweep.
     pub(super) fn difference(&self, other: &Self) -> Option<String> {
-        let (a, b) = (&self.grid, &other.grid);
+        let (a, b) = match (&self.grid, &other.grid) {
+            (GridText::Ct(a), GridText::Ct(b)) => (a, b),
+            (GridText::Ftco(a), GridText::Ftco(b)) => {
+                return [
+                    ("version", json(&self.version), json(&other.version)),
+                    ("procs", json(&a.procs), json(&b.procs)),
+                    ("collective", json(&a.collective), json(&b.collective)),
+                    ("topology", json(&a.topology), json(&b.topology)),
+                    ("roots", json(&a.roots), json(&b.roots)),
+                    ("service", json(&a.service), json(&b.service)),
+                    ("L", json(&a.latency), json(&b.latency)),
+                    ("faults", json(&a.faults), json(&b.faults)),
+                    ("crashes", json(&a.crashes), json(&b.crashes)),
+                    ("arrival", json(&a.arrival), json(&b.arrival)),
+                    ("imbalance", json(&a.imbalance), json(&b.imbalance)),
+                    ("runs", json(&self.runs), json(&other.runs)),
+                    ("seed", json(&self.seed), json(&other.seed)),
+                ]
+                .into_iter()
+                .find(|(_, x, y)| x != y)
+                .map(|(what, x, y)| format!("{what} {x} vs {y}"));
+            }
+            (GridText::Ct(_), GridText::Ftco(_)) => {
+                return Some("protocol Corrected Tree vs FTCO".into())
+            }
+            (GridText::Ftco(_), GridText::Ct(_)) => {
+                return Some("protocol FTCO vs Corrected Tree".into())
+            }
+        };
         [
             ("version", json(&self.version), json(&other.version)),
             ("procs", json(&a.procs), json(&b.procs)),
@@ -373,13 +633,23 @@ pub(super) struct Header {
     pub(super) shard: (u64, u64),
 }
 
+impl Header {
+    /// The columns of the output's rows.
+    pub(super) fn schema(&self) -> &'static Schema {
+        self.grid.schema()
+    }
+}
+
 /// Why line 1 is not an identity line of `format`.
 fn not_identity(format: SweepFormat, line: &str) -> String {
     if format == SweepFormat::Json && line.starts_with(CSV_IDENTITY) {
         "a CSV sweep output, not JSON lines (use --format csv)".into()
     } else if format == SweepFormat::Csv && line.starts_with("{\"ftcoll_sweep\"") {
         "a JSON-lines sweep output, not CSV (use --format json)".into()
-    } else if line == csv_header() || line.starts_with("{\"point\":") {
+    } else if line == csv_header(Schema::ct())
+        || line == csv_header(Schema::ftco())
+        || line.starts_with("{\"point\":")
+    {
         "a sweep output without identity line (an older ftcoll's format), which cannot be checked"
             .into()
     } else {
@@ -480,8 +750,80 @@ struct JsonRow {
     metrics: BTreeMap<String, BTreeMap<String, serde_json::Number>>,
 }
 
+/// An FTCO JSON-lines row as sweep writes it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FtcoJsonRow {
+    point: u64,
+    procs: u64,
+    collective: String,
+    topology: String,
+    roots: String,
+    service: String,
+    #[serde(rename = "L")]
+    latency: u64,
+    faults: String,
+    crashes: String,
+    arrival: String,
+    imbalance: String,
+    runs: u64,
+    seed: u64,
+    tree: String,
+    root_count: u64,
+    fault_free_latency: u64,
+    metrics: BTreeMap<String, BTreeMap<String, serde_json::Number>>,
+}
+
+/// The statistics cells of a JSON row's metrics, in CSV column order.
+fn json_stats(
+    schema: &Schema,
+    metrics: &BTreeMap<String, BTreeMap<String, serde_json::Number>>,
+    cells: &mut Vec<String>,
+) -> Result<(), String> {
+    for m in schema.metrics {
+        let decimal = schema.per_node.contains(m);
+        for s in STATISTICS {
+            let n = metrics
+                .get(*m)
+                .and_then(|stats| stats.get(s))
+                .ok_or_else(|| format!("metrics.{m}.{s} is missing"))?;
+            // Means and deviations (and every per-node statistic) are written with 4 decimals,
+            // the rest as integers; a value of the wrong kind then fails the cell checks.
+            cells.push(match (decimal || matches!(s, "mean" | "std"), n.as_f64()) {
+                (true, Some(x)) => format!("{x:.4}"),
+                _ => n.to_string(),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The cells of a JSON-lines row, in CSV column order.
-fn json_cells(line: &str) -> Result<Vec<String>, String> {
+fn json_cells(schema: &Schema, line: &str) -> Result<Vec<String>, String> {
+    if !schema.ct {
+        let row: FtcoJsonRow =
+            serde_json::from_str(line).map_err(|e| format!("invalid row: {e}"))?;
+        let mut cells = vec![
+            row.point.to_string(),
+            row.procs.to_string(),
+            row.collective,
+            row.topology,
+            row.roots,
+            row.service,
+            row.latency.to_string(),
+            row.faults,
+            row.crashes,
+            row.arrival,
+            row.imbalance,
+            row.runs.to_string(),
+            row.seed.to_string(),
+            row.tree,
+            row.root_count.to_string(),
+            row.fault_free_latency.to_string(),
+        ];
+        json_stats(schema, &row.metrics, &mut cells)?;
+        return Ok(cells);
+    }
     let row: JsonRow = serde_json::from_str(line).map_err(|e| format!("invalid row: {e}"))?;
     let mut cells = vec![
         row.point.to_string(),
@@ -499,21 +841,7 @@ fn json_cells(line: &str) -> Result<Vec<String>, String> {
         row.seed.to_string(),
         row.deadline.to_string(),
     ];
-    for m in RunMetrics::NAMES {
-        for s in STATISTICS {
-            let n = row
-                .metrics
-                .get(m)
-                .and_then(|stats| stats.get(s))
-                .ok_or_else(|| format!("metrics.{m}.{s} is missing"))?;
-            // Means and deviations are written with 4 decimals, the rest as integers; a value
-            // of the wrong kind then fails the cell checks.
-            cells.push(match (s, n.as_f64()) {
-                ("mean" | "std", Some(x)) => format!("{x:.4}"),
-                _ => n.to_string(),
-            });
-        }
-    }
+    json_stats(schema, &row.metrics, &mut cells)?;
     Ok(cells)
 }
 
@@ -562,8 +890,9 @@ pub(super) struct Row {
     pub(super) number: usize,
     /// Point index.
     pub(super) point: u64,
-    /// The `deadline` cell (a function of the point that only a prepared point knows).
-    pub(super) deadline: u64,
+    /// The derived cells ([`Schema::derived`]; CT: the deadline), functions of the point that
+    /// only a prepared point knows.
+    pub(super) derived: Vec<String>,
     /// The line as read, without the newline.
     pub(super) line: String,
 }
@@ -571,17 +900,19 @@ pub(super) struct Row {
 /// Parses a row and checks it against the identity: the point is in the grid and the shard,
 /// the parameters are that point's, every statistic is of its type (percentiles in order), and
 /// the line is byte for byte what sweep writes for these cells.
-fn parse_row(format: SweepFormat, line: &str, h: &Header) -> Result<(u64, u64), String> {
+fn parse_row(format: SweepFormat, line: &str, h: &Header) -> Result<(u64, Vec<String>), String> {
     if line.is_empty() {
         return Err("empty line".into());
     }
+    let schema = h.schema();
     let cells = match format {
         SweepFormat::Csv => csv_cells(line)?,
-        SweepFormat::Json => json_cells(line)?,
+        SweepFormat::Json => json_cells(schema, line)?,
     };
-    if cells.len() != CELLS {
+    let expected_cells = schema.cells();
+    if cells.len() != expected_cells {
         return Err(format!(
-            "{} cells where rows have {CELLS} (a cut or corrupted row)",
+            "{} cells where rows have {expected_cells} (a cut or corrupted row)",
             cells.len()
         ));
     }
@@ -596,16 +927,21 @@ fn parse_row(format: SweepFormat, line: &str, h: &Header) -> Result<(u64, u64), 
     if point % n != i {
         return Err(format!("point {point} does not belong to shard {i}/{n}"));
     }
-    let expected = point_cells(&h.grid.point(point));
-    for ((column, cell), want) in PARAMETERS[1..].iter().zip(&cells[1..]).zip(&expected) {
+    let g = schema.grid_cells;
+    let expected = h.grid.point_cells(point);
+    for ((column, cell), want) in schema.parameters[1..=g]
+        .iter()
+        .zip(&cells[1..=g])
+        .zip(&expected)
+    {
         if cell != want {
             return Err(format!(
                 "{column} is '{cell}' but point {point} of the grid has {column} '{want}'"
             ));
         }
     }
-    for (k, want) in [(11, h.identity.runs), (12, h.identity.seed)] {
-        let column = PARAMETERS[k];
+    for (k, want) in [(g + 1, h.identity.runs), (g + 2, h.identity.seed)] {
+        let column = schema.parameters[k];
         if integer_cell(column, &cells[k])? != want {
             return Err(format!(
                 "{column} is '{}' but the sweep has {column} {want}",
@@ -613,9 +949,45 @@ fn parse_row(format: SweepFormat, line: &str, h: &Header) -> Result<(u64, u64), 
             ));
         }
     }
-    let deadline = integer_cell("deadline", &cells[13])?;
-    let stats = &cells[PARAMETERS.len()..];
-    for (m, cells) in RunMetrics::NAMES.iter().zip(stats.chunks(STATISTICS.len())) {
+    let mut derived = Vec::new();
+    for (k, column) in schema.derived().iter().enumerate() {
+        let cell = &cells[g + 3 + k];
+        if schema.numeric.contains(column) {
+            integer_cell(column, cell)?;
+        } else if cell.is_empty() {
+            return Err(format!("{column} is empty"));
+        }
+        derived.push(cell.clone());
+    }
+    let stats = &cells[schema.parameters.len()..];
+    for (m, cells) in schema.metrics.iter().zip(stats.chunks(STATISTICS.len())) {
+        if schema.per_node.contains(m) {
+            // Every statistic a decimal; the percentiles in order, the mean at most the max.
+            let mut previous: Option<(String, f64)> = None;
+            let mut mean = 0.0;
+            for (s, cell) in STATISTICS.iter().zip(cells) {
+                let column = format!("{m}_{s}");
+                let v = decimal_cell(&column, cell)?;
+                match *s {
+                    "mean" => mean = v,
+                    "std" => {}
+                    _ => {
+                        if let Some((p, pv)) = &previous {
+                            if v < *pv {
+                                return Err(format!("{column} {v:.4} is below {p} {pv:.4}"));
+                            }
+                        }
+                        previous = Some((column, v));
+                    }
+                }
+            }
+            if let Some((column, max)) = previous {
+                if mean > max + 1e-4 {
+                    return Err(format!("{m}_mean {mean:.4} is above {column} {max:.4}"));
+                }
+            }
+            continue;
+        }
         let mut decimals: Vec<(String, f64)> = Vec::new();
         let mut below: Option<(String, u64)> = None;
         for (s, cell) in STATISTICS.iter().zip(cells) {
@@ -642,10 +1014,10 @@ fn parse_row(format: SweepFormat, line: &str, h: &Header) -> Result<(u64, u64), 
             }
         }
     }
-    if render(format, &cells) != line {
+    if render(format, schema, &cells) != line {
         return Err("the row is not as sweep writes it (reformatted?)".into());
     }
-    Ok((point, deadline))
+    Ok((point, derived))
 }
 
 /// Where in a file something is wrong, and what.
@@ -727,13 +1099,13 @@ pub(super) fn parse_output(format: SweepFormat, text: &str) -> Result<Contents, 
     let mut contents = Contents::default();
     for (line, number) in lines {
         if format == SweepFormat::Csv && number == 2 {
-            if line != csv_header() {
+            if line != csv_header(header.schema()) {
                 return Err(Fault::at(2, "not the CSV header of this version's sweeps"));
             }
             contents.csv_header = true;
             continue;
         }
-        let (point, deadline) =
+        let (point, derived) =
             parse_row(format, line, &header).map_err(|e| Fault::at(number, e))?;
         if let Some(previous) = contents.rows.last() {
             if point <= previous.point {
@@ -749,7 +1121,7 @@ pub(super) fn parse_output(format: SweepFormat, text: &str) -> Result<Contents, 
         contents.rows.push(Row {
             number,
             point,
-            deadline,
+            derived,
             line: line.to_string(),
         });
     }
