@@ -25,7 +25,11 @@ use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
 use ftcoll::protocols::correction::CorrectionKind;
 use ftcoll::topology::{LogP, Order, TreeKind};
 
-use crate::{check, property, CrashTiming, ModelKind, ProtocolSpec};
+use ftcoll::protocols::ftco::{RootFailure, TimeoutRule};
+use ftcoll::topology::ftco::{Collective, FtcoKind};
+
+use crate::ftco::{self as ftco_family, Entry, FtcoSpec};
+use crate::{check, property, Budget, CrashTiming, ModelKind, ProtocolSpec};
 
 /// `matrix` arguments.
 #[derive(clap::Args, Debug, Clone)]
@@ -42,6 +46,9 @@ pub struct MatrixArgs {
     /// Largest P of the asynchronous-model section.
     #[arg(long, default_value = "4", value_parser = clap::value_parser!(u32).range(2..=6))]
     pub max_async_procs: u32,
+    /// Largest P of the FTCO section (every P from 2 up is checked).
+    #[arg(long, default_value = "7", value_parser = clap::value_parser!(u32).range(2..=9))]
+    pub max_ftco_procs: u32,
     /// Worker threads.
     #[arg(long, default_value = "2", value_parser = clap::value_parser!(u32).range(1..=64))]
     pub threads: u32,
@@ -436,6 +443,10 @@ pub enum Part {
     Grid(Vec<Row>),
     /// Asynchronous-model table rows (the document has [`async_rows`]).
     Async(Vec<Row>),
+    /// The FTCO section's claims (after [`ftco_head`]): every check of [`ftco_claims`].
+    FtcoClaims,
+    /// FTCO table rows (the document has [`ftco_rows`], after [`ftco_table_head`]).
+    Ftco(Vec<FtcoRow>),
 }
 
 /// The text of one regenerated [`Part`] and what it adds to the [`footer`].
@@ -526,6 +537,37 @@ pub fn row_label(row: &Row) -> String {
 pub fn render(args: &MatrixArgs, part: &Part, traces_dir: &Path) -> Result<Rendered, String> {
     match part {
         Part::Claims => render_claims(args, traces_dir),
+        Part::FtcoClaims => render_ftco_claims(args, traces_dir),
+        Part::Ftco(rows) => {
+            let mut jobs = Vec::new();
+            for &row in rows {
+                for timing in [CrashTiming::Pre, CrashTiming::Any] {
+                    for crashes in 1..=args.max_crashes {
+                        jobs.push((row, timing, crashes));
+                    }
+                }
+            }
+            let max_procs = args.max_ftco_procs;
+            let cells = parallel(jobs, args.threads, |(row, timing, crashes)| {
+                check_ftco_cell(row, timing, crashes, max_procs)
+            });
+            let mut text = String::new();
+            let mut states = 0;
+            for chunk in cells.chunks(2 * args.max_crashes.max(1) as usize) {
+                let mut line = ftco_row_label(&chunk[0].row);
+                for cell in chunk {
+                    states += cell.states;
+                    let cell_text = ftco_cell_text(cell, traces_dir)?;
+                    let _ = write!(line, " {cell_text} |");
+                }
+                let _ = writeln!(text, "{line}");
+            }
+            Ok(Rendered {
+                text,
+                cells: cells.len(),
+                states,
+            })
+        }
         Part::Grid(rows) => {
             let mut jobs = Vec::new();
             for &row in rows {
@@ -682,6 +724,8 @@ pub fn run(args: &MatrixArgs) -> Result<(), String> {
     let grid = render(args, &Part::Grid(rows()), &traces_dir)?;
     let asynchronous = render(args, &Part::Async(async_rows()), &traces_dir)?;
     let claims = render(args, &Part::Claims, &traces_dir)?;
+    let ftco = render(args, &Part::Ftco(ftco_rows()), &traces_dir)?;
+    let ftco_claims = render(args, &Part::FtcoClaims, &traces_dir)?;
     let doc = [
         head(args),
         claims.text,
@@ -689,9 +733,13 @@ pub fn run(args: &MatrixArgs) -> Result<(), String> {
         grid.text,
         async_head(args),
         asynchronous.text,
+        ftco_head(args),
+        ftco_claims.text,
+        ftco_table_head(args),
+        ftco.text,
         footer(
-            grid.cells + asynchronous.cells,
-            grid.states + asynchronous.states,
+            grid.cells + asynchronous.cells + ftco.cells,
+            grid.states + asynchronous.states + ftco.states,
             started.elapsed().as_secs_f64(),
             args.threads,
         ),
@@ -809,4 +857,400 @@ fn write_trace(path: &std::path::Path, title: &str, lines: &[String]) -> Result<
         text.push('\n');
     }
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// A row of the FTCO section: one collective on one tree, everything but `P` and the faults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FtcoRow {
+    /// Bcast, Reduce or Allreduce.
+    pub collective: Collective,
+    /// The tree.
+    pub kind: FtcoKind,
+    /// `R`.
+    pub roots: u64,
+    /// When processes enter.
+    pub entry: Entry,
+    /// Immune root or root replacement.
+    pub root_failure: RootFailure,
+}
+
+impl FtcoRow {
+    /// The spec at `P = procs` (`L = 2`, the default timeout).
+    pub fn spec(&self, procs: u32) -> FtcoSpec {
+        FtcoSpec {
+            roots: self.roots,
+            entry: self.entry,
+            root_failure: self.root_failure,
+            ..FtcoSpec::new(self.collective, self.kind, procs)
+        }
+    }
+}
+
+/// The FTCO section's rows (issue 12, item 4): Bcast, Reduce and Allreduce on the binary
+/// heap and the 2-nomial tree, everyone entering together and odd ranks entering late with the
+/// imbalance extension; the multi-root 2-nomial (`R = 2`); and root replacement (end of §4)
+/// for Reduce and Allreduce, where rank 0 may crash too.
+pub fn ftco_rows() -> Vec<FtcoRow> {
+    let collectives = [Collective::Bcast, Collective::Reduce, Collective::Allreduce];
+    let row = |collective, kind, roots, entry, root_failure| FtcoRow {
+        collective,
+        kind,
+        roots,
+        entry,
+        root_failure,
+    };
+    let mut rows = Vec::new();
+    for kind in [FtcoKind::KAry(2), FtcoKind::KNomial(2)] {
+        for entry in [Entry::Together, Entry::LateAlg5] {
+            for collective in collectives {
+                rows.push(row(collective, kind, 1, entry, RootFailure::Immune));
+            }
+        }
+    }
+    for collective in collectives {
+        rows.push(row(collective, FtcoKind::KNomial(2), 2, Entry::Together, RootFailure::Immune));
+    }
+    for collective in [Collective::Reduce, Collective::Allreduce] {
+        rows.push(row(
+            collective,
+            FtcoKind::KAry(2),
+            1,
+            Entry::Together,
+            RootFailure::ReplacedByChildren,
+        ));
+    }
+    rows
+}
+
+/// One FTCO cell: every P from 2 up.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FtcoCell {
+    /// The row.
+    pub row: FtcoRow,
+    /// Crash timing.
+    pub timing: CrashTiming,
+    /// `f`.
+    pub crashes: u32,
+    /// For each property of [`ftco_family::ALL`]: `None` if it held for every P checked, else
+    /// the smallest violating P and its trace.
+    pub verdicts: Vec<Option<(u32, Vec<String>)>>,
+    /// Largest P checked.
+    pub max_procs: u32,
+    /// States explored at the largest P.
+    pub states: usize,
+    /// Total seconds.
+    pub seconds: f64,
+}
+
+/// Checks one FTCO cell for P = 2..=max_procs (f capped at the crashable ranks).
+pub fn check_ftco_cell(row: FtcoRow, timing: CrashTiming, crashes: u32, max_procs: u32) -> FtcoCell {
+    let mut verdicts: Vec<Option<(u32, Vec<String>)>> = vec![None; ftco_family::ALL.len()];
+    let (mut states, mut seconds) = (0, 0.0);
+    for procs in (row.roots as u32).max(2)..=max_procs {
+        let spec = row.spec(procs);
+        let crashable = spec.crashable().expect("valid spec").len() as u32;
+        let result = ftco_family::check(&spec, crashes.min(crashable), timing, &Budget::UNLIMITED, None)
+            .expect("valid spec");
+        states = result.states;
+        seconds += result.seconds;
+        for (i, name) in ftco_family::ALL.iter().enumerate() {
+            if verdicts[i].is_none() {
+                if let Some(v) = result.violations.iter().find(|v| v.property == *name) {
+                    verdicts[i] = Some((procs, v.trace.clone()));
+                }
+            }
+        }
+    }
+    FtcoCell {
+        row,
+        timing,
+        crashes,
+        verdicts,
+        max_procs,
+        states,
+        seconds,
+    }
+}
+
+fn root_failure_name(r: RootFailure) -> &'static str {
+    match r {
+        RootFailure::Immune => "immune",
+        RootFailure::ReplacedByChildren => "replaced",
+    }
+}
+
+/// The first columns of an FTCO row: `| collective | tree | R | entry | root |`.
+pub fn ftco_row_label(row: &FtcoRow) -> String {
+    format!(
+        "| {} | {} | {} | {} | {} |",
+        ftco_family::collective_name(row.collective),
+        row.kind,
+        row.roots,
+        row.entry,
+        root_failure_name(row.root_failure)
+    )
+}
+
+fn ftco_slug(row: &FtcoRow, timing: CrashTiming, crashes: u32) -> String {
+    let entry = match row.entry {
+        Entry::Together => "together",
+        Entry::LateAlg5 => "late-alg5",
+        Entry::LateDriver => "late-driver",
+    };
+    format!(
+        "ftco-{}-{}-R{}-{entry}-{}-{timing}-f{crashes}",
+        ftco_family::collective_name(row.collective),
+        row.kind,
+        row.roots,
+        root_failure_name(row.root_failure)
+    )
+    .replace(':', "")
+}
+
+fn ftco_cell_text(cell: &FtcoCell, traces_dir: &Path) -> Result<String, String> {
+    let violated: Vec<String> = cell
+        .verdicts
+        .iter()
+        .zip(ftco_family::SHORT)
+        .filter_map(|(v, name)| v.as_ref().map(|(p, _)| format!("{name} ✗ P={p}")))
+        .collect();
+    if violated.is_empty() {
+        return Ok(format!(
+            "all hold ≤ {} ({} st, {:.2} s)",
+            cell.max_procs, cell.states, cell.seconds
+        ));
+    }
+    let name = format!("{}.txt", ftco_slug(&cell.row, cell.timing, cell.crashes));
+    let mut body = Vec::new();
+    for ((v, prop), short_name) in cell
+        .verdicts
+        .iter()
+        .zip(ftco_family::ALL)
+        .zip(ftco_family::SHORT)
+    {
+        if let Some((p, trace)) = v {
+            body.push(format!("== {prop} (short: {short_name}), smallest P = {p}"));
+            body.extend(trace.iter().cloned());
+        }
+    }
+    let title = format!(
+        "{} f={} {}",
+        ftco_row_label(&cell.row),
+        cell.crashes,
+        cell.timing
+    );
+    write_trace(&traces_dir.join(&name), &title, &body)?;
+    Ok(format!("{} [trace](traces/{name})", violated.join(", ")))
+}
+
+/// A claim of the FTCO section: one check of one property on one spec, with the outcome the
+/// paper (or ftcoll's documented choice) predicts.
+#[derive(Clone, Debug)]
+pub struct FtcoClaim {
+    /// The claim, with its source.
+    pub text: &'static str,
+    /// The protocol at the largest P (every P from 2 up is checked).
+    pub spec: FtcoSpec,
+    /// `f`.
+    pub crashes: u32,
+    /// Crash timing.
+    pub timing: CrashTiming,
+    /// The property.
+    pub property: &'static str,
+    /// Whether it should hold.
+    pub expected: bool,
+}
+
+/// The FTCO section's claims: where `f_timeout` stops suspecting live processes, and what the
+/// imbalance extension is for.
+pub fn ftco_claims() -> Vec<FtcoClaim> {
+    let allreduce = |procs| FtcoSpec::new(Collective::Allreduce, FtcoKind::KAry(2), procs);
+    let with_timeout = |procs, round_trip, per_load| FtcoSpec {
+        timeout: Some(TimeoutRule {
+            round_trip,
+            per_load,
+        }),
+        ..allreduce(procs)
+    };
+    let late = |collective, entry| FtcoSpec {
+        entry,
+        ..FtcoSpec::new(collective, FtcoKind::KAry(2), 7)
+    };
+    let (pre, any) = (CrashTiming::Pre, CrashTiming::Any);
+    let nfs = ftco_family::NO_FALSE_SUSPICION;
+    vec![
+        FtcoClaim {
+            text: "f_timeout = the unloaded round trip 2L + 4 alone suspects a live parent without any crash: a parent sends its own DATA before it acknowledges its children (Alg. 1's priority), so App. A's degree term is needed.",
+            spec: with_timeout(7, 8, 0),
+            crashes: 0,
+            timing: pre,
+            property: nfs,
+            expected: false,
+        },
+        FtcoClaim {
+            text: "With per_load = 1, a round trip of 7 steps suspects no live process (L = 2) …",
+            spec: with_timeout(7, 7, 1),
+            crashes: 1,
+            timing: any,
+            property: nfs,
+            expected: true,
+        },
+        FtcoClaim {
+            text: "… and one step less does (the timeout mutant).",
+            spec: with_timeout(7, 6, 1),
+            crashes: 1,
+            timing: any,
+            property: nfs,
+            expected: false,
+        },
+        FtcoClaim {
+            text: "The default rule (round trip 2L + 4 = 8, per_load = 2) holds with 5 steps of margin: round trip 3 still holds …",
+            spec: with_timeout(7, 3, 2),
+            crashes: 1,
+            timing: any,
+            property: nfs,
+            expected: true,
+        },
+        FtcoClaim {
+            text: "… round trip 2 does not.",
+            spec: with_timeout(7, 2, 2),
+            crashes: 1,
+            timing: any,
+            property: nfs,
+            expected: false,
+        },
+        FtcoClaim {
+            text: "Without App. B's extension, a Reduce suspects processes that enter late and drops their live operands (FTCO §5.2.4) …",
+            spec: late(Collective::Reduce, Entry::LateDriver),
+            crashes: 0,
+            timing: pre,
+            property: ftco_family::CONSISTENCY,
+            expected: false,
+        },
+        FtcoClaim {
+            text: "… an Allreduce suspects them too …",
+            spec: late(Collective::Allreduce, Entry::LateDriver),
+            crashes: 0,
+            timing: pre,
+            property: nfs,
+            expected: false,
+        },
+        FtcoClaim {
+            text: "… and with Alg. 5 nobody is suspected (App. B), also under two crashes at any instant (the grid's late rows).",
+            spec: late(Collective::Allreduce, Entry::LateAlg5),
+            crashes: 0,
+            timing: pre,
+            property: nfs,
+            expected: true,
+        },
+    ]
+}
+
+/// Decides one FTCO claim: (holds, P reached or smallest violating P, states, trace).
+pub fn decide_ftco(claim: &FtcoClaim) -> (bool, u32, usize, Vec<String>) {
+    let mut states = 0;
+    for procs in 2..=claim.spec.procs {
+        let spec = FtcoSpec {
+            procs,
+            ..claim.spec
+        };
+        let crashable = spec.crashable().expect("valid spec").len() as u32;
+        let result = ftco_family::check(
+            &spec,
+            claim.crashes.min(crashable),
+            claim.timing,
+            &Budget::UNLIMITED,
+            None,
+        )
+        .expect("valid spec");
+        states = result.states;
+        if let Some(v) = result.violations.iter().find(|v| v.property == claim.property) {
+            return (false, procs, states, v.trace.clone());
+        }
+    }
+    (true, claim.spec.procs, states, Vec::new())
+}
+
+fn ftco_short(property: &str) -> &'static str {
+    ftco_family::ALL
+        .iter()
+        .zip(ftco_family::SHORT)
+        .find(|(p, _)| **p == property)
+        .map_or("?", |(_, s)| s)
+}
+
+fn render_ftco_claims(args: &MatrixArgs, traces_dir: &Path) -> Result<Rendered, String> {
+    let list = ftco_claims();
+    let results = parallel(list.clone(), args.threads, |claim| decide_ftco(&claim));
+    let mut doc = String::new();
+    for (i, (claim, (holds, procs, states, trace))) in list.iter().zip(results).enumerate() {
+        let verdict = if holds {
+            format!("holds, exhaustive up to P = {procs} ({states} states at P = {procs})")
+        } else {
+            let name = format!("ftco-claim-{}.txt", i + 1);
+            write_trace(
+                &traces_dir.join(&name),
+                &format!(
+                    "{} f={} {}: {}",
+                    claim.spec.name(),
+                    claim.crashes,
+                    claim.timing,
+                    claim.property
+                ),
+                &trace,
+            )?;
+            format!("violated: shortest counterexample at P = {procs}, [trace](traces/{name})")
+        };
+        let agrees = if holds == claim.expected {
+            "as expected"
+        } else {
+            "**contradicts the expectation**"
+        };
+        let _ = writeln!(
+            doc,
+            "- {} `{}`, f = {}, {}: *{}* — {verdict} ({agrees})",
+            claim.text,
+            claim.spec.name(),
+            claim.crashes,
+            claim.timing,
+            ftco_short(claim.property)
+        );
+    }
+    Ok(Rendered {
+        text: doc,
+        cells: 0,
+        states: 0,
+    })
+}
+
+/// After the asynchronous rows: the FTCO section's heading, text and claims heading.
+pub fn ftco_head(args: &MatrixArgs) -> String {
+    format!(
+        "\n## FTCO\n\nFTCO's Bcast, Reduce and Allreduce (`FtcoNode`, `ftcoll_verify::ftco`) in the timed model on \
+         the single-port step model (`L = 2, o = 1`), operands `Contributions` (`{{(rank, 1)}}`, so a value \
+         counted twice or missing shows), the default `f_timeout` (`2L + 4 + 2·(deg + deg)·distance`), \
+         exhaustive BFS for every `P` from 2 to {}; `f` crash-stop crashes of any rank but the fault-immune \
+         roots (with root replacement, rank 0 too), *pre* or at *any* instant. Late entry: every odd rank \
+         enters one step after the fault-free latency plus the longest neighbour `f_timeout`. Properties: {}.\n\n\
+         ### Claims\n\n",
+        args.max_ftco_procs,
+        ftco_family::ALL
+            .iter()
+            .map(|p| format!("*{p}*"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    )
+}
+
+/// Between the FTCO claims and the FTCO rows: the table header.
+pub fn ftco_table_head(args: &MatrixArgs) -> String {
+    let mut header = String::from("\n### Grid\n\n| collective | tree | R | entry | root |");
+    let mut rule = String::from("|---|---|---|---|---|");
+    for timing in [CrashTiming::Pre, CrashTiming::Any] {
+        for f in 1..=args.max_crashes {
+            let _ = write!(header, " {timing}, f = {f} |");
+            rule.push_str("---|");
+        }
+    }
+    format!("{header}\n{rule}\n")
 }
