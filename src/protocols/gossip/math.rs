@@ -2,8 +2,9 @@
 //! transcendental functions and the crate takes no math dependency). Range reduction plus
 //! series: relative error of a few ulp, checked against `std` by the unit test below.
 
-const LN2_HI: f64 = 6.931_471_803_691_238_2e-1;
-const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
+/// `ln 2` split as in fdlibm: a high part with trailing zero bits and the rest.
+const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
+const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
 const LN2: f64 = core::f64::consts::LN_2;
 
 /// `2·atanh(s) = 2(s + s³/3 + s⁵/5 + …)` for `|s| <= 0.172`: `ln((1 + s)/(1 − s))`.
