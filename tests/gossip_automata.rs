@@ -403,3 +403,124 @@ fn c_nodes_ignore_later_gossip() {
     assert!(gossip_sends(&mut node, &g, 12, 50).is_empty());
     assert_eq!(node.coloring(), GossipColoring::Correction);
 }
+
+/// The contract (docs/design.md) on arbitrary inputs: no panic on peer input, sends only from
+/// the send slot and at most one there, never to itself or outside `0..P`, at most one delivery.
+fn fuzz<P: GossipProtocol>(config: &P::Config, procs: u32, seed: u64) {
+    let mut rng = SplitMix64::new(seed);
+    for rank in 0..procs.min(6) {
+        let mut node = GossipNode::<P>::new(config, rank);
+        let mut out = Outbox::new();
+        node.on_start(config, 0, &mut out);
+        let mut delivered = out
+            .actions()
+            .iter()
+            .filter(|a| matches!(a, Action::Deliver(_)))
+            .count();
+        let mut now = 0;
+        for _ in 0..400 {
+            now += rng.below(3);
+            let mut out = Outbox::new();
+            let choice = rng.below(4);
+            match choice {
+                0 | 1 => {
+                    let from = rng.below(u64::from(procs) + 2) as Rank;
+                    let side = if rng.below(2) == 0 {
+                        Side::Left
+                    } else {
+                        Side::Right
+                    };
+                    let body = match rng.below(6) {
+                        0 => Body::Gossip {
+                            round: rng.below(64),
+                        },
+                        1 => Body::Correction(CorrectionMsg::Ring { toward: side }),
+                        2 => Body::Correction(CorrectionMsg::FailProof {
+                            toward: side,
+                            known: (0..rng.below(4))
+                                .map(|_| rng.below(u64::from(procs) + 3) as Rank)
+                                .collect(),
+                        }),
+                        3 => Body::Correction(CorrectionMsg::Sos),
+                        4 => Body::Correction(CorrectionMsg::Stop),
+                        _ => Body::Tree,
+                    };
+                    node.on_message(config, now, from, Msg { value: 5, body }, &mut out);
+                }
+                2 => node.on_timer(
+                    config,
+                    now,
+                    ftcoll::automaton::TimerId(rng.below(14) as u32),
+                    &mut out,
+                ),
+                _ => node.on_send_slot(config, now, &mut out),
+            }
+            let sends: Vec<Rank> = out
+                .actions()
+                .iter()
+                .filter_map(|a| match a {
+                    Action::Send { to, .. } => Some(*to),
+                    _ => None,
+                })
+                .collect();
+            if choice == 3 {
+                assert!(sends.len() <= 1, "two sends in one slot");
+            } else {
+                assert!(sends.is_empty(), "a send outside the send slot");
+            }
+            assert!(
+                sends.iter().all(|&to| to != rank && to < procs),
+                "{sends:?}"
+            );
+            delivered += out
+                .actions()
+                .iter()
+                .filter(|a| matches!(a, Action::Deliver(_)))
+                .count();
+            assert!(delivered <= 1, "rank {rank} delivered twice");
+        }
+    }
+}
+
+#[test]
+fn contract_on_arbitrary_inputs() {
+    for seed in 0..40 {
+        let p = 2 + (seed % 9) as u32;
+        let g = gossip(u64::from(p), seed % 3, 1, seed % 12, seed);
+        fuzz::<ftcoll::protocols::gossip::gos::GosProtocol>(&g, p, seed);
+        fuzz::<ftcoll::protocols::gossip::ccg::CcgProtocol>(&g, p, seed);
+        let o = OcgConfig {
+            gossip: g.clone(),
+            correction_time: seed % 10,
+        };
+        fuzz::<ftcoll::protocols::gossip::ocg::OcgProtocol>(&o, p, seed);
+        fuzz::<ftcoll::protocols::gossip::fcg::FcgProtocol>(
+            &FcgConfig::new(g, (seed % 3) as u32),
+            p,
+            seed,
+        );
+    }
+}
+
+/// Feature `serde`: configurations and automaton states round-trip.
+#[cfg(feature = "serde")]
+#[test]
+fn serde_round_trip() {
+    let g = gossip(12, 2, 1, 7, 42);
+    let f = FcgConfig::new(g.clone(), 1);
+    let json = serde_json::to_string(&f).unwrap();
+    assert_eq!(serde_json::from_str::<FcgConfig>(&json).unwrap(), f);
+    let mut node = Fcg::new(&f, 0);
+    node.on_start(&f, 0, &mut Outbox::new());
+    node.on_send_slot(&f, 0, &mut Outbox::new());
+    let json = serde_json::to_string(&node).unwrap();
+    assert_eq!(serde_json::from_str::<Fcg>(&json).unwrap(), node);
+    let plan = ftcoll::protocols::gossip::plan::Model::new(64, 64, logp(1, 1))
+        .unwrap()
+        .plan(ftcoll::protocols::gossip::plan::PlanProtocol::Ccg, 1e-6)
+        .unwrap();
+    let json = serde_json::to_string(&plan).unwrap();
+    let back: ftcoll::protocols::gossip::plan::Plan = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.t, plan.t);
+    assert_eq!(back.chain.bound, plan.chain.bound);
+}
