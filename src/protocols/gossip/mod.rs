@@ -9,6 +9,7 @@
 //! | [`ocg`] | Opportunistic Corrected Gossip (§III.B, Alg. 1) | opportunistic, for a fixed time `C` |
 //! | [`ccg`] | Checked Corrected Gossip (§III.C, Alg. 2) | checked |
 //! | [`fcg`] | Failure-proof Corrected Gossip (§III.D, Alg. 3) | failure-proof(f) with SOS |
+//! | [`big`] | BIG, broadcast on the binomial graph (§IV.B.3), a baseline | none |
 //! | [`plan`] | Lemma 1, Eq. 2–5: the model's `T` and `C` | — |
 //!
 //! # The gossip phase (§III.A; Alg. 1–3, lines 1–7)
@@ -49,6 +50,7 @@
 //! §III.B–C: "c-nodes do not send any messages"); under FCG it may still send SOS (Alg. 3,
 //! lines 8–14). Gossip messages reaching an already colored process are ignored.
 
+pub mod big;
 pub mod ccg;
 pub mod fcg;
 pub mod gos;
@@ -68,6 +70,7 @@ use crate::rng::SplitMix64;
 use crate::topology::{LogP, TopologyError, MAX_PROCS};
 use crate::{Rank, Time};
 
+pub use big::{BigConfig, BigNode};
 pub use ccg::Ccg;
 pub use fcg::{Fcg, FcgConfig};
 pub use gos::Gos;
