@@ -524,3 +524,19 @@ fn serde_round_trip() {
     assert_eq!(back.t, plan.t);
     assert_eq!(back.chain.bound, plan.chain.bound);
 }
+
+/// The text after Claim 3: under crashes *during* the correction, CCG may leave live processes
+/// uncolored, and FCG(f) (Claim 4) colors them. A witness found by a seeded random search (a
+/// regression pin for a "may" property, not a derived value): P = 8, L = 2, O = 1, T = 4, seed
+/// 402, ranks 7 and 2 crash at 8 and 9, after the correction start T + L + O = 7. In the same
+/// search (200,000 random small cases) no single crash ever left CCG inconsistent.
+#[test]
+fn ccg_may_fail_under_crashes_during_correction() {
+    let g = gossip(8, 2, 1, 4, 402);
+    assert_eq!(g.correction_start(), 7);
+    let s = scenario(2, 1, &[(7, 8), (2, 9)]);
+    let ccg = run::<Ccg>(&g, 8, &s);
+    assert!(!live_uncolored(&ccg).is_empty());
+    let fcg = run::<Fcg>(&FcgConfig::new(g, 2), 8, &s);
+    assert!(live_uncolored(&fcg).is_empty());
+}
