@@ -1,4 +1,4 @@
-//! BIG: broadcast over the binomial graph (CG §IV.B.3; Angskun, Bosilca, Dongarra [2]), a
+//! BIG: broadcast over the binomial graph (CG §IV.B.3; Angskun, Bosilca, Dongarra, CG ref. 2), a
 //! baseline without correction, failure detector or randomness.
 //!
 //! ```text

@@ -1,4 +1,4 @@
-//! GOS: plain gossip until a global time `T` (CG §IV.B.1, §III.A; Drezner and Barak [12]).
+//! GOS: plain gossip until a global time `T` (CG §IV.B.1, §III.A; Drezner and Barak, CG ref. 12).
 //!
 //! ```text
 //! root: colored at time 0
