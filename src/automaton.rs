@@ -14,6 +14,11 @@
 //!   after every message received so far has been handed to it (checked correction depends on it).
 //! - Handlers never panic on peer input: unexpected messages produce [`Action::Ignored`] with a
 //!   reason.
+//! - Randomness lives in the state: a protocol that chooses at random (gossip, CG §III.A) holds
+//!   a [`SplitMix64`](crate::rng::SplitMix64) seeded in [`Automaton::new`] with
+//!   `SplitMix64::stream(seed, rank)`, `seed` taken from the config. It draws only for its own
+//!   random choices, so the same seed and inputs give the same run in every driver, and the
+//!   state stays `Clone + Eq + Hash`. No clock, thread-local or global RNG.
 
 use alloc::vec::Vec;
 use core::fmt::Debug;

@@ -6,6 +6,7 @@
 mod admission;
 mod args;
 mod ftco_cmd;
+mod gossip_cmd;
 mod reproduce_cmd;
 mod simulate_cmd;
 mod sweep_cmd;
@@ -51,6 +52,8 @@ enum Command {
     Sweep(sweep_cmd::SweepArgs),
     /// Combine the outputs of `sweep --shard` into the output of one unsharded sweep.
     Merge(sweep_cmd::MergeArgs),
+    /// Corrected Gossip's model-driven gossip time T and correction time C (CG Eq. 2-5).
+    GossipPlan(gossip_cmd::GossipPlanArgs),
     /// Regenerate a paper's tables and figures (CSV, SVG) and a report beside the published numbers.
     Reproduce(reproduce_cmd::ReproduceArgs),
 }
@@ -97,6 +100,7 @@ fn main() -> ExitCode {
         },
         Command::Sweep(a) => sweep_cmd::sweep(a, &mut out),
         Command::Merge(a) => sweep_cmd::merge(a, &mut out),
+        Command::GossipPlan(a) => gossip_cmd::gossip_plan(a, &mut out),
         Command::Reproduce(a) => reproduce_cmd::reproduce(a, &mut out),
     };
     match result.and_then(|()| out.flush().map_err(Into::into)) {

@@ -1,0 +1,440 @@
+//! The model-driven choice of the gossip time `T` and the correction time `C` (CG §III.A–D,
+//! Lemma 1, Eq. 2–5, Appendix B).
+//!
+//! Everything is the paper's approximation, computed literally:
+//!
+//! - **Lemma 1 (Eq. 1)**, the expected number of g-nodes at time `t` on `N` processes of which `n`
+//!   are active: `c(t + O) = c(t) + (n − c(t))·[1 − (1 − 1/(N − 1))^c(t − L − O)]`, `c(0) = 1`,
+//!   `c(t < 0) = 0` ([`Model::gnodes`]);
+//! - **Eq. 2**, the distribution of the longest run of consecutive non-g-nodes once correction
+//!   starts, with `c = c(T + L + O)`: `p(K) = c²(N − c)^K / N^(K+2)`, `α_K = 1 − (1 − p(K))^N`,
+//!   `p_K = α_K · Π_{i=1}^{N−K−1} (1 − α_{K+i})` ([`Model::longest_gap`]);
+//! - **`K̄`** (Claim 2): the smallest `K` with `Σ_{i=K+1}^{N−1} p_i < δ` ([`Model::k_bar`]);
+//! - **Eq. 3** (OCG): `T_opt = argmin_T T + 2L + (2 + K̄)O`, with `C = K̄O + L + O`;
+//! - **Eq. 4** (CCG): `T_opt = argmin_T T + 2L + (2 + 2K̄)O`;
+//! - **Appendix B** (FCG, `f = 1`): `q(G, V) = c^V (N − c)^(G−V) (G−2)! / (N^G (V−2)! (G−V)!)`,
+//!   `β_G = 1 − (1 − q(G, V))^N`, `q_G = β_G Π_{j>G} (1 − β_j)`, `Ḡ_V` the smallest `G` with
+//!   `Σ_{i=G+1}^{N} q_i < δ` ([`Model::g_bar`]) and **Eq. 5**
+//!   `T_opt = argmin_T T + 4Ḡ_V O + L − 13O` with `V = 5`.
+//!
+//! Time is in LogP steps, `T` a multiple of `O` (the model advances in steps of `O` and, like the
+//! paper, needs `O | L`). **Ties.** Several `T` can reach the minimum; the paper recommends "the
+//! `T` that can withstand the largest reduction in δ". ftcoll reads it as: among the minimizers,
+//! the one whose bound (`K̄` or `Ḡ_V`) has the smallest tail probability, so that it keeps its
+//! bound, hence its latency, for the smallest `δ` ([`Plan::t`]; [`Plan::first_minimizer`] is the
+//! smallest minimizer). [`Plan::recommended_t`] adds the one `O` the paper added to `T` in all
+//! its experiments ("In all our experiments, we added one O to T"). With this reading
+//! `recommended_t` is Fig. 3's `T = 24` (OCG, `N = n = 1024`, `L = O = 1`, `δ = 6.93·10⁻⁷`) and
+//! Table 7's `T` for OCG (32), CCG with `f̂ = 3` (34) and FCG (37) at `N = 4096`, `L = 2`,
+//! `O = 1`; Eq. 3's minimum there, 42, is Table 7's OCG latency. Fig. 5's CCG `T = 25` is not
+//! a minimizer of Eq. 4 (they are 24 and 26): `tests/gossip_plan.rs`, docs/protocols.md.
+//!
+//! Cost: `O(N)` per candidate `T` (the products run over all `N` ranks unless the terms
+//! underflow), candidates up to the best latency found.
+
+use alloc::vec::Vec;
+use core::fmt;
+
+use super::math::{exp, exp_m1, ln, ln_1p};
+use crate::topology::LogP;
+use crate::Time;
+
+/// Largest `N` the model accepts (its cost is `O(N)` per candidate `T`).
+pub const MAX_MODEL_PROCS: u32 = 1 << 24;
+
+/// Why a model cannot be built or evaluated.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum PlanError {
+    /// A parameter is outside its allowed range (`field` as users name it: `procs`, `active`,
+    /// `L`, `delta`, `faults`).
+    OutOfRange {
+        /// The parameter.
+        field: &'static str,
+        /// What is allowed.
+        allowed: &'static str,
+    },
+}
+
+impl fmt::Display for PlanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::OutOfRange { field, allowed } => write!(f, "{field}: expected {allowed}"),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for PlanError {}
+
+/// The protocol a plan is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum PlanProtocol {
+    /// Opportunistic Corrected Gossip, Eq. 3.
+    Ocg,
+    /// Checked Corrected Gossip, Eq. 4.
+    Ccg,
+    /// Failure-proof Corrected Gossip with `f = 1`, Eq. 5 (Appendix B derives it for `f = 1`
+    /// only).
+    Fcg,
+}
+
+impl fmt::Display for PlanProtocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Ocg => "ocg",
+            Self::Ccg => "ccg",
+            Self::Fcg => "fcg",
+        })
+    }
+}
+
+/// A chain bound for one `T`: `K̄` (Eq. 2) or `Ḡ_V` (Appendix B), and the tail probability
+/// `Σ_{i > bound} p_i` it leaves (below `δ`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ChainBound {
+    /// `K̄` or `Ḡ_V`.
+    pub bound: u32,
+    /// The probability that the longest chain exceeds `bound`, as the model computes it.
+    pub tail: f64,
+}
+
+/// The model's choice for one protocol.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Plan {
+    /// The protocol.
+    pub protocol: PlanProtocol,
+    /// `T_opt`: among the gossip times reaching the minimum of the protocol's latency formula,
+    /// the one whose chain bound has the smallest tail (it keeps its bound, hence its latency,
+    /// for the largest reduction of `δ`: the paper's tie rule as ftcoll reads it).
+    pub t: Time,
+    /// The smallest gossip time reaching the minimum (equal to `t` unless there are ties).
+    pub first_minimizer: Time,
+    /// Expected g-nodes when correction starts, `c(T + L + O)`.
+    pub gnodes: f64,
+    /// `K̄` (OCG, CCG) or `Ḡ_5` (FCG) at `T`.
+    pub chain: ChainBound,
+    /// The correction time the model predicts: OCG's fixed `C = K̄O + L + O` (Claim 2), CCG's
+    /// `2K̄O + L + O` (§III.C), FCG's `4Ḡ_V O + L − 13O` (Appendix B, `T_1–4`).
+    pub correction: Time,
+    /// The predicted latency: Eq. 3 `T + 2L + (2 + K̄)O`, Eq. 4 `T + 2L + (2 + 2K̄)O` or Eq. 5
+    /// `T + 4Ḡ_V O + L − 13O` (as printed: Eq. 5 has no `L + O` wait between phases).
+    pub latency: Time,
+    /// The overhead `O` (for [`Plan::recommended_t`]).
+    pub overhead: Time,
+}
+
+impl Plan {
+    /// `T + O`: the paper added one `O` to the model's `T` in all its experiments (§III.B,
+    /// "Discussion").
+    pub fn recommended_t(&self) -> Time {
+        self.t + self.overhead
+    }
+}
+
+/// CG's model for `N` processes, `n` of them active, under LogP `(L, O)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Model {
+    procs: u32,
+    active: u32,
+    logp: LogP,
+}
+
+/// `δ` such that `m` runs all succeed with probability at least `1 − ψ`:
+/// `δ = 1 − (1 − ψ)^(1/m)` (§III.B). `m = 10⁶`, `ψ = 0.5` gives the paper's `6.93·10⁻⁷`.
+pub fn delta_for_runs(runs: u64, failure: f64) -> f64 {
+    // 1 − e^{ln(1 − ψ)/m}, without cancellation.
+    -exp_m1(ln_1p(-failure) / runs.max(1) as f64)
+}
+
+/// `1 − (1 − p)^N` without cancellation.
+fn at_least_once(p: f64, n: f64) -> f64 {
+    if p >= 1.0 {
+        1.0
+    } else {
+        -exp_m1(n * ln_1p(-p))
+    }
+}
+
+impl Model {
+    /// `N = procs` in `2..=2^24`, `n = active` in `1..=N`, `O | L` (the model's time step is
+    /// `O`; the paper assumes "L is divisible by O").
+    pub fn new(procs: u32, active: u32, logp: LogP) -> Result<Self, PlanError> {
+        if !(2..=MAX_MODEL_PROCS).contains(&procs) {
+            return Err(PlanError::OutOfRange {
+                field: "procs",
+                allowed: "an integer in 2..=16777216",
+            });
+        }
+        if active == 0 || active > procs {
+            return Err(PlanError::OutOfRange {
+                field: "active",
+                allowed: "an integer in 1..=procs",
+            });
+        }
+        if logp.latency() % logp.overhead() != 0 {
+            return Err(PlanError::OutOfRange {
+                field: "L",
+                allowed: "a multiple of o (CG's model assumes L divisible by O)",
+            });
+        }
+        Ok(Self {
+            procs,
+            active,
+            logp,
+        })
+    }
+
+    /// `N`.
+    pub fn procs(&self) -> u32 {
+        self.procs
+    }
+
+    /// `n`.
+    pub fn active(&self) -> u32 {
+        self.active
+    }
+
+    /// `L` and `O`.
+    pub fn logp(&self) -> LogP {
+        self.logp
+    }
+
+    /// Lemma 1: `c(kO)` for `k = 0..=steps` (entry `k` is the expected g-node count at time `kO`).
+    pub fn gnodes(&self, steps: u64) -> Vec<f64> {
+        let lag = (self.logp.latency() / self.logp.overhead()) as usize + 1;
+        let n = f64::from(self.active);
+        // ln(1 − 1/(N − 1)); N = 2 makes it −inf: one sender surely hits the only other rank.
+        let ln_miss = ln_1p(-1.0 / (f64::from(self.procs) - 1.0));
+        let mut c = Vec::with_capacity(steps as usize + 1);
+        c.push(1.0f64);
+        for k in 0..steps as usize {
+            let senders = if k >= lag { c[k - lag] } else { 0.0 };
+            let reached = if senders == 0.0 {
+                0.0
+            } else {
+                -exp_m1(senders * ln_miss)
+            };
+            c.push(c[k] + (n - c[k]) * reached);
+        }
+        c
+    }
+
+    /// `c(T + L + O)`: expected g-nodes when correction starts after gossip time `t`.
+    pub fn gnodes_at_correction(&self, t: Time) -> f64 {
+        let o = self.logp.overhead();
+        let k = t / o + self.logp.latency() / o + 1;
+        *self.gnodes(k).last().unwrap_or(&1.0)
+    }
+
+    /// Eq. 2: `p_K` for `K = 0..N` given `colored = c(T + L + O)` expected g-nodes.
+    pub fn longest_gap(&self, colored: f64) -> Vec<f64> {
+        let n = self.procs as usize;
+        let alpha: Vec<f64> = (0..n).map(|k| self.alpha(colored, k as u32)).collect();
+        let mut p = alpha.clone();
+        let mut suffix = 1.0; // Π_{j > K} (1 − α_j)
+        for k in (0..n).rev() {
+            p[k] = alpha[k] * suffix;
+            suffix *= 1.0 - alpha[k];
+        }
+        p
+    }
+
+    /// `α_K = 1 − (1 − p(K))^N`, `p(K) = (c/N)²(1 − c/N)^K`.
+    fn alpha(&self, colored: f64, k: u32) -> f64 {
+        let big_n = f64::from(self.procs);
+        let share = (colored / big_n).min(1.0);
+        let ln_p = if k == 0 {
+            2.0 * ln(share)
+        } else {
+            2.0 * ln(share) + f64::from(k) * ln((big_n - colored).max(0.0) / big_n)
+        };
+        at_least_once(exp(ln_p), big_n)
+    }
+
+    /// `K̄` (Claim 2): the smallest `K` with `Σ_{i=K+1}^{N−1} p_i < δ`, for gossip time `t`.
+    pub fn k_bar(&self, t: Time, delta: f64) -> ChainBound {
+        let colored = self.gnodes_at_correction(t);
+        let top = self.procs - 1;
+        smallest_below(delta, top, 0, |k| self.alpha(colored, k))
+    }
+
+    /// `Ḡ_V` (Appendix B): the smallest `G >= V` with `Σ_{i=G+1}^{N} q_i < δ`, for gossip time
+    /// `t` and `v >= 2` g-nodes per chain.
+    pub fn g_bar(&self, t: Time, v: u32, delta: f64) -> ChainBound {
+        let colored = self.gnodes_at_correction(t);
+        let big_n = f64::from(self.procs);
+        let share = (colored / big_n).min(1.0);
+        let ln_share = ln(share);
+        let ln_rest = ln((big_n - colored).max(0.0) / big_n);
+        let v = v.max(2);
+        if v > self.procs {
+            return ChainBound {
+                bound: self.procs,
+                tail: 0.0,
+            };
+        }
+        // ln C(G − 2, V − 2) for G = V..=N, built up from C(V − 2, V − 2) = 1.
+        let mut ln_binom = Vec::with_capacity((self.procs - v + 1) as usize);
+        ln_binom.push(0.0f64);
+        for g in v + 1..=self.procs {
+            let prev = *ln_binom.last().unwrap_or(&0.0);
+            ln_binom.push(prev + ln(f64::from(g - 2) / f64::from(g - v)));
+        }
+        let beta = |g: u32| {
+            let extra = g - v;
+            let ln_q = f64::from(v) * ln_share
+                + if extra == 0 {
+                    0.0
+                } else {
+                    f64::from(extra) * ln_rest
+                }
+                + ln_binom[extra as usize];
+            at_least_once(exp(ln_q), big_n)
+        };
+        smallest_below(delta, self.procs, v, beta)
+    }
+
+    /// The plan for `protocol` at `δ`: `T_opt` by Eq. 3, 4 or 5, the smallest minimizer.
+    pub fn plan(&self, protocol: PlanProtocol, delta: f64) -> Result<Plan, PlanError> {
+        if !(delta > 0.0 && delta < 1.0) {
+            return Err(PlanError::OutOfRange {
+                field: "delta",
+                allowed: "a probability strictly between 0 and 1",
+            });
+        }
+        let o = self.logp.overhead();
+        let l = self.logp.latency();
+        let mut best: Option<Plan> = None;
+        let mut first_minimizer: Time = 0;
+        let mut t: Time = 0;
+        // Latency >= T, so no T at or past the best latency can win; the cap only guards
+        // against a model that never settles.
+        let cap = (u64::from(self.procs) + 8) * 8 * o + 4 * l;
+        while best.is_none_or(|b| t < b.latency) && t <= cap {
+            let plan = self.plan_at(protocol, t, delta);
+            match best {
+                Some(b) if plan.latency > b.latency => {}
+                // A tie: keep the T whose bound survives the smaller δ (smaller tail).
+                Some(b) if plan.latency == b.latency => {
+                    if plan.chain.tail < b.chain.tail {
+                        best = Some(plan);
+                    }
+                }
+                _ => {
+                    first_minimizer = t;
+                    best = Some(plan);
+                }
+            }
+            t += o;
+        }
+        let mut plan = best.unwrap_or_else(|| self.plan_at(protocol, 0, delta));
+        plan.first_minimizer = first_minimizer;
+        Ok(plan)
+    }
+
+    /// The model's numbers for `protocol` at a given gossip time `t` (no minimization).
+    pub fn plan_at(&self, protocol: PlanProtocol, t: Time, delta: f64) -> Plan {
+        let o = self.logp.overhead();
+        let l = self.logp.latency();
+        let gnodes = self.gnodes_at_correction(t);
+        let (chain, correction, latency) = match protocol {
+            PlanProtocol::Ocg => {
+                let k = self.k_bar(t, delta);
+                let c = u64::from(k.bound) * o + l + o;
+                (k, c, t + 2 * l + (2 + u64::from(k.bound)) * o)
+            }
+            PlanProtocol::Ccg => {
+                let k = self.k_bar(t, delta);
+                let c = 2 * u64::from(k.bound) * o + l + o;
+                (k, c, t + 2 * l + (2 + 2 * u64::from(k.bound)) * o)
+            }
+            PlanProtocol::Fcg => {
+                let g = self.g_bar(t, 5, delta);
+                // Ḡ_5 >= 5, so 4Ḡ − 13 >= 7.
+                let c = 4 * u64::from(g.bound) * o + l - 13 * o;
+                (g, c, t + c)
+            }
+        };
+        Plan {
+            protocol,
+            t,
+            first_minimizer: t,
+            gnodes,
+            chain,
+            correction,
+            latency,
+            overhead: o,
+        }
+    }
+}
+
+/// The smallest `b` in `low..=top` with `Σ_{i=b+1}^{top} a_i Π_{j>i}^{top} (1 − a_j) < δ`, where
+/// `a_i = alpha(i)`: the tails of Eq. 2 and of Appendix B's `q_G`. Walks down from `top`, where
+/// the tail is 0, and skips the terms that underflow to 0.
+fn smallest_below(delta: f64, top: u32, low: u32, alpha: impl Fn(u32) -> f64) -> ChainBound {
+    // α decreases geometrically in the index; find where it stops underflowing by bisection.
+    let (mut lo, mut hi) = (low, top);
+    if alpha(top) == 0.0 {
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if alpha(mid) == 0.0 {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+    } else {
+        lo = top;
+    }
+    let mut tail = 0.0; // Σ_{i > b} of the terms
+    let mut above = 0.0; // Σ_{i > b + 1}
+    let mut suffix = 1.0; // Π_{j > b} (1 − α_j)
+    let mut b = lo.min(top);
+    loop {
+        if tail >= delta {
+            // The tail above b is too large: b + 1 is the smallest bound.
+            return ChainBound {
+                bound: b + 1,
+                tail: above,
+            };
+        }
+        if b == low {
+            return ChainBound { bound: low, tail };
+        }
+        let a = alpha(b);
+        above = tail;
+        tail += a * suffix;
+        suffix *= 1.0 - a;
+        b -= 1;
+    }
+}
+
+/// The binomial graph's fault-free latency (CG §IV.B.3): `(2O + L)·⌈log₂ P⌉ + O·⌈log₂ P⌉`.
+pub fn big_latency(procs: u32, logp: LogP) -> Time {
+    let log = u64::from(ceil_log2(procs));
+    logp.hop() * log + logp.overhead() * log
+}
+
+/// The binomial graph's work (CG Table 7): every process sends to its `⌈log₂ P⌉` neighbours,
+/// `P·⌈log₂ P⌉` messages.
+pub fn big_work(procs: u32) -> u64 {
+    u64::from(procs) * u64::from(ceil_log2(procs))
+}
+
+/// Buntinas' broadcast's fault-free latency (CG §IV.B.2): `2(2O + L)·⌈log₂ N⌉`.
+pub fn bfb_latency(procs: u32, logp: LogP) -> Time {
+    2 * logp.hop() * u64::from(ceil_log2(procs))
+}
+
+fn ceil_log2(p: u32) -> u32 {
+    if p <= 1 {
+        0
+    } else {
+        32 - (p - 1).leading_zeros()
+    }
+}
