@@ -335,7 +335,8 @@ fn consistency<A: FtcoProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
         }
     }
     // Every process that has not crashed is in the result.
-    if (0..m.procs).any(|r| !s.sim.has_crashed(r) && first.binary_search_by_key(&r, |&(x, _)| x).is_err())
+    if (0..m.procs)
+        .any(|r| !s.sim.has_crashed(r) && first.binary_search_by_key(&r, |&(x, _)| x).is_err())
     {
         return false;
     }
@@ -344,11 +345,9 @@ fn consistency<A: FtcoProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
 
 fn no_false_suspicion<A: FtcoProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
     (0..m.procs).all(|r| {
-        s.sim.automaton(r).is_none_or(|node| {
-            node.suspected()
-                .iter()
-                .all(|&x| s.sim.has_crashed(x))
-        })
+        s.sim
+            .automaton(r)
+            .is_none_or(|node| node.suspected().iter().all(|&x| s.sim.has_crashed(x)))
     })
 }
 

@@ -5,6 +5,8 @@
 //! cargo run -p ftcoll-verify --release -- check --tree lame:2 --correction checked --start sync \
 //!     --procs 6 --crashes 1 --timing any
 //! cargo run -p ftcoll-verify --release -- explore --tree kary:2 --correction none --procs 4 --crashes 1
+//! cargo run -p ftcoll-verify --release -- ftco --collective allreduce --topology knomial:2 \
+//!     --procs 7 --crashes 2 --timing any --entry late-alg5
 //! cargo run -p ftcoll-verify --release -- matrix --max-procs 8 --out docs/verification.md
 //! cargo run -p ftcoll-verify --release -- check --tree lame:2 --correction checked --procs 16 \
 //!     --crashes 15 --timing any --timeout 60 --memory-limit 4G --format text
@@ -21,14 +23,18 @@
 //! passing `--memory-limit`); 2 for bad input (one line on stderr naming the flag, nothing on
 //! stdout); 1 if a checker thread panicked.
 
+use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
+use ftcoll::protocols::ftco::{RootFailure, TimeoutRule};
+use ftcoll::topology::ftco::{Collective, FtcoKind};
 use ftcoll::topology::{LogP, Order, TreeKind};
 use ftcoll_verify::budget::{self, Budget, Stop};
+use ftcoll_verify::ftco::{self, Entry, FtcoSpec};
 use ftcoll_verify::{
     check_within, initial_states, matrix, CheckError, CrashTiming, ModelKind, ProtocolSpec,
     TimedModel, Verdict,
@@ -54,8 +60,140 @@ enum Command {
     Check(CheckArgs),
     /// Serve stateright's Explorer for one variant (timed model) to step through it in a browser.
     Explore(ExploreArgs),
+    /// Check consistency, termination and no false suspicion of one FTCO collective.
+    Ftco(FtcoArgs),
     /// Regenerate docs/verification.md and docs/traces/.
     Matrix(matrix::MatrixArgs),
+}
+
+fn collective(s: &str) -> Result<Collective, String> {
+    match s {
+        "bcast" => Ok(Collective::Bcast),
+        "reduce" => Ok(Collective::Reduce),
+        "allreduce" => Ok(Collective::Allreduce),
+        _ => Err("expected bcast, reduce or allreduce".into()),
+    }
+}
+
+fn ftco_topology(s: &str) -> Result<FtcoKind, String> {
+    let allowed = "expected kary:K or knomial:K with K an integer in 2..=8";
+    let (name, k) = s.split_once(':').ok_or(allowed)?;
+    let k: u64 = k
+        .parse()
+        .ok()
+        .filter(|k| (2..=8).contains(k))
+        .ok_or(allowed)?;
+    match name {
+        "kary" => Ok(FtcoKind::KAry(k)),
+        "knomial" => Ok(FtcoKind::KNomial(k)),
+        _ => Err(allowed.into()),
+    }
+}
+
+fn timeout_rule(s: &str) -> Result<TimeoutRule, String> {
+    let allowed = "expected ROUND_TRIP+PER_LOAD, two integers in 0..=1000 (default: 2L+4 and 2)";
+    let (a, b) = s.split_once('+').ok_or(allowed)?;
+    let parse = |x: &str| x.parse::<u64>().ok().filter(|v| *v <= 1000).ok_or(allowed);
+    Ok(TimeoutRule {
+        round_trip: parse(a)?,
+        per_load: parse(b)?,
+    })
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum EntryArg {
+    /// Everyone enters at 0.
+    Together,
+    /// Odd ranks enter late, with the imbalance extension (App. B, Alg. 5).
+    LateAlg5,
+    /// Odd ranks arrive late at the driver, without the extension.
+    LateDriver,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum RootArg {
+    /// Fault-immune roots (FTCO §2).
+    Immune,
+    /// Rank 0 replaced by its children (end of §4; single-root Reduce and Allreduce).
+    Replaced,
+}
+
+#[derive(Args, Debug)]
+struct FtcoArgs {
+    /// bcast, reduce or allreduce.
+    #[arg(long, value_parser = collective)]
+    collective: Collective,
+    /// kary:K or knomial:K (K in 2..=8).
+    #[arg(long, value_parser = ftco_topology)]
+    topology: FtcoKind,
+    /// Number of roots R (1..=P).
+    #[arg(long, default_value = "1", value_parser = clap::value_parser!(u64).range(1..=9))]
+    roots: u64,
+    /// Number of processes (2..=9; state spaces grow fast).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(2..=9))]
+    procs: u32,
+    /// At most this many crashes (of ranks that are not fault-immune).
+    #[arg(long, default_value = "1", value_parser = clap::value_parser!(u32).range(0..=8))]
+    crashes: u32,
+    /// When crashes happen.
+    #[arg(long, value_enum, default_value = "any")]
+    timing: TimingArg,
+    /// L in steps (o = 1).
+    #[arg(short = 'L', default_value = "2", value_parser = clap::value_parser!(u64).range(0..=64))]
+    latency: u64,
+    /// When processes enter.
+    #[arg(long, value_enum, default_value = "together")]
+    entry: EntryArg,
+    /// What a root's failure does.
+    #[arg(long, value_enum, default_value = "immune")]
+    root_failure: RootArg,
+    /// f_timeout as ROUND_TRIP+PER_LOAD (default: 2L+4 and 2).
+    #[arg(long = "timeout-rule", value_parser = timeout_rule)]
+    timeout_rule: Option<TimeoutRule>,
+    #[command(flatten)]
+    budget: BudgetArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "json")]
+    format: Format,
+}
+
+impl FtcoArgs {
+    fn spec(&self) -> Result<FtcoSpec, String> {
+        if self.roots > u64::from(self.procs) {
+            return Err(format!(
+                "--roots: {} is out of range: allowed 1..={} (--procs)",
+                self.roots, self.procs
+            ));
+        }
+        let spec = FtcoSpec {
+            collective: self.collective,
+            kind: self.topology,
+            roots: self.roots,
+            procs: self.procs,
+            latency: self.latency,
+            entry: match self.entry {
+                EntryArg::Together => Entry::Together,
+                EntryArg::LateAlg5 => Entry::LateAlg5,
+                EntryArg::LateDriver => Entry::LateDriver,
+            },
+            root_failure: match self.root_failure {
+                RootArg::Immune => RootFailure::Immune,
+                RootArg::Replaced => RootFailure::ReplacedByChildren,
+            },
+            timeout: self.timeout_rule,
+        };
+        let crashable = spec
+            .crashable()
+            .map_err(|e| format!("--topology/--roots/--procs: {e}"))?
+            .len() as u32;
+        if self.crashes > crashable {
+            return Err(format!(
+                "--crashes: {} is out of range: allowed 0..={crashable} (the ranks that are not fault-immune)",
+                self.crashes
+            ));
+        }
+        Ok(spec)
+    }
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -331,6 +469,94 @@ fn watch_explorer(budget: Budget) {
     });
 }
 
+/// Prints a check's verdict (JSON or text) and returns the exit status: 0 decided, 3 partial.
+fn print_result(
+    result: &ftcoll_verify::CheckResult,
+    name: &str,
+    crashes: u32,
+    timing: CrashTiming,
+    format: Format,
+) -> ExitCode {
+    // Written at once, ignoring a closed pipe (`| head`): output is not worth a panic.
+    let mut out = String::new();
+    let first = result.violations.first();
+    let verdict = result.verdict();
+    let unresolved = result.unresolved();
+    let within = |stop: Stop| {
+        format!(
+            "no violation found within {} states (budget: {stop})",
+            result.states
+        )
+    };
+    if format == Format::Json {
+        let trace: Vec<String> = first
+            .map(|v| v.trace.iter().map(|l| json_string(l)).collect())
+            .unwrap_or_default();
+        let list = |names: Vec<&str>| {
+            names
+                .into_iter()
+                .map(json_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let violated = list(result.violations.iter().map(|v| v.property).collect());
+        let _ = writeln!(
+                out,
+            "{{\"protocol\":{},\"crashes\":{},\"timing\":\"{}\",\"verdict\":\"{}\",\"property\":{},\"violated\":[{}],\"unresolved\":[{}],\"budget\":{},\"states\":{},\"seconds\":{:.3},\"trace\":[{}]}}",
+            json_string(name),
+            crashes,
+            timing,
+            verdict.as_str(),
+            first.map_or("null".to_string(), |v| json_string(v.property)),
+            violated,
+            list(unresolved),
+            result.stopped.map_or("null".to_string(), |s| json_string(s.as_str())),
+            result.states,
+            result.seconds,
+            trace.join(",")
+        );
+    } else {
+        let _ = writeln!(out, "{}, f = {}, crashes {}:", name, crashes, timing);
+        for &property in &result.properties {
+            match result.stopped {
+                _ if result.violated(property) => {
+                    let _ = writeln!(out, "  VIOLATED  {property}");
+                }
+                None => {
+                    let _ = writeln!(out, "  holds     {property}");
+                }
+                Some(stop) => {
+                    let _ = writeln!(out, "  partial   {property} — {}", within(stop));
+                }
+            }
+        }
+        let _ = writeln!(
+            out,
+            "  {} unique states in {:.3} s",
+            result.states, result.seconds
+        );
+        if let Some(stop) = result.stopped {
+            let _ = writeln!(
+                out,
+                "  verdict: {} (the {stop} budget stopped the search; a counterexample is a definite violation, anything else is unknown beyond these states)",
+                verdict.as_str()
+            );
+        }
+        if let Some(v) = first {
+            let _ = writeln!(out, "shortest counterexample for \"{}\":", v.property);
+            for line in &v.trace {
+                let _ = writeln!(out, "  {line}");
+            }
+        }
+    }
+    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    if verdict == Verdict::Partial {
+        ExitCode::from(EXIT_PARTIAL)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -397,77 +623,13 @@ fn main() -> ExitCode {
                     return ExitCode::from(1);
                 }
             };
-            let first = result.violations.first();
-            let verdict = result.verdict();
-            let unresolved = result.unresolved();
-            let within = |stop: Stop| {
-                format!(
-                    "no violation found within {} states (budget: {stop})",
-                    result.states
-                )
-            };
-            if a.format == Format::Json {
-                let trace: Vec<String> = first
-                    .map(|v| v.trace.iter().map(|l| json_string(l)).collect())
-                    .unwrap_or_default();
-                let list = |names: Vec<&str>| {
-                    names
-                        .into_iter()
-                        .map(json_string)
-                        .collect::<Vec<_>>()
-                        .join(",")
-                };
-                let violated = list(result.violations.iter().map(|v| v.property).collect());
-                println!(
-                    "{{\"protocol\":{},\"crashes\":{},\"timing\":\"{}\",\"verdict\":\"{}\",\"property\":{},\"violated\":[{}],\"unresolved\":[{}],\"budget\":{},\"states\":{},\"seconds\":{:.3},\"trace\":[{}]}}",
-                    json_string(&spec.name()),
-                    a.spec.crashes,
-                    timing(a.timing),
-                    verdict.as_str(),
-                    first.map_or("null".to_string(), |v| json_string(v.property)),
-                    violated,
-                    list(unresolved),
-                    result.stopped.map_or("null".to_string(), |s| json_string(s.as_str())),
-                    result.states,
-                    result.seconds,
-                    trace.join(",")
-                );
-            } else {
-                println!(
-                    "{}, f = {}, crashes {}:",
-                    spec.name(),
-                    a.spec.crashes,
-                    timing(a.timing)
-                );
-                for name in ftcoll_verify::property::ALL {
-                    match result.stopped {
-                        _ if result.violated(name) => println!("  VIOLATED  {name}"),
-                        None => println!("  holds     {name}"),
-                        Some(stop) => println!("  partial   {name} — {}", within(stop)),
-                    }
-                }
-                println!(
-                    "  {} unique states in {:.3} s",
-                    result.states, result.seconds
-                );
-                if let Some(stop) = result.stopped {
-                    println!(
-                        "  verdict: {} (the {stop} budget stopped the search; a counterexample is a definite violation, anything else is unknown beyond these states)",
-                        verdict.as_str()
-                    );
-                }
-                if let Some(v) = first {
-                    println!("shortest counterexample for \"{}\":", v.property);
-                    for line in &v.trace {
-                        println!("  {line}");
-                    }
-                }
-            }
-            if verdict == Verdict::Partial {
-                ExitCode::from(EXIT_PARTIAL)
-            } else {
-                ExitCode::SUCCESS
-            }
+            print_result(
+                &result,
+                &spec.name(),
+                a.spec.crashes,
+                timing(a.timing),
+                a.format,
+            )
         }
         Command::Explore(a) => {
             let spec = match a.spec.spec() {
@@ -511,6 +673,47 @@ fn main() -> ExitCode {
             }
             builder.serve(a.address.as_str());
             ExitCode::SUCCESS
+        }
+        Command::Ftco(a) => {
+            let spec = match a.spec() {
+                Ok(s) => s,
+                Err(m) => return usage(m),
+            };
+            let budget = a.budget.budget();
+            let mut shown = false;
+            let mut report = progress_reporter(&mut shown);
+            let progress = report
+                .as_mut()
+                .map(|r| r as &mut dyn FnMut(usize, Duration));
+            let checked = ftco::check(&spec, a.crashes, timing(a.timing), &budget, progress);
+            drop(report);
+            if shown {
+                eprint!("\r\x1b[K");
+            }
+            let result = match checked {
+                Ok(r) => r,
+                Err(CheckError::TooManyInitialStates {
+                    initial,
+                    needed,
+                    by,
+                }) => {
+                    let what = format!(
+                        "--procs {} --crashes {} --timing {}",
+                        a.procs,
+                        a.crashes,
+                        timing(a.timing)
+                    );
+                    return usage(a.budget.too_small(initial, needed, by, &what));
+                }
+                Err(CheckError::Topology(e)) => {
+                    return usage(format!("--topology/--procs/-L: {e}"))
+                }
+                Err(e @ CheckError::CheckerFailed) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(1);
+                }
+            };
+            print_result(&result, &spec.name(), a.crashes, timing(a.timing), a.format)
         }
         Command::Matrix(a) => match matrix::run(&a) {
             Ok(()) => ExitCode::SUCCESS,

@@ -908,7 +908,13 @@ pub fn ftco_rows() -> Vec<FtcoRow> {
         }
     }
     for collective in collectives {
-        rows.push(row(collective, FtcoKind::KNomial(2), 2, Entry::Together, RootFailure::Immune));
+        rows.push(row(
+            collective,
+            FtcoKind::KNomial(2),
+            2,
+            Entry::Together,
+            RootFailure::Immune,
+        ));
     }
     for collective in [Collective::Reduce, Collective::Allreduce] {
         rows.push(row(
@@ -943,14 +949,25 @@ pub struct FtcoCell {
 }
 
 /// Checks one FTCO cell for P = 2..=max_procs (f capped at the crashable ranks).
-pub fn check_ftco_cell(row: FtcoRow, timing: CrashTiming, crashes: u32, max_procs: u32) -> FtcoCell {
+pub fn check_ftco_cell(
+    row: FtcoRow,
+    timing: CrashTiming,
+    crashes: u32,
+    max_procs: u32,
+) -> FtcoCell {
     let mut verdicts: Vec<Option<(u32, Vec<String>)>> = vec![None; ftco_family::ALL.len()];
     let (mut states, mut seconds) = (0, 0.0);
     for procs in (row.roots as u32).max(2)..=max_procs {
         let spec = row.spec(procs);
         let crashable = spec.crashable().expect("valid spec").len() as u32;
-        let result = ftco_family::check(&spec, crashes.min(crashable), timing, &Budget::UNLIMITED, None)
-            .expect("valid spec");
+        let result = ftco_family::check(
+            &spec,
+            crashes.min(crashable),
+            timing,
+            &Budget::UNLIMITED,
+            None,
+        )
+        .expect("valid spec");
         states = result.states;
         seconds += result.seconds;
         for (i, name) in ftco_family::ALL.iter().enumerate() {
@@ -1164,7 +1181,11 @@ pub fn decide_ftco(claim: &FtcoClaim) -> (bool, u32, usize, Vec<String>) {
         )
         .expect("valid spec");
         states = result.states;
-        if let Some(v) = result.violations.iter().find(|v| v.property == claim.property) {
+        if let Some(v) = result
+            .violations
+            .iter()
+            .find(|v| v.property == claim.property)
+        {
             return (false, procs, states, v.trace.clone());
         }
     }

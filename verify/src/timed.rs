@@ -64,7 +64,10 @@ pub struct TimedProperty<A: Automaton> {
 
 impl<A: Automaton> TimedProperty<A> {
     /// A property every reachable state must satisfy.
-    pub fn always(name: &'static str, condition: fn(&TimedModel<A>, &TimedState<A>) -> bool) -> Self {
+    pub fn always(
+        name: &'static str,
+        condition: fn(&TimedModel<A>, &TimedState<A>) -> bool,
+    ) -> Self {
         Self {
             name,
             expectation: Expectation::Always,

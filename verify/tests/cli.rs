@@ -436,3 +436,82 @@ fn explore_stops_at_its_time_budget() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("time budget"), "{err}");
 }
+
+/// `ftco`: FTCO App. B's baseline (odd ranks arrive late, no Alg. 5) makes a Reduce suspect a
+/// live process and drop its operand; the JSON names both violations and the trace ends with
+/// rank 0's completion without rank 1. With Alg. 5 everything holds.
+#[test]
+fn ftco_prints_the_verdict_of_the_family_properties() {
+    let args = |entry: &'static str| {
+        [
+            "ftco",
+            "--collective",
+            "reduce",
+            "--topology",
+            "kary:2",
+            "--procs",
+            "5",
+            "--crashes",
+            "0",
+            "--timing",
+            "pre",
+            "--entry",
+            entry,
+        ]
+    };
+    let out = verify(&args("late-driver"));
+    assert!(out.status.success());
+    let json = String::from_utf8(out.stdout).unwrap();
+    for needle in [
+        "\"verdict\":\"violated\"",
+        "\"property\":\"consistency: every live process completes once",
+        "\"no false suspicion: no process times out on a process that has not crashed\"]",
+        "completions: [rank 0 at t=",
+        "DATA 4 -> 1",
+    ] {
+        assert!(json.contains(needle), "{needle} not in {json}");
+    }
+    assert!(
+        !json.contains("(1, 1)"),
+        "rank 1's operand is dropped: {json}"
+    );
+    let out = verify(&args("late-alg5"));
+    assert!(out.status.success());
+    let json = String::from_utf8(out.stdout).unwrap();
+    assert!(json.contains("\"verdict\":\"holds\""), "{json}");
+}
+
+/// `ftco`'s bad input: one line naming the flag, exit 2, nothing on stdout.
+#[test]
+fn ftco_refuses_bad_input_naming_the_flag() {
+    let base = ["ftco", "--collective", "allreduce", "--topology", "kary:2"];
+    for (extra, flag) in [
+        (vec!["--procs", "5", "--crashes", "5"], "--crashes"),
+        (vec!["--procs", "4", "--roots", "5"], "--roots"),
+        (vec!["--procs", "10"], "--procs"),
+        (
+            vec!["--procs", "4", "--timeout-rule", "8"],
+            "--timeout-rule",
+        ),
+        (vec!["--procs", "4", "--entry", "soon"], "--entry"),
+    ] {
+        let mut args: Vec<&str> = base.to_vec();
+        args.extend(extra);
+        let out = verify(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(flag), "{args:?}: {err}");
+    }
+    let out = verify(&[
+        "ftco",
+        "--collective",
+        "gather",
+        "--topology",
+        "kary:2",
+        "--procs",
+        "4",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}

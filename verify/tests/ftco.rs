@@ -20,7 +20,12 @@ fn check(spec: &FtcoSpec, crashes: u32, timing: CrashTiming) -> CheckResult {
 }
 
 /// The violated properties of `spec` with `bug` injected.
-fn violated_by(bug: FtcoBug, spec: &FtcoSpec, crashes: u32, timing: CrashTiming) -> Vec<&'static str> {
+fn violated_by(
+    bug: FtcoBug,
+    spec: &FtcoSpec,
+    crashes: u32,
+    timing: CrashTiming,
+) -> Vec<&'static str> {
     let config = FtcoMutantConfig {
         inner: spec.config().expect("valid spec"),
         bug,
@@ -43,7 +48,10 @@ fn holds_everything(spec: &FtcoSpec, crashes: u32, timing: CrashTiming, states: 
     assert_eq!(violated(&result), Vec::<&str>::new(), "{}", spec.name());
     assert_eq!(
         result.reached,
-        [ftco::SOMETIMES_SUSPECTS, ftcoll_verify::property::SOMETIMES_QUIESCENT],
+        [
+            ftco::SOMETIMES_SUSPECTS,
+            ftcoll_verify::property::SOMETIMES_QUIESCENT
+        ],
         "{}: the failure detector fires and runs end",
         spec.name()
     );
@@ -64,8 +72,18 @@ fn consistency_catches_an_operand_added_twice() {
             s.name()
         );
     }
-    holds_everything(&spec(Collective::Reduce, FtcoKind::KAry(2), 4), 1, CrashTiming::Any, 235);
-    holds_everything(&spec(Collective::Allreduce, FtcoKind::KAry(2), 4), 1, CrashTiming::Any, 709);
+    holds_everything(
+        &spec(Collective::Reduce, FtcoKind::KAry(2), 4),
+        1,
+        CrashTiming::Any,
+        235,
+    );
+    holds_everything(
+        &spec(Collective::Allreduce, FtcoKind::KAry(2), 4),
+        1,
+        CrashTiming::Any,
+        709,
+    );
 }
 
 /// Termination: a process that answers every ACK with a KEEPALIVE never lets the operation

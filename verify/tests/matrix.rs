@@ -21,7 +21,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use ftcoll_verify::matrix::{self, normalize, MatrixArgs, Part, Row};
+use ftcoll_verify::matrix::{self, normalize, FtcoRow, MatrixArgs, Part, Row};
 
 /// The committed matrix's arguments (see its preamble); one thread per test, the tests run in
 /// parallel.
@@ -31,6 +31,7 @@ fn args(out: PathBuf) -> MatrixArgs {
         max_crashes: 2,
         out,
         max_async_procs: 4,
+        max_ftco_procs: 7,
         threads: 1,
     }
 }
@@ -67,6 +68,24 @@ fn asynchronous(corrections: &[&str]) -> Part {
             .filter(|r| corrections.contains(&r.correction.to_string().as_str()))
             .collect(),
     )
+}
+
+/// FTCO rows whose collective is one of `collectives` (as written in the table) and whose
+/// label matches `filter`.
+fn ftco(collectives: &[&str], filter: impl Fn(&FtcoRow) -> bool) -> Part {
+    Part::Ftco(
+        matrix::ftco_rows()
+            .into_iter()
+            .filter(|r| {
+                collectives.contains(&ftcoll_verify::ftco::collective_name(r.collective))
+                    && filter(r)
+            })
+            .collect(),
+    )
+}
+
+fn late(r: &FtcoRow) -> bool {
+    r.entry == ftcoll_verify::ftco::Entry::LateAlg5
 }
 
 /// Declares the parts — each a test, with the unique states at the largest P its cells add to
@@ -122,6 +141,10 @@ parts! {
     async_opportunistic_checked: 1_928_764 => asynchronous(&["opportunistic:2", "checked"]);
     #[ignore = "slow (2.4 M states): .ci/run's second step runs it"]
     async_optimized: 2_419_582 => asynchronous(&["optimized:2"]);
+    ftco_claims: 0 => Part::FtcoClaims;
+    ftco_together: 0 => ftco(&["bcast", "reduce", "allreduce"], |r| !late(r));
+    ftco_late_bcast_reduce: 0 => ftco(&["bcast", "reduce"], late);
+    ftco_late_allreduce: 0 => ftco(&["allreduce"], late);
 }
 
 /// Concatenation of grid parts.
@@ -147,6 +170,8 @@ struct Regions {
     claims: String,
     grid: Vec<String>,
     asynchronous: Vec<String>,
+    ftco_claims: String,
+    ftco: Vec<String>,
     footer: String,
 }
 
@@ -161,7 +186,9 @@ fn regions(doc: &str, args: &MatrixArgs) -> Regions {
     };
     let (claims, rest) = split(rest, &matrix::grid_head(args), "the grid heading");
     let (grid, rest) = split(&rest, &matrix::async_head(args), "the asynchronous heading");
-    let (asynchronous, footer) = rest
+    let (asynchronous, rest) = split(&rest, &matrix::ftco_head(args), "the FTCO heading");
+    let (ftco_claims, rest) = split(&rest, &matrix::ftco_table_head(args), "the FTCO table");
+    let (ftco, footer) = rest
         .rsplit_once("\n\n")
         .expect("a blank line before the footer");
     assert!(
@@ -172,6 +199,8 @@ fn regions(doc: &str, args: &MatrixArgs) -> Regions {
         claims,
         grid: grid.lines().map(String::from).collect(),
         asynchronous: asynchronous.lines().map(String::from).collect(),
+        ftco_claims,
+        ftco: ftco.lines().map(String::from).collect(),
         footer: format!("\n{footer}"),
     }
 }
@@ -236,6 +265,29 @@ fn check_part(name: &str) {
                 );
             }
         }
+        Part::FtcoClaims => {
+            let (fresh, old) = (normalize(&rendered.text), normalize(&regions.ftco_claims));
+            assert_eq!(fresh, old, "{STALE} (FTCO claims)");
+        }
+        Part::Ftco(rows) => {
+            let fresh: Vec<&str> = rendered.text.lines().collect();
+            assert_eq!(fresh.len(), rows.len(), "one line per row");
+            for (row, line) in rows.iter().zip(fresh) {
+                let label = format!("{} ", matrix::ftco_row_label(row));
+                let old: Vec<&String> = regions
+                    .ftco
+                    .iter()
+                    .filter(|l| l.starts_with(&label))
+                    .collect();
+                assert_eq!(old.len(), 1, "{label}: {} committed lines", old.len());
+                assert_eq!(
+                    normalize(line),
+                    normalize(old[0]),
+                    "{STALE}:\ngenerated: {line}\ncommitted: {}",
+                    old[0]
+                );
+            }
+        }
         Part::Grid(rows) | Part::Async(rows) => {
             let committed_lines = match part {
                 Part::Grid(_) => &regions.grid,
@@ -291,18 +343,35 @@ fn layout_footer_and_trace_links() {
         expected(matrix::async_rows()),
         "asynchronous rows"
     );
+    let ftco_labels: Vec<String> = regions
+        .ftco
+        .iter()
+        .map(|l| l.splitn(7, " |").take(5).collect::<Vec<_>>().join(" |") + " |")
+        .collect();
+    let ftco_expected: Vec<String> = matrix::ftco_rows()
+        .iter()
+        .map(matrix::ftco_row_label)
+        .collect();
+    assert_eq!(ftco_labels, ftco_expected, "FTCO rows");
 
     // The parts cover the claims once and every row once.
     let parts = parts();
     let claims = parts.iter().filter(|p| p.2 == Part::Claims).count();
     assert_eq!(claims, 1, "the claims are one part");
+    assert_eq!(
+        parts.iter().filter(|p| p.2 == Part::FtcoClaims).count(),
+        1,
+        "the FTCO claims are one part"
+    );
     let mut grid_rows = Vec::new();
     let mut async_rows = Vec::new();
+    let mut ftco_rows = Vec::new();
     for (_, _, part) in &parts {
         match part {
             Part::Grid(rows) => grid_rows.extend(rows.iter().map(matrix::row_label)),
             Part::Async(rows) => async_rows.extend(rows.iter().map(matrix::row_label)),
-            Part::Claims => {}
+            Part::Ftco(rows) => ftco_rows.extend(rows.iter().map(matrix::ftco_row_label)),
+            Part::Claims | Part::FtcoClaims => {}
         }
     }
     let sorted = |mut v: Vec<String>| {
@@ -311,10 +380,11 @@ fn layout_footer_and_trace_links() {
     };
     assert_eq!(sorted(grid_rows), sorted(expected(matrix::rows())));
     assert_eq!(sorted(async_rows), sorted(expected(matrix::async_rows())));
+    assert_eq!(sorted(ftco_rows), sorted(ftco_expected));
 
     // The footer: cells from the layout, states from the parts' pins.
-    let cells =
-        matrix::rows().len() * 2 * args.max_crashes as usize + matrix::async_rows().len() * 2;
+    let cells = (matrix::rows().len() + matrix::ftco_rows().len()) * 2 * args.max_crashes as usize
+        + matrix::async_rows().len() * 2;
     let states: usize = parts.iter().map(|p| p.1).sum();
     assert_eq!(
         normalize(&regions.footer),
