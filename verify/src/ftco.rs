@@ -256,7 +256,7 @@ pub fn horizon(spec: &FtcoSpec, crashes: u32) -> Result<Time, TopologyError> {
 /// The FTCO family's properties for automaton `A`.
 pub fn properties<A: FtcoProcess>() -> Vec<TimedProperty<A>> {
     vec![
-        TimedProperty::always(CONSISTENCY, consistency::<A>),
+        TimedProperty::always_at_quiescence(CONSISTENCY, consistency::<A>),
         TimedProperty::always(property::TERMINATION, termination::<A>),
         TimedProperty::always(NO_FALSE_SUSPICION, no_false_suspicion::<A>),
         TimedProperty::sometimes(SOMETIMES_SUSPECTS, suspects::<A>),

@@ -150,6 +150,10 @@ pub struct CheckResult {
     /// Every `always` property the check decided, in the order its family declares them
     /// ([`property::ALL`] for a broadcast).
     pub properties: Vec<&'static str>,
+    /// Properties about quiescent states (liveness) that no counterexample violates but that
+    /// runs cut at the horizon leave undecided ([`timed::HORIZON_CUT`]): empty when no run
+    /// reached the horizon.
+    pub cut_by_horizon: Vec<&'static str>,
 }
 
 /// One violated property.
@@ -171,6 +175,8 @@ pub enum Verdict {
     Violated,
     /// A budget stopped the search while some property had no counterexample: those are only
     /// "not violated within [`CheckResult::states`] states". Others may be definitely violated.
+    /// Also when runs cut at the horizon leave a liveness property undecided
+    /// ([`CheckResult::cut_by_horizon`]).
     Partial,
 }
 
@@ -191,9 +197,12 @@ impl CheckResult {
         self.violations.iter().any(|v| v.property == property)
     }
 
-    /// Whether `property` holds: the search was complete and found no counterexample.
+    /// Whether `property` holds: the search was complete, found no counterexample, and no run
+    /// cut at the horizon leaves it undecided.
     pub fn holds(&self, property: &str) -> bool {
-        self.stopped.is_none() && !self.violated(property)
+        self.stopped.is_none()
+            && !self.violated(property)
+            && !self.cut_by_horizon.contains(&property)
     }
 
     /// The properties of [`Self::properties`] a budget left undecided: no counterexample
@@ -201,7 +210,7 @@ impl CheckResult {
     /// search.
     pub fn unresolved(&self) -> Vec<&'static str> {
         if self.stopped.is_none() {
-            return Vec::new();
+            return self.cut_by_horizon.clone();
         }
         self.properties
             .iter()
@@ -386,6 +395,7 @@ pub fn check_within(
                 reached,
                 stopped,
                 properties: property::ALL.to_vec(),
+                cut_by_horizon: Vec::new(),
             })
         }
     }
@@ -570,6 +580,16 @@ where
         .into_iter()
         .filter(|n| checker.discovery(n).is_some())
         .collect();
+    let cut_by_horizon = if checker.discovery(timed::HORIZON_CUT).is_some() {
+        model
+            .properties
+            .iter()
+            .filter(|p| p.at_quiescence && !violations.iter().any(|v| v.property == p.name))
+            .map(|p| p.name)
+            .collect()
+    } else {
+        Vec::new()
+    };
     CheckResult {
         violations,
         states: checker.unique_state_count(),
@@ -577,6 +597,7 @@ where
         reached,
         stopped: None,
         properties,
+        cut_by_horizon,
     }
 }
 

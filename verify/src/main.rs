@@ -519,6 +519,12 @@ fn print_result(
         let _ = writeln!(out, "{}, f = {}, crashes {}:", name, crashes, timing);
         for &property in &result.properties {
             match result.stopped {
+                _ if result.cut_by_horizon.contains(&property) => {
+                    let _ = writeln!(
+                        out,
+                        "  partial   {property} — undecided: some run is still busy at the horizon"
+                    );
+                }
                 _ if result.violated(property) => {
                     let _ = writeln!(out, "  VIOLATED  {property}");
                 }

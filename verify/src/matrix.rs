@@ -72,6 +72,10 @@ pub struct Cell {
     pub states: usize,
     /// Total seconds.
     pub seconds: f64,
+    /// Short names of the liveness properties that runs cut at the horizon left undecided,
+    /// with the smallest P where that happened (never expected: the horizons derive from the
+    /// protocols' timers).
+    pub undecided: Vec<(&'static str, u32)>,
 }
 
 /// A matrix row.
@@ -171,11 +175,19 @@ pub fn check_cell_in(
 ) -> Cell {
     let mut verdicts: Vec<Option<(u32, Vec<String>)>> = vec![None; property::ALL.len()];
     let (mut states, mut seconds) = (0, 0.0);
+    let mut undecided: Vec<(&'static str, u32)> = Vec::new();
     for procs in 2..=max_procs {
         let f = crashes.min(procs - 1);
         let result = check(&spec(&row, procs), f, timing, model).expect("valid spec");
         states = result.states;
         seconds += result.seconds;
+        note_undecided(
+            &mut undecided,
+            &result,
+            procs,
+            &property::ALL,
+            &property::SHORT,
+        );
         for (i, name) in property::ALL.iter().enumerate() {
             if verdicts[i].is_none() {
                 if let Some(v) = result.violations.iter().find(|v| v.property == *name) {
@@ -192,7 +204,33 @@ pub fn check_cell_in(
         max_procs,
         states,
         seconds,
+        undecided,
     }
+}
+
+/// Records the liveness properties `result` left undecided at the horizon (first P only).
+fn note_undecided(
+    undecided: &mut Vec<(&'static str, u32)>,
+    result: &crate::CheckResult,
+    procs: u32,
+    all: &[&'static str],
+    short: &[&'static str],
+) {
+    for name in &result.cut_by_horizon {
+        if let Some(i) = all.iter().position(|p| p == name) {
+            if !undecided.iter().any(|(s, _)| *s == short[i]) {
+                undecided.push((short[i], procs));
+            }
+        }
+    }
+}
+
+/// "liveness undecided (horizon) P=p" for each entry.
+fn undecided_text(undecided: &[(&'static str, u32)]) -> Vec<String> {
+    undecided
+        .iter()
+        .map(|(name, p)| format!("{name} undecided (runs cut at the horizon) P={p}"))
+        .collect()
 }
 
 fn slug(row: &Row, timing: CrashTiming, crashes: u32) -> String {
@@ -786,6 +824,11 @@ fn cell_text(cell: &Cell, prefix: &str, traces_dir: &Path) -> Result<String, Str
         .zip(property::SHORT)
         .filter_map(|(v, name)| v.as_ref().map(|(p, _)| format!("{name} ✗ P={p}")))
         .collect();
+    let undecided = undecided_text(&cell.undecided);
+    if violated.is_empty() && !undecided.is_empty() {
+        return Ok(format!("{} ({} st)", undecided.join(", "), cell.states));
+    }
+    let violated: Vec<String> = violated.into_iter().chain(undecided).collect();
     if violated.is_empty() {
         return Ok(format!(
             "all hold ≤ {} ({} st, {:.2} s)",
@@ -946,6 +989,8 @@ pub struct FtcoCell {
     pub states: usize,
     /// Total seconds.
     pub seconds: f64,
+    /// As [`Cell::undecided`].
+    pub undecided: Vec<(&'static str, u32)>,
 }
 
 /// Checks one FTCO cell for P = 2..=max_procs (f capped at the crashable ranks).
@@ -957,6 +1002,7 @@ pub fn check_ftco_cell(
 ) -> FtcoCell {
     let mut verdicts: Vec<Option<(u32, Vec<String>)>> = vec![None; ftco_family::ALL.len()];
     let (mut states, mut seconds) = (0, 0.0);
+    let mut undecided: Vec<(&'static str, u32)> = Vec::new();
     for procs in (row.roots as u32).max(2)..=max_procs {
         let spec = row.spec(procs);
         let crashable = spec.crashable().expect("valid spec").len() as u32;
@@ -970,6 +1016,13 @@ pub fn check_ftco_cell(
         .expect("valid spec");
         states = result.states;
         seconds += result.seconds;
+        note_undecided(
+            &mut undecided,
+            &result,
+            procs,
+            &ftco_family::ALL,
+            &ftco_family::SHORT,
+        );
         for (i, name) in ftco_family::ALL.iter().enumerate() {
             if verdicts[i].is_none() {
                 if let Some(v) = result.violations.iter().find(|v| v.property == *name) {
@@ -986,6 +1039,7 @@ pub fn check_ftco_cell(
         max_procs,
         states,
         seconds,
+        undecided,
     }
 }
 
@@ -1031,6 +1085,11 @@ fn ftco_cell_text(cell: &FtcoCell, traces_dir: &Path) -> Result<String, String> 
         .zip(ftco_family::SHORT)
         .filter_map(|(v, name)| v.as_ref().map(|(p, _)| format!("{name} ✗ P={p}")))
         .collect();
+    let undecided = undecided_text(&cell.undecided);
+    if violated.is_empty() && !undecided.is_empty() {
+        return Ok(format!("{} ({} st)", undecided.join(", "), cell.states));
+    }
+    let violated: Vec<String> = violated.into_iter().chain(undecided).collect();
     if violated.is_empty() {
         return Ok(format!(
             "all hold ≤ {} ({} st, {:.2} s)",

@@ -58,6 +58,10 @@ pub struct TimedProperty<A: Automaton> {
     pub name: &'static str,
     /// Always or sometimes.
     pub expectation: Expectation,
+    /// Whether the property says something about quiescent states (a liveness property read
+    /// at the end): a run cut at the horizon satisfies it vacuously, so when the horizon cuts
+    /// some run the check reports it undecided instead of holding.
+    pub at_quiescence: bool,
     /// Whether the state satisfies it.
     pub condition: fn(&TimedModel<A>, &TimedState<A>) -> bool,
 }
@@ -71,7 +75,20 @@ impl<A: Automaton> TimedProperty<A> {
         Self {
             name,
             expectation: Expectation::Always,
+            at_quiescence: false,
             condition,
+        }
+    }
+
+    /// An `always` property whose condition constrains quiescent states (see
+    /// [`Self::at_quiescence`]).
+    pub fn always_at_quiescence(
+        name: &'static str,
+        condition: fn(&TimedModel<A>, &TimedState<A>) -> bool,
+    ) -> Self {
+        Self {
+            at_quiescence: true,
+            ..Self::always(name, condition)
         }
     }
 
@@ -83,6 +100,7 @@ impl<A: Automaton> TimedProperty<A> {
         Self {
             name,
             expectation: Expectation::Sometimes,
+            at_quiescence: false,
             condition,
         }
     }
@@ -110,7 +128,7 @@ pub fn broadcast_properties<A: Automaton>() -> Vec<TimedProperty<A>> {
     vec![
         TimedProperty::always(property::INTEGRITY, integrity::<A>),
         TimedProperty::always(property::NO_DUPLICATES, no_duplicates::<A>),
-        TimedProperty::always(property::LIVENESS, liveness::<A>),
+        TimedProperty::always_at_quiescence(property::LIVENESS, liveness::<A>),
         TimedProperty::always(property::TERMINATION, termination::<A>),
         TimedProperty::sometimes(property::SOMETIMES_CORRECTED, corrected::<A>),
         TimedProperty::sometimes(property::SOMETIMES_QUIESCENT, quiescent::<A>),
@@ -298,9 +316,18 @@ impl TimedModel<CorrectedTreeNode> {
             }
             _ => 0,
         };
-        // Generous: a corrector sweeps the ring twice per final round, plus SOS.
+        // Delayed correction waits `delay` once per corrector before it sweeps (CT §3.3); the
+        // waits of different correctors overlap.
+        let delay = match spec.correction {
+            CorrectionSpec::Correction(CorrectionKind::Delayed { delay }) => delay,
+            _ => 0,
+        };
+        // Generous: a corrector sweeps the ring twice per final round, plus SOS or the delay:
+        // every timer the protocol sets is inside the horizon (issue 13: a horizon that ignores
+        // a timer reports a correct run as non-terminating).
         let horizon = config.correction_start
             + sos
+            + delay
             + (8 * u64::from(spec.procs) + 8) * hop * (u64::from(max_crashes) + 2);
         Ok(Self {
             payload: config.payload,
@@ -471,6 +498,7 @@ where
                 Expectation::Always => Property::always(p.name, p.condition),
                 Expectation::Sometimes => Property::sometimes(p.name, p.condition),
             })
+            .chain([Property::sometimes(HORIZON_CUT, cut_at_horizon::<A>)])
             .collect()
     }
 }
@@ -495,6 +523,16 @@ pub fn termination<A: Automaton>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
 
 fn corrected<A: Automaton>(_: &TimedModel<A>, s: &TimedState<A>) -> bool {
     predicates::some_corrected(s.sim.report())
+}
+
+/// Every model's own reachability check: some run still has something to do after the
+/// horizon, where the model stops exploring it. Reached, it makes every
+/// [`TimedProperty::at_quiescence`] property undecided (a cut run never gets to be checked at
+/// its end) — a bounded verdict, never a silent pass.
+pub const HORIZON_CUT: &str = "sometimes: a run is cut at the horizon";
+
+fn cut_at_horizon<A: Automaton>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    s.error.is_none() && s.sim.next_time().is_some_and(|t| t > m.horizon)
 }
 
 /// Reachability of quiescence, shared by every family.
