@@ -522,7 +522,7 @@ where
     for &name in &properties {
         if let Some(path) = checker.discovery(name) {
             let steps = path.into_vec();
-            let initial: Vec<ftcoll::Rank> = steps
+            let mut initial: Vec<ftcoll::Rank> = steps
                 .first()
                 .map(|(s, _)| {
                     model
@@ -533,7 +533,19 @@ where
                         .collect()
                 })
                 .unwrap_or_default();
-            let actions: Vec<timed::TimedAction> = steps.iter().filter_map(|(_, a)| *a).collect();
+            let mut actions: Vec<timed::TimedAction> =
+                steps.iter().filter_map(|(_, a)| *a).collect();
+            // Pre-operation crashes: report the smallest crash set that fails, not merely the
+            // shortest path BFS found.
+            if model.timing == CrashTiming::Pre {
+                let condition = model.properties.iter().find(|p| p.name == name);
+                if let Some((set, path)) =
+                    condition.and_then(|p| model.smallest_pre_counterexample(p.condition))
+                {
+                    initial = set;
+                    actions = path;
+                }
+            }
             let (events, report) = model.replay(&initial, &actions);
             let mut trace = Vec::new();
             if !initial.is_empty() {

@@ -408,6 +408,37 @@ impl<A: Automaton> TimedModel<A> {
         Some(next)
     }
 
+    /// The smallest crash set (fewest ranks, then lexicographically first) of
+    /// [`CrashTiming::Pre`] whose run reaches a state violating `condition`, with the steps to
+    /// the first such state. With pre-operation crashes every run is deterministic, so this
+    /// replays the crash sets in order instead of searching; BFS alone returns a shortest path,
+    /// whose crash set need not be the smallest (issue 13: `{1,2,6}` where `{1,2,3}` fails the
+    /// same way).
+    pub fn smallest_pre_counterexample(
+        &self,
+        condition: fn(&Self, &TimedState<A>) -> bool,
+    ) -> Option<(Vec<Rank>, Vec<TimedAction>)> {
+        for set in crash_sets_of(&self.crashable, self.max_crashes) {
+            let mut state = self.initial(&set, false);
+            let mut actions = Vec::new();
+            loop {
+                if !condition(self, &state) {
+                    return Some((set, actions));
+                }
+                if state.error.is_some() {
+                    break;
+                }
+                let Some(time) = state.sim.next_time().filter(|&t| t <= self.horizon) else {
+                    break;
+                };
+                let action = TimedAction::Step { time };
+                actions.push(action);
+                state = self.apply(&state, action)?;
+            }
+        }
+        None
+    }
+
     /// Whether nothing is left to happen.
     pub fn quiescent(state: &TimedState<A>) -> bool {
         state.sim.next_time().is_none() || state.error.is_some()

@@ -66,3 +66,95 @@ fn a_run_cut_at_the_horizon_leaves_liveness_undecided() {
     assert_eq!(result.verdict(), Verdict::Partial);
     assert_eq!(result.unresolved(), [property::LIVENESS]);
 }
+
+/// Issue 13, item 3: a pre-operation counterexample names the smallest crash set (fewest ranks,
+/// then lexicographically first) whose run leaves a live process undelivered — found here
+/// independently by running the plain driver on every crash set in that order.
+#[test]
+fn pre_operation_counterexamples_name_the_smallest_crash_set() {
+    use ftcoll::protocols::corrected_tree::CorrectedTreeNode;
+    use ftcoll::sim::{run, PortModel, Scenario};
+    let cases = [
+        (
+            TreeKind::KAry(2),
+            Order::Interleaved,
+            CorrectionKind::None,
+            6,
+            2,
+        ),
+        (
+            TreeKind::KAry(2),
+            Order::Interleaved,
+            CorrectionKind::Opportunistic { distance: 2 },
+            8,
+            2,
+        ),
+        (
+            TreeKind::KAry(2),
+            Order::InOrder,
+            CorrectionKind::Opportunistic { distance: 1 },
+            8,
+            1,
+        ),
+        (
+            TreeKind::Binomial,
+            Order::Interleaved,
+            CorrectionKind::Opportunistic { distance: 1 },
+            8,
+            2,
+        ),
+        (
+            TreeKind::Lame(2),
+            Order::InOrder,
+            CorrectionKind::Opportunistic { distance: 1 },
+            8,
+            2,
+        ),
+        // BFS alone reported {1, 6, 8} here (its run reaches quiescence soonest); {1, 2} fails
+        // too.
+        (
+            TreeKind::KAry(2),
+            Order::Interleaved,
+            CorrectionKind::Optimized { distance: 4 },
+            13,
+            3,
+        ),
+    ];
+    for (tree, order, kind, procs, crashes) in cases {
+        let spec = ProtocolSpec {
+            tree,
+            order,
+            correction: CorrectionSpec::Correction(kind),
+            start: StartMode::Synchronized,
+            procs,
+            logp: LogP::default(),
+        };
+        let config = spec.config().expect("valid spec");
+        let smallest = ftcoll_verify::timed::crash_sets(procs, crashes)
+            .into_iter()
+            .find(|set| {
+                let scenario = Scenario {
+                    logp: spec.logp,
+                    model: PortModel::DualPort,
+                    crashes: set.iter().map(|&r| (r, 0)).collect(),
+                    ..Default::default()
+                };
+                let report =
+                    run::<CorrectedTreeNode>(&config, procs, &scenario, 1_000_000).expect("runs");
+                report.undelivered() > 0
+            })
+            .expect("some crash set breaks liveness");
+        let result = check(&spec, crashes, CrashTiming::Pre, ModelKind::Timed).expect("checks");
+        let violation = result
+            .violations
+            .iter()
+            .find(|v| v.property == property::LIVENESS)
+            .expect("liveness is violated");
+        assert_eq!(
+            violation.trace[0],
+            format!("before the operation: ranks {smallest:?} crash"),
+            "{}",
+            spec.name()
+        );
+    }
+}
