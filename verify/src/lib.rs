@@ -53,6 +53,16 @@ pub mod property {
 
     /// Short column names for [`ALL`].
     pub const SHORT: [&str; 4] = ["integrity", "no duplicates", "liveness", "termination"];
+
+    /// Protocol rule (CG Alg. 1, CT §3.1, §3.3): opportunistic and optimized correction of
+    /// distance `d` send at most `d` messages to each side, so at most `2d` per process.
+    pub const SEND_BOUND: &str =
+        "send bound: with opportunistic or optimized correction of distance d, no process sends more than 2d correction messages (CG Alg. 1; CT §3.1, §3.3)";
+    /// Protocol rule (CG §III.B–C; module docs of `correction`): c-nodes never correct.
+    pub const C_NODES_SILENT: &str =
+        "c-nodes stay silent: a process colored by correction sends no correction message (CG §III.B–C; failure-proof correction's SOS excepted)";
+    /// The protocol rules of the Corrected Tree family, decided in the claims section.
+    pub const RULES: [&str; 2] = [SEND_BOUND, C_NODES_SILENT];
 }
 
 /// A Corrected Tree broadcast to check: everything but the fault pattern.

@@ -403,6 +403,21 @@ pub fn claims() -> Vec<Claim> {
             ],
         },
         Claim {
+            text: "Opportunistic and optimized correction of distance d send at most d messages to each side, 2d per process, under crashes at any instant (CG Alg. 1; CT §3.1, §3.3).",
+            checks: vec![
+                exhaustive(protocol(binary, Interleaved, C(Opportunistic { distance: 2 }), sync, 8), 2, any, property::SEND_BOUND, Some(true)),
+                exhaustive(protocol(lame, Interleaved, C(Optimized { distance: 2 }), Overlapped, 8), 2, any, property::SEND_BOUND, Some(true)),
+            ],
+        },
+        Claim {
+            text: "Processes colored by correction (c-nodes) never send a correction message (CG §III.B–C).",
+            checks: vec![
+                exhaustive(protocol(lame, Interleaved, C(Checked), sync, 8), 2, any, property::C_NODES_SILENT, Some(true)),
+                exhaustive(protocol(TreeKind::Binomial, Interleaved, C(Delayed { delay: 4 }), Overlapped, 8), 2, any, property::C_NODES_SILENT, Some(true)),
+                exhaustive(protocol(binary, InOrder, C(Opportunistic { distance: 1 }), sync, 8), 2, any, property::C_NODES_SILENT, Some(true)),
+            ],
+        },
+        Claim {
             text: "Optimized opportunistic correction preserves what opportunistic colors (CT §3.3: it \"preserves non-faulty liveness\").",
             checks: vec![
                 ClaimCheck::Scenario {
@@ -881,6 +896,7 @@ fn short(property: &str) -> &'static str {
     property::ALL
         .iter()
         .zip(property::SHORT)
+        .chain(property::RULES.iter().zip(["send bound", "c-nodes silent"]))
         .find(|(p, _)| **p == property)
         .map_or("?", |(_, s)| s)
 }

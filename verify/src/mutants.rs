@@ -20,6 +20,12 @@ pub enum Bug {
     ConfusesDirections,
     /// Termination: a process answers every correction message with one back, forever.
     EchoesCorrection,
+    /// Send bound (CG Alg. 1): the root sends one correction message more once its sweeps are
+    /// done.
+    SendsOneCorrectionTooMany,
+    /// C-nodes stay silent (CG §III.B–C): a process colored by correction forwards it once to
+    /// its right neighbour.
+    CNodeForwards,
 }
 
 /// A Corrected Tree process with one [`Bug`].
@@ -31,6 +37,9 @@ pub struct Mutant {
     bug: Bug,
     /// Echo replies owed.
     echoes: Vec<Rank>,
+    /// The extra correction message of [`Bug::SendsOneCorrectionTooMany`] or
+    /// [`Bug::CNodeForwards`] is owed (`Some(false)`) or sent (`Some(true)`).
+    extra: Option<bool>,
 }
 
 /// The configuration of a mutant run: the real configuration and the bug.
@@ -54,6 +63,7 @@ impl Automaton for Mutant {
             procs: config.inner.tree.procs(),
             bug: config.bug,
             echoes: Vec::new(),
+            extra: None,
         }
     }
 
@@ -92,6 +102,13 @@ impl Automaton for Mutant {
         if self.bug == Bug::EchoesCorrection && matches!(msg.body, Body::Correction(_)) {
             self.echoes.push(from);
         }
+        if self.bug == Bug::CNodeForwards
+            && !colored
+            && matches!(msg.body, Body::Correction(_))
+            && self.extra.is_none()
+        {
+            self.extra = Some(false);
+        }
         let value = msg.value;
         self.inner.on_message(&config.inner, now, from, msg, out);
         if self.bug == Bug::DeliversEveryCopy && colored {
@@ -115,7 +132,11 @@ impl Automaton for Mutant {
         }
         let mut inner_out = Outbox::new();
         self.inner.on_send_slot(&config.inner, now, &mut inner_out);
+        let mut sent = false;
         for action in inner_out.drain() {
+            if matches!(action, Action::Send { .. }) {
+                sent = true;
+            }
             match action {
                 Action::Send { to, mut msg }
                     if self.bug == Bug::CorruptsRelayedPayload
@@ -133,6 +154,30 @@ impl Automaton for Mutant {
                 Action::Ignored(r) => out.ignore(r),
             }
         }
+        if self.bug == Bug::SendsOneCorrectionTooMany
+            && self.rank == 0
+            && self.extra.is_none()
+            && self.inner.delivered()
+            && now >= config.inner.correction_start
+        {
+            self.extra = Some(false);
+        }
+        // An empty slot after the correction start: the root's sweeps are over (opportunistic
+        // correction sends at every slot until it is done).
+        if !sent && self.extra == Some(false) {
+            self.extra = Some(true);
+            let msg = Msg {
+                value: config.inner.payload,
+                body: Body::Correction(CorrectionMsg::Ring { toward: Side::Left }),
+            };
+            out.send((self.rank + 1) % self.procs, msg);
+        }
+    }
+}
+
+impl crate::timed::CorrectionView for Mutant {
+    fn correction(config: &MutantConfig) -> ftcoll::protocols::correction::CorrectionKind {
+        config.inner.correction
     }
 }
 

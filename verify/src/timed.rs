@@ -298,6 +298,59 @@ impl<A: Automaton> TimedModel<A> {
     }
 }
 
+/// What the Corrected Tree family's rule properties read from a configuration: the correction
+/// variant. The real automaton implements it, and so does the mutant of [`crate::mutants`].
+pub trait CorrectionView: Automaton {
+    /// The correction variant of `config`.
+    fn correction(config: &Self::Config) -> CorrectionKind;
+}
+
+impl CorrectionView for CorrectedTreeNode {
+    fn correction(
+        config: &ftcoll::protocols::corrected_tree::CorrectedTreeConfig,
+    ) -> CorrectionKind {
+        config.correction
+    }
+}
+
+/// The Corrected Tree family's protocol rules ([`property::RULES`]), checked in every state.
+pub fn correction_rule_properties<A: CorrectionView>() -> Vec<TimedProperty<A>> {
+    vec![
+        TimedProperty::always(property::SEND_BOUND, send_bound::<A>),
+        TimedProperty::always(property::C_NODES_SILENT, c_nodes_silent::<A>),
+    ]
+}
+
+/// Index of the correction phase in `Report::sent`.
+const CORRECTION: usize = 1;
+
+fn send_bound<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    let d = match A::correction(&m.config) {
+        CorrectionKind::Opportunistic { distance } | CorrectionKind::Optimized { distance } => {
+            distance
+        }
+        _ => return true,
+    };
+    let bound = d.saturating_mul(2);
+    s.sim
+        .report()
+        .sent
+        .iter()
+        .all(|sent| sent[CORRECTION] <= bound)
+}
+
+fn c_nodes_silent<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    if matches!(A::correction(&m.config), CorrectionKind::FailProof { .. }) {
+        return true;
+    }
+    let report = s.sim.report();
+    (0..report.procs as usize).all(|r| {
+        report.delivered_at[r].is_none()
+            || report.by_dissemination[r]
+            || report.sent[r][CORRECTION] == 0
+    })
+}
+
 impl TimedModel<CorrectedTreeNode> {
     /// The model of a Corrected Tree broadcast with at most `max_crashes` crashes.
     pub fn corrected_tree(
@@ -340,7 +393,10 @@ impl TimedModel<CorrectedTreeNode> {
             horizon,
             halt: Halt::new(),
             crashable: (1..spec.procs).collect(),
-            properties: broadcast_properties(),
+            properties: broadcast_properties()
+                .into_iter()
+                .chain(correction_rule_properties())
+                .collect(),
             arrivals: Vec::new(),
             vocabulary: Vocabulary::BROADCAST,
         })

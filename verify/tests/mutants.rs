@@ -192,3 +192,76 @@ fn asynchronous_model_checks_reorderings() {
         timed.states
     );
 }
+
+/// The properties of ALL and RULES that `bug` breaks on `spec` (the mutant model checks the
+/// family's rule properties too).
+fn rules_violated_by(
+    bug: Bug,
+    spec: &ProtocolSpec,
+    crashes: u32,
+    timing: CrashTiming,
+) -> Vec<&'static str> {
+    let real = TimedModel::corrected_tree(spec, crashes, timing).unwrap();
+    let mut mutant = TimedModel::<Mutant>::new(
+        MutantConfig {
+            inner: spec.config().unwrap(),
+            bug,
+        },
+        spec.procs,
+        spec.logp,
+        real.payload,
+        crashes,
+        timing,
+        real.horizon,
+    );
+    mutant.properties = ftcoll_verify::timed::broadcast_properties()
+        .into_iter()
+        .chain(ftcoll_verify::timed::correction_rule_properties())
+        .collect();
+    let checker = mutant.checker().spawn_bfs().join();
+    property::ALL
+        .into_iter()
+        .chain(property::RULES)
+        .filter(|p| checker.discovery(p).is_some())
+        .collect()
+}
+
+/// CG Alg. 1: opportunistic correction of distance d sends d messages to each side. A root
+/// that sends one more is caught by the send bound, and only by it; the real protocol keeps
+/// the bound under two crashes at any instant.
+#[test]
+fn send_bound_catches_one_correction_message_too_many() {
+    for distance in [1, 2] {
+        let s = spec(
+            TreeKind::KAry(2),
+            CorrectionSpec::Correction(CorrectionKind::Opportunistic { distance }),
+            6,
+        );
+        assert_eq!(
+            rules_violated_by(Bug::SendsOneCorrectionTooMany, &s, 0, CrashTiming::Pre),
+            [property::SEND_BOUND],
+            "{}",
+            s.name()
+        );
+        let real = check(&s, 2, CrashTiming::Any, ModelKind::Timed).unwrap();
+        assert!(real.holds(property::SEND_BOUND), "{}", s.name());
+    }
+}
+
+/// CG §III.B–C: processes colored by correction (c-nodes) never correct. One that forwards the
+/// correction once is caught (a crash before the operation makes c-nodes), and only by this
+/// rule; the real checked correction keeps c-nodes silent under two crashes at any instant.
+#[test]
+fn c_nodes_silent_catches_a_c_node_that_forwards() {
+    let s = spec(
+        TreeKind::KAry(2),
+        CorrectionSpec::Correction(CorrectionKind::Checked),
+        6,
+    );
+    assert_eq!(
+        rules_violated_by(Bug::CNodeForwards, &s, 1, CrashTiming::Pre),
+        [property::C_NODES_SILENT]
+    );
+    let real = check(&s, 2, CrashTiming::Any, ModelKind::Timed).unwrap();
+    assert!(real.holds(property::C_NODES_SILENT));
+}
