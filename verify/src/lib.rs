@@ -437,6 +437,31 @@ where
     Ok(result)
 }
 
+/// Checks any timed model within `budget`: the entry point for a protocol of your own. Build
+/// the model with [`TimedModel::new`] (your automaton, its configuration, `P`, LogP, the
+/// payload integrity compares with, `f`, the crash timing and a horizon containing every timer
+/// your protocol sets), add your own [`timed::TimedProperty`]s to `model.properties`, and read
+/// the verdict of each property, with a shortest counterexample, from the result.
+/// `verify/examples/check_a_variant.rs` does this for a user-written broadcast.
+pub fn check_model<A>(model: TimedModel<A>, budget: &Budget) -> Result<CheckResult, CheckError>
+where
+    A: ftcoll::automaton::Automaton + Send + Sync + 'static,
+    A::Msg: Send + Sync,
+    A::Value: Send + Sync,
+    A::Config: Clone + Send + Sync + 'static,
+{
+    let start = std::time::Instant::now();
+    let crashable = model.crashable.len() as u32;
+    let initial = initial_states(
+        crashable + 1,
+        model.max_crashes,
+        model.timing,
+        ModelKind::Timed,
+    );
+    admit_initial(initial, model.procs, ModelKind::Timed, budget)?;
+    check_timed(model, initial, budget, start, None)
+}
+
 /// How often a budgeted search looks at the clock and the resident memory.
 const POLL: std::time::Duration = std::time::Duration::from_millis(10);
 
