@@ -526,7 +526,10 @@ pub fn head(args: &MatrixArgs) -> String {
          the operation) or *any* (before any instant of it). Properties: {}. \
          A cell lists the violated properties with the smallest violating `P` and a link to the \
          shortest counterexample, or says that all hold, with the unique states at the largest `P` and \
-         the total time.\n",
+         the total time. The horizon of a run contains every timer the protocol sets (delays, SOS, \
+         timeouts); a run still busy there violates termination and leaves liveness *undecided* (the cell \
+         says so), never holding. A pre-operation counterexample names the smallest crash set (fewest \
+         ranks, then the lexicographically first).\n",
         args.max_procs,
         args.max_crashes,
         args.max_procs,
