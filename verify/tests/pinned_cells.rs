@@ -1,0 +1,61 @@
+//! One cell per correction variant and start mode, pinned (issue 13, item 6): every P from 2 to
+//! 6, one crash at any instant, on the interleaved Lamé(2) tree. A broken rule in any variant
+//! changes what the checker explores — its state count — even when every property still
+//! holds (the ring or SOS covering for it), so this fast test fails for it, not only the slow
+//! matrix regeneration. The pins are regression values in stateright's paxos style: the
+//! verdicts are the matrix's, the state counts the checker's at P = 6.
+
+use ftcoll::protocols::corrected_tree::StartMode;
+use ftcoll::topology::{Order, TreeKind};
+use ftcoll_verify::matrix::{self, Row};
+use ftcoll_verify::CrashTiming;
+
+/// `(correction, start, states at P = 6, violated properties)`.
+const PINS: [(&str, &str, usize, &[&str]); 16] = [
+    ("none", "sync", 267, &["liveness"]),
+    ("none", "overlap", 267, &["liveness"]),
+    ("ack", "sync", 690, &["liveness"]),
+    ("ack", "overlap", 690, &["liveness"]),
+    ("opportunistic:1", "sync", 610, &[]),
+    ("opportunistic:1", "overlap", 582, &[]),
+    ("opportunistic:2", "sync", 777, &[]),
+    ("opportunistic:2", "overlap", 755, &[]),
+    ("optimized:2", "sync", 777, &[]),
+    ("optimized:2", "overlap", 738, &[]),
+    ("checked", "sync", 868, &[]),
+    ("checked", "overlap", 780, &[]),
+    ("delayed:4", "sync", 953, &[]),
+    ("delayed:4", "overlap", 1236, &[]),
+    ("failproof:1", "sync", 1421, &[]),
+    ("failproof:1", "overlap", 2855, &[]),
+];
+
+#[test]
+fn one_cell_per_variant_and_start_mode_is_pinned() {
+    let mut found = Vec::new();
+    for (correction, start, _, _) in PINS {
+        let row = Row {
+            correction: correction.parse().expect("a correction"),
+            tree: TreeKind::Lame(2),
+            order: Order::Interleaved,
+            start: match start {
+                "sync" => StartMode::Synchronized,
+                _ => StartMode::Overlapped,
+            },
+        };
+        let cell = matrix::check_cell(row, CrashTiming::Any, 1, 6);
+        let violated: Vec<&str> = cell
+            .verdicts
+            .iter()
+            .zip(ftcoll_verify::property::SHORT)
+            .filter(|(v, _)| v.is_some())
+            .map(|(_, name)| name)
+            .collect();
+        found.push((correction, start, cell.states, violated));
+    }
+    let expected: Vec<(&str, &str, usize, Vec<&str>)> = PINS
+        .iter()
+        .map(|&(c, s, n, v)| (c, s, n, v.to_vec()))
+        .collect();
+    assert_eq!(found, expected, "a variant's exploration changed");
+}
