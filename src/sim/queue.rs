@@ -46,23 +46,44 @@ impl Bucket {
 }
 
 /// Pending events by instant.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub(crate) struct Queue {
     buckets: BTreeMap<Time, Bucket>,
     /// Sort every class by rank (tracing).
     strict: bool,
+    /// Emptied buckets kept for their lists' capacity, so that an instant's lists do not grow
+    /// from nothing again (not part of the state: ignored by `Clone`, `Eq` and `Hash`).
+    spare: Vec<Bucket>,
 }
+
+impl Clone for Queue {
+    fn clone(&self) -> Self {
+        Self {
+            buckets: self.buckets.clone(),
+            strict: self.strict,
+            spare: Vec::new(),
+        }
+    }
+}
+
+/// Spare buckets kept at most.
+const SPARE: usize = 4;
 
 impl Queue {
     pub(crate) fn new(strict: bool) -> Self {
         Self {
             buckets: BTreeMap::new(),
             strict,
+            spare: Vec::new(),
         }
     }
 
     pub(crate) fn push(&mut self, time: Time, class: usize, rank: Rank, data: u64) {
-        let bucket = self.buckets.entry(time).or_default();
+        let spare = &mut self.spare;
+        let bucket = self
+            .buckets
+            .entry(time)
+            .or_insert_with(|| spare.pop().unwrap_or_default());
         let list = &mut bucket.lists[class];
         if bucket.ranked[class] {
             // An event for a list already being applied: keep the pending part in order.
@@ -82,27 +103,46 @@ impl Queue {
     /// The next event of instant `now`: the lowest class first, within it by rank (polls, or
     /// every class when strict) or by insertion.
     pub(crate) fn pop(&mut self, now: Time) -> Option<(usize, Rank, u64)> {
+        let (class, bucket) = self.current(now)?;
+        let c = bucket.cursor[class];
+        bucket.cursor[class] = c + 1;
+        let (rank, data) = bucket.lists[class][c];
+        Some((class, rank, data))
+    }
+
+    /// The class `pop` takes its next event of instant `now` from, and its pending entries in
+    /// the order `pop` returns them: what the driver is about to touch.
+    pub(crate) fn ahead(&mut self, now: Time) -> Option<(usize, &[Entry])> {
+        let (class, bucket) = self.current(now)?;
+        Some((class, bucket.pending(class)))
+    }
+
+    /// The lowest class of instant `now` with pending events, its pending part put in the order
+    /// it is applied in (sorted by rank, stably, for polls or when strict).
+    fn current(&mut self, now: Time) -> Option<(usize, &mut Bucket)> {
         let bucket = self.buckets.get_mut(&now)?;
-        for class in 0..CLASSES {
+        let class = (0..CLASSES).find(|&c| bucket.cursor[c] < bucket.lists[c].len())?;
+        if !bucket.ranked[class] && (self.strict || class == POLL_CLASS) {
             let c = bucket.cursor[class];
-            if c >= bucket.lists[class].len() {
-                continue;
-            }
-            if !bucket.ranked[class] && (self.strict || class == POLL_CLASS) {
-                bucket.lists[class][c..].sort_by_key(|e| e.0);
-                bucket.ranked[class] = true;
-            }
-            bucket.cursor[class] = c + 1;
-            let (rank, data) = bucket.lists[class][c];
-            return Some((class, rank, data));
+            bucket.lists[class][c..].sort_by_key(|e| e.0);
+            bucket.ranked[class] = true;
         }
-        None
+        Some((class, bucket))
     }
 
     /// Drops the bucket of `now` once it is empty.
     pub(crate) fn finish(&mut self, now: Time) {
         if self.buckets.get(&now).is_some_and(Bucket::is_empty) {
-            self.buckets.remove(&now);
+            if let Some(mut bucket) = self.buckets.remove(&now) {
+                if self.spare.len() < SPARE {
+                    for class in 0..CLASSES {
+                        bucket.lists[class].clear();
+                        bucket.cursor[class] = 0;
+                        bucket.ranked[class] = false;
+                    }
+                    self.spare.push(bucket);
+                }
+            }
         }
     }
 
