@@ -18,7 +18,11 @@ use ftcoll::topology::{LogP, Order, Tree, TreeKind};
 /// The three correction variants of the target, spelled as `simulate --correction`
 /// spells them (`failproof:1` gets the CLI's SOS timeout).
 const VARIANTS: [(&str, &str, StartMode); 3] = [
-    ("opportunistic2-overlap", "opportunistic:2", StartMode::Overlapped),
+    (
+        "opportunistic2-overlap",
+        "opportunistic:2",
+        StartMode::Overlapped,
+    ),
     ("checked-sync", "checked", StartMode::Synchronized),
     ("failproof1-sync", "failproof:1", StartMode::Synchronized),
 ];
@@ -41,7 +45,13 @@ fn group(c: &mut Criterion, name: &str, procs: u32) {
     let mut group = c.benchmark_group(name);
     group.sample_size(10);
     let logp = LogP::new(2, 1).unwrap();
-    let tree = Tree::new(TreeKind::Binomial, Order::Interleaved, u64::from(procs), logp).unwrap();
+    let tree = Tree::new(
+        TreeKind::Binomial,
+        Order::Interleaved,
+        u64::from(procs),
+        logp,
+    )
+    .unwrap();
     for (label, correction, start) in VARIANTS {
         let spec: CorrectionSpec = correction.parse().unwrap();
         let config = spec.config(tree.clone(), start);
