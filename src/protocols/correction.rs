@@ -14,6 +14,7 @@
 //! | delayed(δ) | one message to the first side, then wait `δ`; without a message from the other side by then, sweep it until one arrives; a corrector hearing from its first-side... see [`Delayed`] (CT §3.3) |
 //! | failure-proof(f) | CG Alg. 3 with the SOS fallback, see [`FailProof`] |
 
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use super::message::{Body, CorrectionMsg, Msg};
@@ -209,10 +210,11 @@ pub enum Correction {
     Optimized(Optimized),
     /// See [`Checked`].
     Checked(Checked),
-    /// See [`Delayed`].
-    Delayed(Delayed),
+    /// See [`Delayed`] (boxed, like [`FailProof`], so the variants without lists keep every
+    /// process's state small).
+    Delayed(Box<Delayed>),
     /// See [`FailProof`].
-    FailProof(FailProof),
+    FailProof(Box<FailProof>),
 }
 
 /// What a correction message means to a process that does not hold the payload yet.
@@ -255,18 +257,18 @@ impl Corrector {
                 sweep,
                 nearest: [None, None],
             }),
-            CorrectionKind::Delayed { .. } => Correction::Delayed(Delayed {
+            CorrectionKind::Delayed { .. } => Correction::Delayed(Box::new(Delayed {
                 sweep,
                 first,
                 first_sent: false,
                 delay_over: false,
                 heard_from_other_side: false,
                 replies: Vec::new(),
-            }),
+            })),
             CorrectionKind::FailProof {
                 faults,
                 sos_timeout,
-            } => Correction::FailProof(FailProof {
+            } => Correction::FailProof(Box::new(FailProof {
                 faults,
                 sos_timeout,
                 known: [Vec::new(), Vec::new()],
@@ -276,7 +278,7 @@ impl Corrector {
                 next: first,
                 heard: Vec::new(),
                 sos_next: None,
-            }),
+            })),
         };
         Self {
             ring,

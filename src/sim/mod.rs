@@ -33,7 +33,7 @@ mod queue;
 pub mod scenario;
 mod trace;
 
-use alloc::collections::VecDeque;
+use alloc::collections::{BTreeMap, VecDeque};
 use alloc::vec::Vec;
 use core::fmt;
 
@@ -136,6 +136,9 @@ const NEVER: Time = Time::MAX;
 /// A message in flight: sender, receiver, message, send time.
 type InFlight<M> = (Rank, Rank, M, Time);
 
+/// Events whose records [`Sim::warm`] reads ahead.
+const WARM: usize = 16;
+
 /// Event classes in the order they apply at one instant.
 const ARRIVE: usize = 0;
 const DELIVER: usize = 1;
@@ -151,23 +154,27 @@ struct Event {
     data: u64,
 }
 
+/// One process: its automaton and the driver's few words about it, kept together so an event
+/// touches one record. What only some runs use lives in [`Sim`]'s side tables: timers beyond
+/// the first, and the single-port queues.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Process<A> {
     automaton: A,
     crash: Time,
     arrival: Time,
-    arrived: bool,
     port_free: Time,
     receive_free: Time,
     poll_at: Time,
-    /// Pending timers: id → (firing time, generation).
-    timers: Timers,
-    /// Single-port: messages waiting to be handled (message slots).
-    queue: VecDeque<usize>,
+    /// The first pending timer ([`NO_TIMER`] when none); the rest are in `Sim::more_timers`.
+    timer: Timer,
+    arrived: bool,
 }
 
 /// A pending timer: id, firing time, generation.
 type Timer = (TimerId, Time, u64);
+
+/// No timer: generations start at 1.
+const NO_TIMER: Timer = (TimerId(0), 0, 0);
 
 /// A process's pending timers as one list, the first kept inline: most processes have at most
 /// one, and a heap list per process would cost an allocation each.
@@ -294,6 +301,13 @@ pub struct Sim<A: Automaton> {
     model: PortModel,
     trace: bool,
     procs: Vec<Process<A>>,
+    /// Pending timers after each process's first one, in order (only non-empty lists).
+    more_timers: BTreeMap<Rank, Vec<Timer>>,
+    /// Single-port: each process's messages waiting to be handled (message slots); empty under
+    /// dual-port LogP.
+    queues: Vec<VecDeque<usize>>,
+    /// Scratch for `select_receive`'s view of a queue; empty between events.
+    queue_view: Vec<(Rank, A::Msg)>,
     events: queue::Queue,
     /// In-flight messages.
     slots: Vec<Option<InFlight<A::Msg>>>,
@@ -317,12 +331,11 @@ impl<A: Automaton> Sim<A> {
                 automaton: A::new(config, rank),
                 crash: NEVER,
                 arrival: scenario.arrivals.get(rank as usize).copied().unwrap_or(0),
-                arrived: false,
                 port_free: 0,
                 receive_free: 0,
                 poll_at: NEVER,
-                timers: Timers::default(),
-                queue: VecDeque::new(),
+                timer: NO_TIMER,
+                arrived: false,
             })
             .collect();
         for &(rank, time) in &scenario.crashes {
@@ -340,6 +353,12 @@ impl<A: Automaton> Sim<A> {
             model: scenario.model,
             trace: scenario.trace,
             procs: processes,
+            more_timers: BTreeMap::new(),
+            queues: match scenario.model {
+                PortModel::DualPort => Vec::new(),
+                PortModel::SinglePort => (0..procs).map(|_| VecDeque::new()).collect(),
+            },
+            queue_view: Vec::new(),
             events: queue::Queue::new(scenario.trace),
             slots: Vec::new(),
             free_slots: Vec::new(),
@@ -385,7 +404,15 @@ impl<A: Automaton> Sim<A> {
         let Some(now) = self.next_time() else {
             return Ok(());
         };
-        while let Some((class, rank, data)) = self.events.pop(now) {
+        let mut warm = 0;
+        loop {
+            if warm == 0 {
+                warm = self.warm(now);
+            }
+            warm -= 1;
+            let Some((class, rank, data)) = self.events.pop(now) else {
+                break;
+            };
             let event = Event {
                 time: now,
                 rank,
@@ -409,6 +436,33 @@ impl<A: Automaton> Sim<A> {
         }
         self.events.finish(now);
         Ok(())
+    }
+
+    /// Reads the driver's records of the next [`WARM`] events of instant `now` (process, report
+    /// row, message slot) before any of them is applied, so that their cache misses overlap
+    /// instead of stalling one event each; returns how many events that covers (at least 1). It
+    /// changes nothing.
+    fn warm(&mut self, now: Time) -> usize {
+        let Some((class, list)) = self.events.ahead(now) else {
+            return 1;
+        };
+        let list = &list[..list.len().min(WARM)];
+        let mut acc: Time = 0;
+        for &(rank, data) in list {
+            if let Some(p) = self.procs.get(rank as usize) {
+                acc ^= p.crash ^ p.poll_at;
+            }
+            if let Some(&f) = self.report.finish.get(rank as usize) {
+                acc ^= f;
+            }
+            if class <= DELIVER {
+                if let Some(Some(m)) = self.slots.get(data as usize) {
+                    acc ^= m.3;
+                }
+            }
+        }
+        core::hint::black_box(acc);
+        list.len().max(1)
     }
 
     /// Crashes `rank` now: it does nothing at or after `at` (see the module documentation).
@@ -440,6 +494,27 @@ impl<A: Automaton> Sim<A> {
     /// Number of messages in flight.
     pub fn in_flight(&self) -> usize {
         self.slots.len() - self.free_slots.len()
+    }
+
+    /// The pending timers of `rank` as one list, taken out of the process record and the side
+    /// table (give them back with [`Sim::put_timers`]).
+    fn take_timers(&mut self, rank: Rank) -> Timers {
+        let p = &mut self.procs[rank as usize];
+        let first = core::mem::replace(&mut p.timer, NO_TIMER);
+        if first.2 == 0 {
+            return Timers::default();
+        }
+        Timers {
+            first: Some(first),
+            rest: self.more_timers.remove(&rank).unwrap_or_default(),
+        }
+    }
+
+    fn put_timers(&mut self, rank: Rank, timers: Timers) {
+        self.procs[rank as usize].timer = timers.first.unwrap_or(NO_TIMER);
+        if !timers.rest.is_empty() {
+            self.more_timers.insert(rank, timers.rest);
+        }
     }
 
     fn take_slot(&mut self, slot: usize) -> InFlight<A::Msg> {
@@ -475,10 +550,11 @@ impl<A: Automaton> Sim<A> {
                 self.push(start + o, DELIVER, to, slot as u64);
             }
             PortModel::SinglePort => {
-                p.queue.push_back(slot);
-                let waiting = p.queue.len() as u64;
-                self.report.longest_queue = self.report.longest_queue.max(waiting);
                 let at = now.max(p.port_free).max(p.arrival);
+                let queue = &mut self.queues[to as usize];
+                queue.push_back(slot);
+                let waiting = queue.len() as u64;
+                self.report.longest_queue = self.report.longest_queue.max(waiting);
                 self.schedule_poll(to, at);
             }
         }
@@ -514,14 +590,14 @@ impl<A: Automaton> Sim<A> {
         if !self.alive(rank, now) {
             return Ok(());
         }
-        let p = &mut self.procs[rank as usize];
-        let Some(index) = p
-            .timers
-            .position(|&(_, at, generation)| at == now && generation == event.data)
-        else {
+        let mut timers = self.take_timers(rank);
+        let found = timers.position(|&(_, at, generation)| at == now && generation == event.data);
+        let id = found.map(|index| timers.swap_remove(index).0);
+        self.put_timers(rank, timers);
+        let Some(id) = id else {
             return Ok(()); // replaced or cancelled
         };
-        let (id, _, _) = p.timers.swap_remove(index);
+        let p = &mut self.procs[rank as usize];
         p.automaton.on_timer(config, now, id, &mut self.outbox);
         self.apply(rank, now, None, false)
     }
@@ -547,7 +623,7 @@ impl<A: Automaton> Sim<A> {
             },
             false,
         );
-        if self.model == PortModel::SinglePort && !self.procs[rank as usize].queue.is_empty() {
+        if self.model == PortModel::SinglePort && !self.queues[rank as usize].is_empty() {
             self.schedule_poll(rank, now);
         }
         result
@@ -577,25 +653,26 @@ impl<A: Automaton> Sim<A> {
         }
         if self.model == PortModel::SinglePort {
             let o = self.logp.overhead();
-            let p = &mut self.procs[rank as usize];
-            if !p.queue.is_empty() {
-                let queue: Vec<(Rank, A::Msg)> = p
-                    .queue
-                    .iter()
-                    .map(|&s| {
-                        let (from, _, msg, _) = self.slots[s].as_ref().expect("queued message");
-                        (*from, msg.clone())
-                    })
-                    .collect();
-                if let Some(i) = p.automaton.select_receive(config, now, &queue) {
-                    let Some(slot) = p.queue.remove(i) else {
+            let queue = &mut self.queues[rank as usize];
+            if !queue.is_empty() {
+                let mut view = core::mem::take(&mut self.queue_view);
+                view.extend(queue.iter().map(|&s| {
+                    let (from, _, msg, _) = self.slots[s].as_ref().expect("queued message");
+                    (*from, msg.clone())
+                }));
+                let p = &mut self.procs[rank as usize];
+                let chosen = p.automaton.select_receive(config, now, &view);
+                view.clear();
+                self.queue_view = view;
+                if let Some(i) = chosen {
+                    let Some(slot) = self.queues[rank as usize].remove(i) else {
                         return Err(SimError::Contract {
                             rank,
                             time: now,
                             what: "select_receive returned an index outside the queue",
                         });
                     };
-                    p.port_free = now + o;
+                    self.procs[rank as usize].port_free = now + o;
                     self.push(now + o, DELIVER, rank, slot as u64);
                     self.schedule_poll(rank, now + o);
                     return Ok(());
@@ -672,15 +749,16 @@ impl<A: Automaton> Sim<A> {
                     self.timer_generation += 1;
                     let generation = self.timer_generation;
                     let at = at.max(now);
-                    let p = &mut self.procs[rank as usize];
-                    p.timers.retain(|&(t, _, _)| t != id);
-                    p.timers.push((id, at, generation));
+                    let mut timers = self.take_timers(rank);
+                    timers.retain(|&(t, _, _)| t != id);
+                    timers.push((id, at, generation));
+                    self.put_timers(rank, timers);
                     self.push(at, TIMER, rank, generation);
                 }
                 Action::CancelTimer { id } => {
-                    self.procs[rank as usize]
-                        .timers
-                        .retain(|&(t, _, _)| t != id);
+                    let mut timers = self.take_timers(rank);
+                    timers.retain(|&(t, _, _)| t != id);
+                    self.put_timers(rank, timers);
                 }
                 Action::Deliver(value) => self.report.record_delivery(rank, now, value, cause),
                 Action::Complete(value) => self.report.record_completion(rank, now, value),

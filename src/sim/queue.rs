@@ -46,6 +46,10 @@ impl Bucket {
 }
 
 /// Pending events by instant.
+///
+/// (Keeping emptied buckets for their lists' capacity was tried: no measurable speed, and up to
+/// 130 MiB more peak memory at P = 2^20, since a spare bucket holds an instant's worth of
+/// capacity.)
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Queue {
     buckets: BTreeMap<Time, Bucket>,
@@ -82,21 +86,31 @@ impl Queue {
     /// The next event of instant `now`: the lowest class first, within it by rank (polls, or
     /// every class when strict) or by insertion.
     pub(crate) fn pop(&mut self, now: Time) -> Option<(usize, Rank, u64)> {
+        let (class, bucket) = self.current(now)?;
+        let c = bucket.cursor[class];
+        bucket.cursor[class] = c + 1;
+        let (rank, data) = bucket.lists[class][c];
+        Some((class, rank, data))
+    }
+
+    /// The class `pop` takes its next event of instant `now` from, and its pending entries in
+    /// the order `pop` returns them: what the driver is about to touch.
+    pub(crate) fn ahead(&mut self, now: Time) -> Option<(usize, &[Entry])> {
+        let (class, bucket) = self.current(now)?;
+        Some((class, bucket.pending(class)))
+    }
+
+    /// The lowest class of instant `now` with pending events, its pending part put in the order
+    /// it is applied in (sorted by rank, stably, for polls or when strict).
+    fn current(&mut self, now: Time) -> Option<(usize, &mut Bucket)> {
         let bucket = self.buckets.get_mut(&now)?;
-        for class in 0..CLASSES {
+        let class = (0..CLASSES).find(|&c| bucket.cursor[c] < bucket.lists[c].len())?;
+        if !bucket.ranked[class] && (self.strict || class == POLL_CLASS) {
             let c = bucket.cursor[class];
-            if c >= bucket.lists[class].len() {
-                continue;
-            }
-            if !bucket.ranked[class] && (self.strict || class == POLL_CLASS) {
-                bucket.lists[class][c..].sort_by_key(|e| e.0);
-                bucket.ranked[class] = true;
-            }
-            bucket.cursor[class] = c + 1;
-            let (rank, data) = bucket.lists[class][c];
-            return Some((class, rank, data));
+            bucket.lists[class][c..].sort_by_key(|e| e.0);
+            bucket.ranked[class] = true;
         }
-        None
+        Some((class, bucket))
     }
 
     /// Drops the bucket of `now` once it is empty.

@@ -1,0 +1,83 @@
+//! Throughput of the general LogP driver (issue 16): simulated messages per second of
+//! `ftcoll::sim::run` on Corrected Tree broadcasts at P = 2^16 (and 2^20 in the `driver_2e20`
+//! group), binomial tree, `L = 2, o = 1`, dual-port LogP, for opportunistic:2 overlapped, checked
+//! synchronized and failure-proof:1 synchronized correction, fault-free and with 1 % of the
+//! non-root ranks failed before the operation (`round(0.01·P)` ranks drawn as `simulate
+//! --fault-count` draws them, seed 1, run 0).
+//!
+//! Run: `cargo bench --bench driver` (P = 2^16 only: `cargo bench --bench driver -- driver_2e16`).
+//! Criterion's `thrpt` is simulated messages per second (one iteration is one whole run, setup of
+//! the driver included: building the processes, the queue and the report is part of a run).
+
+use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use ftcoll::protocols::corrected_tree::{CorrectedTreeNode, CorrectionSpec, StartMode};
+use ftcoll::sim::scenario::{ArrivalSpec, FaultSpec, ScenarioSpec};
+use ftcoll::sim::{self, PortModel, Scenario};
+use ftcoll::topology::{LogP, Order, Tree, TreeKind};
+
+/// The three correction variants of the issue's target, spelled as `simulate --correction`
+/// spells them (`failproof:1` gets the CLI's SOS timeout).
+const VARIANTS: [(&str, &str, StartMode); 3] = [
+    (
+        "opportunistic2-overlap",
+        "opportunistic:2",
+        StartMode::Overlapped,
+    ),
+    ("checked-sync", "checked", StartMode::Synchronized),
+    ("failproof1-sync", "failproof:1", StartMode::Synchronized),
+];
+
+fn scenario(procs: u32, fraction: f64) -> Scenario {
+    let logp = LogP::new(2, 1).unwrap();
+    let spec = ScenarioSpec {
+        procs,
+        logp,
+        model: PortModel::DualPort,
+        immune: 1,
+        faults: FaultSpec::Count((fraction * f64::from(procs)).round() as u32),
+        crash_at: Vec::new(),
+        arrivals: ArrivalSpec::None,
+    };
+    spec.build(1, 0).unwrap().0
+}
+
+fn group(c: &mut Criterion, name: &str, procs: u32) {
+    let mut group = c.benchmark_group(name);
+    group.sample_size(10);
+    let logp = LogP::new(2, 1).unwrap();
+    let tree = Tree::new(
+        TreeKind::Binomial,
+        Order::Interleaved,
+        u64::from(procs),
+        logp,
+    )
+    .unwrap();
+    for (label, correction, start) in VARIANTS {
+        let spec: CorrectionSpec = correction.parse().unwrap();
+        let config = spec.config(tree.clone(), start);
+        for (faults, fraction) in [("fault-free", 0.0), ("1%", 0.01)] {
+            let scenario = scenario(procs, fraction);
+            let report =
+                sim::run::<CorrectedTreeNode>(&config, procs, &scenario, u64::MAX).unwrap();
+            group.throughput(Throughput::Elements(report.messages_total()));
+            group.bench_function(BenchmarkId::new(format!("{label}/{faults}"), procs), |b| {
+                b.iter(|| {
+                    black_box(
+                        sim::run::<CorrectedTreeNode>(&config, procs, &scenario, u64::MAX)
+                            .unwrap()
+                            .events,
+                    )
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+fn driver(c: &mut Criterion) {
+    group(c, "driver_2e16", 1 << 16);
+    group(c, "driver_2e20", 1 << 20);
+}
+
+criterion_group!(benches, driver);
+criterion_main!(benches);
