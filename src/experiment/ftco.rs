@@ -554,7 +554,7 @@ impl Scale {
             },
             Mode::Quick => Self {
                 table2_procs: 65_536,
-                table2_spreads: vec![256, 1024, 4096],
+                table2_spreads: vec![256, 1024, 2048],
                 table2_runs: 1,
                 fig7_procs: powers(10, 16),
                 fig8_procs: vec![1_024, 4_096, 16_384],
@@ -1545,14 +1545,29 @@ fn differences(md: &mut String) {
   proportionally less work per step of spread.\n\
 - **Table 2, normal distribution**: the paper does not say how the width of its normal \
   distribution relates to the input spread. We draw `|N(0, σ)|` (the crate's `normal:` \
-  arrivals) with `σ = spread / 4`, so that the largest of 64 K draws (about 4.2 σ) is close to \
-  the nominal spread; the drawn spread is in the table. With `σ = spread` (what `--arrival \
-  normal:S` means) the last process arrives about 4.2 spreads late and every number scales \
-  with that.\n\
-- **Table 2, longest queue and output spread with a spread**: the longest queue depends on how \
-  many waiting neighbours ask a late node at once, i.e. on the timeout rule and the degrees \
-  (the paper's 70–93 is the same order). The output spread depends on when the roots finish \
-  relative to each other, which depends on which trees hold the last arrivals.\n\
+  arrivals, a half-normal) with `σ = spread / 4`, so that the largest of 64 K draws (about \
+  4.2 σ) is close to the nominal spread; the drawn spread is in the table. Our normal rows \
+  cost more work than the uniform ones, the paper's slightly less: with a half-normal most \
+  processes arrive early and wait long for a thin tail of late ones, and waiting is what \
+  costs KEEPALIVEs. A distribution concentrated in the middle of the spread (a symmetric \
+  normal) would make processes wait less than a uniform one, which fits the paper's ratio; \
+  the crate's arrival patterns (`src/sim/scenario.rs`) have no such distribution. With \
+  `σ = spread` (what `--arrival normal:S` means) the last process arrives about 4.2 spreads \
+  late and every number scales with that.\n\
+- **Table 2, longest queue with a spread**: ours is 14–20, the paper's 70–93. The longest \
+  queue is set by how many waiting neighbours ask one late process at once, i.e. by the \
+  timeout rule and the degrees; our per-message timeout grows with both ends' degrees \
+  (rule 2), which spreads the KEEPALIVEs out. The paper's maximum is also over more runs.\n\
+- **Table 2, output spread with a spread**: it depends on when the roots finish relative to \
+  each other, i.e. on which trees hold the last arrivals; it matches in size (43–53).\n\
+- **Fig. 7, multi-root Bcast and Reduce equal to single-root**: in ftcoll's reading of \
+  §5.2.1 (docs/topology.md, docs/protocols.md \"Roles\"), the multi-root k-nomial with \
+  `R = k` is the single-root k-nomial whose root's first round is a clique of roots; for a \
+  Bcast or Reduce rank 0 still heads the other roots, so the schedule, and the latency, are \
+  the single-root tree's. Only the Allreduce gains (the roots exchange their partials \
+  directly instead of reducing to rank 0 and broadcasting back): 171 against 190 steps at \
+  64 K. The paper's plot shows multi-root below single-root for all three; how its Bcast and \
+  Reduce use several roots is not described.\n\
 - **Fig. 7–10**: the paper gives them as plots without numbers; we compare with the claims \
   its text makes (stated under each section), and Fig. 7's latencies with the topology \
   module's closed-form schedule.\n\
@@ -1562,13 +1577,26 @@ fn differences(md: &mut String) {
 - **Fig. 8–9, the work unit**: messages / P (the paper's 3 messages per node in the fault-free \
   run); the paper's example divides by the live nodes (\"each of the 1023 nodes\"), a 0.1 % \
   difference at 1 K.\n\
-- **Fig. 10, when run-time faults happen**: uniformly during the fault-free operation \
-  (steps 1 to the fault-free latency); the paper does not say.\n\
+- **Fig. 9, work penalty of one inactive node**: about 2 messages per node at 1 K here, 0.5 in \
+  the paper. An inactive node delays the whole operation by its detection time (the latency \
+  penalty, about 40 steps), and every node still waiting for the result then passes its exact \
+  `f_ETA` (rule 1: a fault-free run sends no KEEPALIVE, so the ETAs have no slack) and sends \
+  a KEEPALIVE, which is answered by an ACK: about one pair per node per `f_timeout`. The \
+  paper's own Fig. 10 text describes the same effect (\"even a single fault … causing \
+  KEEPALIVE and ACK messages to be sent from every node\"); its smaller count points to \
+  ETAs with slack or longer timeouts, which it does not specify.\n\
+- **Fig. 10, when run-time faults happen, and which costs more**: our run-time faults crash \
+  at a step uniform over the fault-free operation (the paper does not say when). Many then \
+  hit a process after it has done its part (a leaf that already sent its partial, a node \
+  that already forwarded the result), which costs nothing, so here run-time faults cost \
+  *less* than as many inactive nodes, the opposite of the paper's claim. A crash costs most \
+  when it hits an inner node between gathering and forwarding; the paper's placement of its \
+  run-time faults may favour those.\n\
 - **Table 1**: a real cluster in seconds with a fixed 2 s timeout against steps with a \
   per-message timeout that depends on the degrees and the distance (App. A). The comparable \
   part is the shape: penalties in units of the 1-fault penalty.\n\
-- **Failure detection**: the real timeout rule (KEEPALIVE/ACK, per-message timeouts), not an \
-  oracle; the paper's simulator detects failures by an oracle (issue 15), so its fault \
-  penalties need not match ours step for step.\n\n",
+- **Failure detection**: ftcoll runs the real timeout rule (KEEPALIVE/ACK, per-message \
+  timeouts, Alg. 4); the paper does not describe how its simulator detects failures, so \
+  fault penalties need not match step for step.\n\n",
     );
 }
