@@ -15,7 +15,10 @@ fn allreduce_64k(c: &mut Criterion) {
     let topology = FtcoTopology::new(FtcoKind::KNomial(9), 9, 65_536).unwrap();
     let mut group = c.benchmark_group("ftco_allreduce_64k");
     group.sample_size(20);
-    for (name, inactive) in [("fault_free", FaultSpec::None), ("inactive_10", FaultSpec::Count(10))] {
+    for (name, inactive) in [
+        ("fault_free", FaultSpec::None),
+        ("inactive_10", FaultSpec::Count(10)),
+    ] {
         let mut point = FtcoPoint::new(topology, Collective::Allreduce);
         point.inactive = inactive;
         let prepared = point.prepare().unwrap();

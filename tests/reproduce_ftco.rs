@@ -126,7 +126,10 @@ fn reproduce_ftco_writes_every_file_and_table_2_fault_free_row_is_the_papers() {
         let cells: Vec<&str> = line.split(',').collect();
         assert_eq!(cells[5], cells[6], "model != simulated: {line}");
     }
-    assert!(fig7.contains("1024,allreduce,single,10,1,120,120,"), "{fig7}");
+    assert!(
+        fig7.contains("1024,allreduce,single,10,1,120,120,"),
+        "{fig7}"
+    );
     assert!(fig7.contains("1024,bcast,single,10,1,60,60,"), "{fig7}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -145,8 +148,16 @@ fn reproduce_ftco_is_deterministic_for_a_seed_and_matches_sweep() {
     }
     assert!(differs, "seeds 7 and 8 gave the same CSV files");
     // The report differs only in its last line (the run time).
-    let strip = |s: String| s.lines().filter(|l| !l.contains(" runs in ")).collect::<Vec<_>>().join("\n");
-    assert_eq!(strip(read(&a.join("ftco.md"))), strip(read(&b.join("ftco.md"))));
+    let strip = |s: String| {
+        s.lines()
+            .filter(|l| !l.contains(" runs in "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(
+        strip(read(&a.join("ftco.md"))),
+        strip(read(&b.join("ftco.md")))
+    );
 
     // Run i of a reproduction point is run i of `sweep` with the same parameters: Fig. 8 at
     // P = 256 with 10 inactive nodes.
@@ -174,9 +185,17 @@ fn reproduce_ftco_is_deterministic_for_a_seed_and_matches_sweep() {
         ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let sweep = String::from_utf8(out.stdout).unwrap();
-    let sweep: String = sweep.lines().filter(|l| !l.starts_with('#')).collect::<Vec<_>>().join("\n");
+    let sweep: String = sweep
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .collect::<Vec<_>>()
+        .join("\n");
     let swept = row(&sweep, "0,");
     let fig8 = read(&a.join("ftco/fig8_fig9_inactive.csv"));
     let ours = row(&fig8, "256,14,14,10,");

@@ -131,14 +131,8 @@ impl FtcoPoint {
     /// Checks the point and builds what every run shares.
     pub fn prepare(&self) -> Result<FtcoPrepared, PointError> {
         let err = |e: &dyn core::fmt::Display| PointError(format!("{e}"));
-        let config = FtcoConfig::new(
-            self.topology,
-            self.collective,
-            Sum,
-            operand,
-            self.latency,
-        )
-        .map_err(|e| err(&e))?;
+        let config = FtcoConfig::new(self.topology, self.collective, Sum, operand, self.latency)
+            .map_err(|e| err(&e))?;
         let procs = self.topology.procs();
         let spec = ScenarioSpec {
             procs,
@@ -169,7 +163,9 @@ impl FtcoPoint {
             spec,
             runtime: self.runtime,
             alg5: self.alg5,
-            max_events: self.max_events.unwrap_or_else(|| sim::default_budget(procs)),
+            max_events: self
+                .max_events
+                .unwrap_or_else(|| sim::default_budget(procs)),
             fault_free,
         })
     }
@@ -249,8 +245,10 @@ impl FtcoPrepared {
     /// Run `run` of `seed`.
     pub fn run(&self, seed: u64, run: u64) -> Result<FtcoOutcome, PointError> {
         let err = |e: &dyn core::fmt::Display| PointError(format!("{e}"));
-        let (mut scenario, failed, mut rng) =
-            self.spec.build_with_stream(seed, run).map_err(|e| err(&e))?;
+        let (mut scenario, failed, mut rng) = self
+            .spec
+            .build_with_stream(seed, run)
+            .map_err(|e| err(&e))?;
         // The RSD seed (unused: no service distance) keeps the stream aligned with `sweep`.
         let _rsd_seed = rng.next_u64();
         if self.runtime.count > 0 {
@@ -304,10 +302,7 @@ impl FtcoPrepared {
             _ => 0,
         };
         let consistent = self.runtime.count == 0 && !budget_exhausted && {
-            let expected: u64 = (0..procs)
-                .filter(|&r| report.is_live(r))
-                .map(operand)
-                .sum();
+            let expected: u64 = (0..procs).filter(|&r| report.is_live(r)).map(operand).sum();
             match collective {
                 Collective::Bcast => metrics.incomplete == 0 && metrics.result == Some(1),
                 Collective::Reduce => metrics.result == Some(expected),
@@ -540,17 +535,17 @@ impl Scale {
             Mode::Full => Self {
                 table2_procs: 65_536,
                 table2_spreads: spreads(),
-                table2_runs: 3,
+                table2_runs: 2,
                 fig7_procs: powers(10, 16),
                 fig8_procs: powers(10, 16),
                 fig8_inactive: vec![1, 10, 100],
-                fig8_runs: 200,
+                fig8_runs: 100,
                 fig10_procs: 65_536,
                 fig10_counts: vec![0, 1, 10, 100],
-                fig10_runs: 20,
+                fig10_runs: 10,
                 off_procs: 4_096,
                 off_spreads: vec![64, 256, 1024],
-                off_runs: 20,
+                off_runs: 10,
             },
             Mode::Quick => Self {
                 table2_procs: 65_536,
@@ -771,13 +766,8 @@ fn table2(ctx: &mut Ctx<'_>, scale: &Scale, out: &mut Output) -> Result<(), Poin
          queue is the maximum over all runs of a row, the others are means. Each cell: ours / \
          paper.\n"
     );
-    let mut rows: Vec<(String, u64, ArrivalSpec, u32, usize)> = vec![(
-        "none".into(),
-        0,
-        ArrivalSpec::None,
-        65_536,
-        0,
-    )];
+    let mut rows: Vec<(String, u64, ArrivalSpec, u32, usize)> =
+        vec![("none".into(), 0, ArrivalSpec::None, 65_536, 0)];
     for (dist, make) in [
         ("uniform", ArrivalSpec::Uniform as fn(u64) -> ArrivalSpec),
         ("normal", normal_arrival as fn(u64) -> ArrivalSpec),
@@ -966,10 +956,7 @@ fn fig7(ctx: &mut Ctx<'_>, scale: &Scale, out: &mut Output) -> Result<(), PointE
                         String::new()
                     }
                 );
-                cells.push(format!(
-                    "{} | {model} | {simulated}",
-                    topology.kind().k()
-                ));
+                cells.push(format!("{} | {model} | {simulated}", topology.kind().k()));
                 let point = (f64::from(procs), simulated as f64);
                 if i == 0 {
                     single_pts.push(point);

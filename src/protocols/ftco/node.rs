@@ -472,7 +472,8 @@ impl<R: Reduction> FtcoNode<R> {
                 for c in frontier {
                     if self.find(c).is_none() {
                         let needed = !self.covered(config, c);
-                        self.down.insert(at, Peer::new(c, needed, config.f_timeout(me, c)));
+                        self.down
+                            .insert(at, Peer::new(c, needed, config.f_timeout(me, c)));
                         at += 1;
                     }
                 }

@@ -56,11 +56,12 @@ impl Executor for Parallel {
                                 let Some(&(_, j, first, n)) = chunks.get(i) else {
                                     return Ok(done);
                                 };
-                                let stats = jobs[j].point.run_many(seed, first, n).map_err(|e| {
-                                    // Stop the other workers at their next chunk.
-                                    next.store(chunks.len(), Ordering::Relaxed);
-                                    PointError(format!("{}: {}", jobs[j].label, e.0))
-                                })?;
+                                let stats =
+                                    jobs[j].point.run_many(seed, first, n).map_err(|e| {
+                                        // Stop the other workers at their next chunk.
+                                        next.store(chunks.len(), Ordering::Relaxed);
+                                        PointError(format!("{}: {}", jobs[j].label, e.0))
+                                    })?;
                                 bar.inc(n);
                                 done.push((j, stats));
                             }
