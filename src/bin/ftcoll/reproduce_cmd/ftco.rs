@@ -35,7 +35,7 @@ impl Executor for Parallel {
                 first += n;
             }
         }
-        chunks.sort_by(|a, b| b.0.cmp(&a.0));
+        chunks.sort_by_key(|c| std::cmp::Reverse(c.0));
         let total: u64 = jobs.iter().map(|j| j.runs).sum();
         let label = match jobs {
             [one] => one.label.to_string(),
