@@ -7,6 +7,8 @@
 //! correction under dual-port LogP use [`crate::fastpath`] (same metrics, much faster); every
 //! other point runs the full simulator.
 
+pub mod ftco;
+
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;

@@ -1,5 +1,7 @@
 //! `ftcoll reproduce ct [--quick]`: CT Fig. 1b, 6, 7, 8, 9, 10 and Table 1 as CSV and SVG,
-//! and `ct.md` with the published numbers beside ours.
+//! and `ct.md` with the published numbers beside ours. `ftcoll reproduce ftco [--quick]`: FTCO
+//! Table 2, Fig. 7–10 and Table 1's shape, run by the library (`ftcoll::experiment::ftco`;
+//! the [`ftco`] module only runs points in parallel and writes the files).
 //!
 //! Every run is seeded (`--seed`, default 1) and uses the same machinery as `ftcoll sweep`, so any
 //! number here can be re-derived with a `sweep` command (ct.md lists them).
@@ -22,11 +24,15 @@ use plotters::prelude::*;
 use crate::sweep_cmd::{progress_bar, run_point};
 use crate::{CliError, UsageError};
 
+mod ftco;
+
 /// Which paper.
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 pub enum Paper {
     /// Corrected Trees (PPoPP '19).
     Ct,
+    /// FTCO (Margolin & Barak): Table 2, Fig. 7–10, Table 1's shape.
+    Ftco,
 }
 
 /// `ftcoll reproduce`.
@@ -41,7 +47,7 @@ pub struct ReproduceArgs {
     /// Tiny sizes for tests (seconds; numbers are not comparable to the paper).
     #[arg(long, hide = true)]
     smoke: bool,
-    /// Directory for `ct.md`; CSV and SVG files go to its `ct/` subdirectory. Default: the
+    /// Directory for `ct.md` (`ftco.md`); CSV and SVG files go to its `ct/` (`ftco/`) subdirectory. Default: the
     /// committed `docs/results` for a full run, the git-ignored `results/quick` with `--quick`
     /// (a quick run never replaces the committed full-scale results unless asked to).
     #[arg(long)]
@@ -306,9 +312,30 @@ fn diff(ours: f64, published: f64) -> String {
     }
 }
 
+/// `--output`, or the committed results for a full run and the git-ignored `results/quick` for
+/// `--quick` (and `--smoke`).
+fn default_output(a: &ReproduceArgs) -> PathBuf {
+    a.output.clone().unwrap_or_else(|| {
+        PathBuf::from(if a.quick || a.smoke {
+            QUICK_OUTPUT
+        } else {
+            FULL_OUTPUT
+        })
+    })
+}
+
 /// `ftcoll reproduce`.
 pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let Paper::Ct = a.paper;
+    if a.paper == Paper::Ftco {
+        let mode = if a.smoke {
+            ftcoll::experiment::ftco::Mode::Smoke
+        } else if a.quick {
+            ftcoll::experiment::ftco::Mode::Quick
+        } else {
+            ftcoll::experiment::ftco::Mode::Full
+        };
+        return ftco::reproduce(mode, a.seed, &default_output(&a), out);
+    }
     let scale = if a.smoke {
         Scale {
             table_runs: 20,
@@ -334,13 +361,7 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
             fault_free_procs: (4..=20).map(|e| 1u32 << e).collect(),
         }
     };
-    let output = a.output.clone().unwrap_or_else(|| {
-        PathBuf::from(if a.quick || a.smoke {
-            QUICK_OUTPUT
-        } else {
-            FULL_OUTPUT
-        })
-    });
+    let output = default_output(&a);
     let dir = output.join("ct");
     std::fs::create_dir_all(&dir)
         .map_err(|e| UsageError(format!("--output: cannot create {}: {e}", dir.display())))?;

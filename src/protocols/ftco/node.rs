@@ -6,7 +6,7 @@ use core::marker::PhantomData;
 
 use super::msg::{FtcoMsg, Kind};
 use super::schedule;
-use super::FtcoConfig;
+use super::{FtcoConfig, ServiceDistance};
 use crate::automaton::{Automaton, Outbox, Reduction, TimerId};
 use crate::topology::ftco::Collective;
 use crate::{Rank, Time};
@@ -34,12 +34,17 @@ struct Peer<V> {
     ack_data: bool,
     /// `ToACK` for its KEEPALIVE (Alg. 2 line 18; answered even after completion).
     ack_keepalive: bool,
+    /// `f_timeout(me, rank)` (Up and Down peers; a function of the two ranks, computed once
+    /// because every event re-arms the timer over every peer). Group peers compute theirs
+    /// from the group's size ([`FtcoNode::peer_timeout`]) and leave this 0.
+    timeout: Time,
 }
 
 impl<V> Peer<V> {
-    fn new(rank: Rank, needed: bool) -> Self {
+    fn new(rank: Rank, needed: bool, timeout: Time) -> Self {
         Self {
             rank,
+            timeout,
             value: None,
             needed,
             sent: false,
@@ -219,7 +224,8 @@ impl<R: Reduction> FtcoNode<R> {
     /// `f_timeout(me, x)`; toward a replacement-group member the load is the group's size,
     /// not the tree degree (every member exchanges with every other, §4), so the group size
     /// is added to both degrees.
-    fn peer_timeout(&self, config: &FtcoConfig<R>, side: Side, x: Rank) -> Time {
+    fn peer_timeout(&self, config: &FtcoConfig<R>, side: Side, peer: &Peer<R::Value>) -> Time {
+        let x = peer.rank;
         match side {
             Side::Group => {
                 let g = self.group.len() as u64 + 1;
@@ -229,7 +235,7 @@ impl<R: Reduction> FtcoNode<R> {
                     config.distance(self.rank, x),
                 )
             }
-            _ => config.f_timeout(self.rank, x),
+            _ => peer.timeout,
         }
     }
 
@@ -286,6 +292,16 @@ impl<R: Reduction> FtcoNode<R> {
             Side::Down => self.gather_eta,
             Side::Group => 0,
         }
+    }
+
+    /// The service distance of step `now` (the degree is needed by DISD only, and costs
+    /// `O(depth)`).
+    fn served(config: &FtcoConfig<R>, me: Rank, now: Time) -> u32 {
+        let degree = match config.service {
+            ServiceDistance::Disd => config.degree(me),
+            _ => 0,
+        };
+        config.service.at(me, degree, now)
     }
 
     fn should_handle(config: &FtcoConfig<R>, me: Rank, node: Rank, distance: u32) -> bool {
@@ -372,7 +388,7 @@ impl<R: Reduction> FtcoNode<R> {
                 && self.awaits(config, side, p)
                 && now > self.eta(side)
                 && p.last_sent
-                    .is_none_or(|s| now.saturating_sub(s) > self.peer_timeout(config, side, p.rank))
+                    .is_none_or(|s| now.saturating_sub(s) > self.peer_timeout(config, side, p))
             {
                 return Some(Send::Keepalive(side, i));
             }
@@ -389,7 +405,7 @@ impl<R: Reduction> FtcoNode<R> {
             let overdue = self.peers().find_map(|(side, i, p)| {
                 let sent = p.unanswered()?;
                 (!config.is_immune(p.rank)
-                    && now.saturating_sub(sent) > self.peer_timeout(config, side, p.rank))
+                    && now.saturating_sub(sent) > self.peer_timeout(config, side, p))
                 .then_some((side, i))
             });
             let Some((side, i)) = overdue else { return };
@@ -406,6 +422,7 @@ impl<R: Reduction> FtcoNode<R> {
         if let Err(at) = self.suspected.binary_search(&x) {
             self.suspected.insert(at, x);
         }
+        let me = self.rank;
         let suspected = &self.suspected;
         match side {
             Side::Up => {
@@ -415,13 +432,12 @@ impl<R: Reduction> FtcoNode<R> {
                     .first_live_ancestor(self.rank, |a| suspected.binary_search(&a).is_ok());
                 if let Some(a) = next {
                     if self.find(a).is_none() {
-                        self.up.push(Peer::new(a, true));
+                        self.up.push(Peer::new(a, true, config.f_timeout(me, a)));
                     }
                 } else if config.replaces_root() && self.rank != 0 {
                     // §4 root replacement: every ancestor up to rank 0 failed; join the group
                     // of rank 0's topmost live descendants (its children), in rank 0's place.
                     self.in_group = true;
-                    let me = self.rank;
                     let members: Vec<Rank> = config
                         .topology
                         .live_frontier(0, |c| suspected.binary_search(&c).is_ok())
@@ -429,7 +445,7 @@ impl<R: Reduction> FtcoNode<R> {
                         .collect();
                     for c in members {
                         if self.find(c).is_none() {
-                            self.group.push(Peer::new(c, false));
+                            self.group.push(Peer::new(c, false, 0));
                         }
                     }
                 }
@@ -442,7 +458,7 @@ impl<R: Reduction> FtcoNode<R> {
                     .collect();
                 for c in frontier {
                     if c != self.rank && self.find(c).is_none() {
-                        self.group.push(Peer::new(c, false));
+                        self.group.push(Peer::new(c, false, 0));
                     }
                 }
             }
@@ -456,7 +472,8 @@ impl<R: Reduction> FtcoNode<R> {
                 for c in frontier {
                     if self.find(c).is_none() {
                         let needed = !self.covered(config, c);
-                        self.down.insert(at, Peer::new(c, needed));
+                        self.down
+                            .insert(at, Peer::new(c, needed, config.f_timeout(me, c)));
                         at += 1;
                     }
                 }
@@ -639,7 +656,7 @@ impl<R: Reduction> FtcoNode<R> {
             next = (start > now).then_some(start);
         } else if !self.done {
             for (side, _, p) in self.peers() {
-                let timeout = self.peer_timeout(config, side, p.rank);
+                let timeout = self.peer_timeout(config, side, p);
                 let mut candidates = [None, None];
                 if let Some(sent) = p.unanswered() {
                     if !config.is_immune(p.rank) {
@@ -747,7 +764,7 @@ impl<R: Reduction> FtcoNode<R> {
                 // It re-parented to this node after its parent failed (Alg. 4 line 8 on its
                 // side): adopt it; count its partial unless a partial counted here covers it.
                 let count = self.partial.is_none() && !self.covered(config, from);
-                let mut peer = Peer::new(from, count);
+                let mut peer = Peer::new(from, count, config.f_timeout(self.rank, from));
                 peer.ack_data = true;
                 if count {
                     peer.value = Some(v);
@@ -759,7 +776,7 @@ impl<R: Reduction> FtcoNode<R> {
             }
             None if self.lateral(config, from) => {
                 // A replacement-group member that this process does not know yet (§4).
-                let mut peer = Peer::new(from, true);
+                let mut peer = Peer::new(from, true, 0);
                 peer.ack_data = true;
                 peer.value = Some(v);
                 self.group.push(peer);
@@ -829,7 +846,7 @@ impl<R: Reduction> FtcoNode<R> {
             // the partial again (Alg. 3 line 4: the new Up is not in UpSent).
             let upward = self.up.iter().all(|p| config.descends(from, p.rank));
             if upward && !config.topology.is_root(self.rank) {
-                let mut peer = Peer::new(from, true);
+                let mut peer = Peer::new(from, true, config.f_timeout(self.rank, from));
                 peer.ack_keepalive = true;
                 self.up.clear();
                 self.up.push(peer);
@@ -847,13 +864,13 @@ impl<R: Reduction> FtcoNode<R> {
             let needed = config.collective != Collective::Bcast
                 && self.partial.is_none()
                 && !self.covered(config, from);
-            let mut peer = Peer::new(from, needed);
+            let mut peer = Peer::new(from, needed, config.f_timeout(self.rank, from));
             peer.ack_keepalive = true;
             self.down.push(peer);
             return;
         }
         if self.lateral(config, from) {
-            let mut peer = Peer::new(from, true);
+            let mut peer = Peer::new(from, true, 0);
             peer.ack_keepalive = true;
             self.group.push(peer);
             return;
@@ -906,8 +923,14 @@ where
         Self {
             rank,
             mine: (config.initial)(rank),
-            up: up.into_iter().map(|r| Peer::new(r, true)).collect(),
-            down: down.into_iter().map(|r| Peer::new(r, true)).collect(),
+            up: up
+                .into_iter()
+                .map(|r| Peer::new(r, true, config.f_timeout(rank, r)))
+                .collect(),
+            down: down
+                .into_iter()
+                .map(|r| Peer::new(r, true, config.f_timeout(rank, r)))
+                .collect(),
             group: Vec::new(),
             in_group: false,
             suspected: Vec::new(),
@@ -994,7 +1017,7 @@ where
         // Alg. 1 line 5: a new iteration first asks tree progress whether it is done.
         self.progress(config, true, out);
         let me = self.rank;
-        let distance = config.service.at(me, config.degree(me), now);
+        let distance = Self::served(config, me, now);
         let choice = self
             .tree_send(config)
             .or_else(|| self.fault_send(config, now, distance))
@@ -1053,7 +1076,7 @@ where
             return None;
         }
         let me = self.rank;
-        let distance = config.service.at(me, config.degree(me), now);
+        let distance = Self::served(config, me, now);
         if distance != 0 {
             if let Some(i) = Self::pick(config, me, queue, distance) {
                 return Some(i);
