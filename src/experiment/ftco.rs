@@ -30,7 +30,7 @@ use super::{Histogram, PointError};
 use crate::automaton::Sum;
 use crate::protocols::ftco::{FtcoConfig, FtcoMetrics, FtcoNode, Imbalance, ServiceDistance};
 use crate::rng::SplitMix64;
-use crate::sim::scenario::{ArrivalSpec, FaultSpec, ScenarioSpec};
+use crate::sim::scenario::{ArrivalSpec, FaultSpec, ScenarioError, ScenarioSpec};
 use crate::sim::{self, PortModel, Sim};
 use crate::topology::ftco::{best_knomial, Collective, FtcoKind, FtcoTopology, Roots};
 use crate::topology::{LogP, Order, Tree, TreeKind};
@@ -244,34 +244,11 @@ impl FtcoPrepared {
 
     /// Run `run` of `seed`.
     pub fn run(&self, seed: u64, run: u64) -> Result<FtcoOutcome, PointError> {
-        let err = |e: &dyn core::fmt::Display| PointError(format!("{e}"));
-        let (mut scenario, failed, mut rng) = self
-            .spec
-            .build_with_stream(seed, run)
-            .map_err(|e| err(&e))?;
-        // The RSD seed (unused: no service distance) keeps the stream aligned with `sweep`.
-        let _rsd_seed = rng.next_u64();
-        if self.runtime.count > 0 {
-            draw_crashes(
-                self.runtime,
-                self.spec.immune,
-                self.spec.procs,
-                &mut scenario.crashes,
-                &mut rng,
-            );
-        }
+        let (mut scenario, failed, _rsd_seed) = draw_run(&self.spec, self.runtime, seed, run)
+            .map_err(|e| PointError(format!("{e}")))?;
         let mut config = self.config.clone();
         config.service = ServiceDistance::None;
-        let start = if self.alg5 {
-            let start = core::mem::take(&mut scenario.arrivals);
-            config.imbalance = Imbalance::Alg5 {
-                start: start.clone(),
-            };
-            start
-        } else {
-            config.imbalance = Imbalance::Off;
-            scenario.arrivals.clone()
-        };
+        let start = enter(&mut config, &mut scenario, self.alg5);
         let procs = self.spec.procs;
         let mut driver = Sim::<FtcoNode<Sum>>::new(&config, procs, &scenario)
             .map_err(|e| PointError(format!("simulation: {e}")))?;
@@ -288,15 +265,6 @@ impl FtcoPrepared {
         let report = driver.report();
         let collective = self.config.collective;
         let metrics = FtcoMetrics::from_report(report, collective);
-        let last_start = (0..procs)
-            .filter(|&r| report.is_live(r))
-            .filter_map(|r| start.get(r as usize).copied())
-            .max()
-            .unwrap_or(0);
-        let finish = match collective {
-            Collective::Bcast => report.delivered_at.iter().flatten().copied().max(),
-            _ => report.completions.iter().map(|c| c.1).max(),
-        };
         let input_spread = match (start.iter().min(), start.iter().max()) {
             (Some(a), Some(b)) => b - a,
             _ => 0,
@@ -316,7 +284,7 @@ impl FtcoPrepared {
             }
         };
         Ok(FtcoOutcome {
-            latency_from_last_start: finish.map_or(0, |f| f.saturating_sub(last_start)),
+            latency_from_last_start: latency_from_last_start(report, &start, collective),
             metrics,
             input_spread,
             inactive: failed.len() as u64,
@@ -327,18 +295,53 @@ impl FtcoPrepared {
     }
 }
 
+/// The draws of run `run` of `seed` for an FTCO run, from `SplitMix64::stream(seed, run)` in
+/// this order: the failures and arrivals of `spec`, the RSD seed, then `runtime`'s crashes.
+/// `sweep`, `simulate --collective` and `reproduce ftco` all draw through here, so run `i` is
+/// the same run in each. Returns the scenario, the ranks failed before the operation and the
+/// RSD seed.
+pub fn draw_run(
+    spec: &ScenarioSpec,
+    runtime: RuntimeFaults,
+    seed: u64,
+    run: u64,
+) -> Result<(sim::Scenario, Vec<Rank>, u64), ScenarioError> {
+    let (mut scenario, failed, mut rng) = spec.build_with_stream(seed, run)?;
+    let rsd_seed = rng.next_u64();
+    if runtime.count > 0 {
+        draw_crashes(
+            runtime,
+            spec.immune,
+            spec.procs,
+            failed.len() as u32,
+            &mut scenario.crashes,
+            &mut rng,
+        )?;
+    }
+    Ok((scenario, failed, rsd_seed))
+}
+
 /// `c.count` distinct ranks of `immune..procs` that are not crashing already, each crashing at a
-/// step uniform in `c.from..=c.to`: the draws of `sweep --crashes N@A..B`.
+/// step uniform in `c.from..=c.to`: the draws of `sweep --crashes N@A..B`. `failed` only names
+/// the error when too few ranks are left.
 fn draw_crashes(
     c: RuntimeFaults,
     immune: u32,
     procs: u32,
+    failed: u32,
     crashes: &mut Vec<(Rank, Time)>,
     rng: &mut SplitMix64,
-) {
+) -> Result<(), ScenarioError> {
     let candidates = u64::from(procs - immune.min(procs));
     let mut taken: Vec<Rank> = crashes.iter().map(|c| c.0).collect();
     taken.sort_unstable();
+    taken.dedup();
+    if u64::from(c.count) > candidates.saturating_sub(taken.len() as u64) {
+        return Err(ScenarioError::TooManyFaults {
+            count: c.count + failed,
+            max: candidates as u32,
+        });
+    }
     for _ in 0..c.count {
         let rank = loop {
             let r = immune + rng.below(candidates) as Rank;
@@ -350,6 +353,47 @@ fn draw_crashes(
         let time = c.from + rng.below(c.to - c.from + 1);
         crashes.push((rank, time));
     }
+    Ok(())
+}
+
+/// How processes enter an FTCO run: with `alg5`, the scenario's arrivals become Alg. 5's start
+/// times (App. B; the driver then gets none, so everyone is reachable from 0); otherwise they
+/// stay the driver's arrivals (the "off" baseline). Sets `config.imbalance` and returns the
+/// start times (empty: everyone at 0).
+pub fn enter<R: crate::automaton::Reduction>(
+    config: &mut FtcoConfig<R>,
+    scenario: &mut sim::Scenario,
+    alg5: bool,
+) -> Vec<Time> {
+    if alg5 {
+        let start = core::mem::take(&mut scenario.arrivals);
+        config.imbalance = Imbalance::Alg5 {
+            start: start.clone(),
+        };
+        start
+    } else {
+        config.imbalance = Imbalance::Off;
+        scenario.arrivals.clone()
+    }
+}
+
+/// Table 2's `FinishTime_last − StartTime_last`: the last completion (Bcast: delivery) minus the
+/// latest start of a process live at the end (`start` empty: everyone at 0).
+pub fn latency_from_last_start<V>(
+    report: &sim::Report<V>,
+    start: &[Time],
+    collective: Collective,
+) -> Time {
+    let last_start = (0..report.procs)
+        .filter(|&r| report.is_live(r))
+        .filter_map(|r| start.get(r as usize).copied())
+        .max()
+        .unwrap_or(0);
+    let finish = match collective {
+        Collective::Bcast => report.delivered_at.iter().flatten().copied().max(),
+        _ => report.completions.iter().map(|c| c.1).max(),
+    };
+    finish.map_or(0, |f| f.saturating_sub(last_start))
 }
 
 /// The metrics kept per point, in [`FtcoStats::metric`] order.

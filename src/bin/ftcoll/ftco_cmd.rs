@@ -11,10 +11,10 @@ use std::io::Write;
 
 use clap::Args;
 use ftcoll::automaton::{Max, Min, Reduction, Sum};
+use ftcoll::experiment::ftco::{self as experiment, RuntimeFaults};
 use ftcoll::protocols::ftco::{
     FtcoConfig, FtcoMetrics, FtcoNode, Imbalance, RootFailure, ServiceDistance, TimeoutRule,
 };
-use ftcoll::rng::SplitMix64;
 use ftcoll::sim::scenario::{FaultSpec, ScenarioError, ScenarioSpec};
 use ftcoll::sim::{self as driver, chrome_trace_json, PortModel, Report, Scenario};
 use ftcoll::topology::ftco::{best_knomial, Collective, FtcoKind, FtcoTopology, Roots};
@@ -474,44 +474,14 @@ impl FtcoPlan {
         seed: u64,
         run: u64,
     ) -> Result<(Scenario, Vec<Rank>, u64), ScenarioError> {
-        let (mut scenario, failed, mut rng) = self.spec.build_with_stream(seed, run)?;
-        let rsd_seed = rng.next_u64();
-        if let Some(c) = self.random_crashes {
-            self.draw_crashes(c, &failed, &mut scenario.crashes, &mut rng)?;
-        }
-        Ok((scenario, failed, rsd_seed))
-    }
-
-    /// `c.count` distinct ranks of `immune..P`, neither failed before the operation nor
-    /// crashing already, each crashing at a time uniform in `c.from..=c.to`.
-    fn draw_crashes(
-        &self,
-        c: RandomCrashes,
-        failed: &[Rank],
-        crashes: &mut Vec<(Rank, Time)>,
-        rng: &mut SplitMix64,
-    ) -> Result<(), ScenarioError> {
-        let (lo, procs) = (self.spec.immune, self.spec.procs);
-        let candidates = u64::from(procs - lo.min(procs));
-        let mut taken: std::collections::BTreeSet<Rank> = crashes.iter().map(|c| c.0).collect();
-        let free = candidates.saturating_sub(taken.len() as u64);
-        if u64::from(c.count) > free {
-            return Err(ScenarioError::TooManyFaults {
-                count: c.count + failed.len() as u32,
-                max: candidates as u32,
+        let runtime = self
+            .random_crashes
+            .map_or(RuntimeFaults::default(), |c| RuntimeFaults {
+                count: c.count,
+                from: c.from,
+                to: c.to,
             });
-        }
-        for _ in 0..c.count {
-            let rank = loop {
-                let r = lo + rng.below(candidates) as Rank;
-                if taken.insert(r) {
-                    break r;
-                }
-            };
-            let time = c.from + rng.below(c.to - c.from + 1);
-            crashes.push((rank, time));
-        }
-        Ok(())
+        experiment::draw_run(&self.spec, runtime, seed, run)
     }
 
     /// Runs run `run` with `config` (its service and imbalance set here); `trace` records the
@@ -537,19 +507,7 @@ impl FtcoPlan {
             },
         };
         // The start times: Alg. 5's, or the driver's arrivals (empty: everyone at 0).
-        let start = match self.imbalance {
-            ImbalanceArg::Off => {
-                config.imbalance = Imbalance::Off;
-                scenario.arrivals.clone()
-            }
-            ImbalanceArg::Alg5 => {
-                let start = std::mem::take(&mut scenario.arrivals);
-                config.imbalance = Imbalance::Alg5 {
-                    start: start.clone(),
-                };
-                start
-            }
-        };
+        let start = experiment::enter(config, &mut scenario, self.imbalance == ImbalanceArg::Alg5);
         scenario.trace = trace;
         let procs = self.spec.procs;
         let report = driver::run_observed::<FtcoNode<R>>(
@@ -562,16 +520,8 @@ impl FtcoPlan {
         .map_err(|e| UsageError(format!("simulation: {e}")))?;
         config.imbalance = Imbalance::Off;
         let metrics = FtcoMetrics::from_report(&report, self.collective);
-        let last_start = (0..procs)
-            .filter(|&r| report.is_live(r))
-            .filter_map(|r| start.get(r as usize).copied())
-            .max()
-            .unwrap_or(0);
-        let finish = match self.collective {
-            Collective::Bcast => report.delivered_at.iter().flatten().copied().max(),
-            _ => report.completions.iter().map(|c| c.1).max(),
-        };
-        let latency_from_last_start = finish.map_or(0, |f| f.saturating_sub(last_start));
+        let latency_from_last_start =
+            experiment::latency_from_last_start(&report, &start, self.collective);
         Ok((
             Outcome {
                 metrics,
