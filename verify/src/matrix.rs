@@ -173,22 +173,53 @@ pub fn check_cell_in(
     max_procs: u32,
     model: ModelKind,
 ) -> Cell {
-    let mut verdicts: Vec<Option<(u32, Vec<String>)>> = vec![None; property::ALL.len()];
+    let Scan {
+        verdicts,
+        states,
+        seconds,
+        undecided,
+    } = scan(2..=max_procs, &property::ALL, &property::SHORT, |procs| {
+        let f = crashes.min(procs - 1);
+        check(&spec(&row, procs), f, timing, model).expect("valid spec")
+    });
+    Cell {
+        row,
+        timing,
+        crashes,
+        verdicts,
+        max_procs,
+        states,
+        seconds,
+        undecided,
+    }
+}
+
+/// What a cell's checks over a range of `P` found.
+struct Scan {
+    verdicts: Vec<Option<(u32, Vec<String>)>>,
+    states: usize,
+    seconds: f64,
+    undecided: Vec<(&'static str, u32)>,
+}
+
+/// Checks every `P` of `procs` (smallest first) with `check`; for each property of `all`, the
+/// smallest violating `P` and its trace; the states at the largest `P`; the total time. One
+/// loop for every family's cells.
+fn scan(
+    procs: core::ops::RangeInclusive<u32>,
+    all: &[&'static str],
+    short: &[&'static str],
+    mut check: impl FnMut(u32) -> crate::CheckResult,
+) -> Scan {
+    let mut verdicts: Vec<Option<(u32, Vec<String>)>> = vec![None; all.len()];
     let (mut states, mut seconds) = (0, 0.0);
     let mut undecided: Vec<(&'static str, u32)> = Vec::new();
-    for procs in 2..=max_procs {
-        let f = crashes.min(procs - 1);
-        let result = check(&spec(&row, procs), f, timing, model).expect("valid spec");
+    for procs in procs {
+        let result = check(procs);
         states = result.states;
         seconds += result.seconds;
-        note_undecided(
-            &mut undecided,
-            &result,
-            procs,
-            &property::ALL,
-            &property::SHORT,
-        );
-        for (i, name) in property::ALL.iter().enumerate() {
+        note_undecided(&mut undecided, &result, procs, all, short);
+        for (i, name) in all.iter().enumerate() {
             if verdicts[i].is_none() {
                 if let Some(v) = result.violations.iter().find(|v| v.property == *name) {
                     verdicts[i] = Some((procs, v.trace.clone()));
@@ -196,12 +227,8 @@ pub fn check_cell_in(
             }
         }
     }
-    Cell {
-        row,
-        timing,
-        crashes,
+    Scan {
         verdicts,
-        max_procs,
         states,
         seconds,
         undecided,
@@ -836,36 +863,59 @@ fn table_row(
 /// The text of one grid cell, writing its trace file when something is violated.
 fn cell_text(cell: &Cell, prefix: &str, traces_dir: &Path) -> Result<String, String> {
     let row = cell.row;
-    let violated: Vec<String> = cell
+    verdict_text(
+        &Scan {
+            verdicts: cell.verdicts.clone(),
+            states: cell.states,
+            seconds: cell.seconds,
+            undecided: cell.undecided.clone(),
+        },
+        cell.max_procs,
+        (&property::ALL, &property::SHORT),
+        &format!("{prefix}{}.txt", slug(&cell.row, cell.timing, cell.crashes)),
+        &format!(
+            "{}{} {} {} {} f={} {}",
+            prefix, row.correction, row.tree, row.order, row.start, cell.crashes, cell.timing
+        ),
+        traces_dir,
+    )
+}
+
+/// The text of a cell of any family: "all hold ≤ P (N st, T s)", or the violated and undecided
+/// properties with a link to the trace file `name` (written here, titled `title`).
+fn verdict_text(
+    scan: &Scan,
+    max_procs: u32,
+    (all, short): (&[&'static str], &[&'static str]),
+    name: &str,
+    title: &str,
+    traces_dir: &Path,
+) -> Result<String, String> {
+    let violated: Vec<String> = scan
         .verdicts
         .iter()
-        .zip(property::SHORT)
+        .zip(short)
         .filter_map(|(v, name)| v.as_ref().map(|(p, _)| format!("{name} ✗ P={p}")))
         .collect();
-    let undecided = undecided_text(&cell.undecided);
+    let undecided = undecided_text(&scan.undecided);
     if violated.is_empty() && !undecided.is_empty() {
-        return Ok(format!("{} ({} st)", undecided.join(", "), cell.states));
+        return Ok(format!("{} ({} st)", undecided.join(", "), scan.states));
     }
     let violated: Vec<String> = violated.into_iter().chain(undecided).collect();
     if violated.is_empty() {
         return Ok(format!(
-            "all hold ≤ {} ({} st, {:.2} s)",
-            cell.max_procs, cell.states, cell.seconds
+            "all hold ≤ {max_procs} ({} st, {:.2} s)",
+            scan.states, scan.seconds
         ));
     }
-    let name = format!("{prefix}{}.txt", slug(&cell.row, cell.timing, cell.crashes));
     let mut body = Vec::new();
-    for ((v, prop), short_name) in cell.verdicts.iter().zip(property::ALL).zip(property::SHORT) {
+    for ((v, prop), short_name) in scan.verdicts.iter().zip(all).zip(short) {
         if let Some((p, trace)) = v {
             body.push(format!("== {prop} (short: {short_name}), smallest P = {p}"));
             body.extend(trace.iter().cloned());
         }
     }
-    let title = format!(
-        "{}{} {} {} {} f={} {}",
-        prefix, row.correction, row.tree, row.order, row.start, cell.crashes, cell.timing
-    );
-    write_trace(&traces_dir.join(&name), &title, &body)?;
+    write_trace(&traces_dir.join(name), title, &body)?;
     Ok(format!("{} [trace](traces/{name})", violated.join(", ")))
 }
 
@@ -1019,37 +1069,28 @@ pub fn check_ftco_cell(
     crashes: u32,
     max_procs: u32,
 ) -> FtcoCell {
-    let mut verdicts: Vec<Option<(u32, Vec<String>)>> = vec![None; ftco_family::ALL.len()];
-    let (mut states, mut seconds) = (0, 0.0);
-    let mut undecided: Vec<(&'static str, u32)> = Vec::new();
-    for procs in (row.roots as u32).max(2)..=max_procs {
-        let spec = row.spec(procs);
-        let crashable = spec.crashable().expect("valid spec").len() as u32;
-        let result = ftco_family::check(
-            &spec,
-            crashes.min(crashable),
-            timing,
-            &Budget::UNLIMITED,
-            None,
-        )
-        .expect("valid spec");
-        states = result.states;
-        seconds += result.seconds;
-        note_undecided(
-            &mut undecided,
-            &result,
-            procs,
-            &ftco_family::ALL,
-            &ftco_family::SHORT,
-        );
-        for (i, name) in ftco_family::ALL.iter().enumerate() {
-            if verdicts[i].is_none() {
-                if let Some(v) = result.violations.iter().find(|v| v.property == *name) {
-                    verdicts[i] = Some((procs, v.trace.clone()));
-                }
-            }
-        }
-    }
+    let Scan {
+        verdicts,
+        states,
+        seconds,
+        undecided,
+    } = scan(
+        (row.roots as u32).max(2)..=max_procs,
+        &ftco_family::ALL,
+        &ftco_family::SHORT,
+        |procs| {
+            let spec = row.spec(procs);
+            let crashable = spec.crashable().expect("valid spec").len() as u32;
+            ftco_family::check(
+                &spec,
+                crashes.min(crashable),
+                timing,
+                &Budget::UNLIMITED,
+                None,
+            )
+            .expect("valid spec")
+        },
+    );
     FtcoCell {
         row,
         timing,
@@ -1098,44 +1139,24 @@ fn ftco_slug(row: &FtcoRow, timing: CrashTiming, crashes: u32) -> String {
 }
 
 fn ftco_cell_text(cell: &FtcoCell, traces_dir: &Path) -> Result<String, String> {
-    let violated: Vec<String> = cell
-        .verdicts
-        .iter()
-        .zip(ftco_family::SHORT)
-        .filter_map(|(v, name)| v.as_ref().map(|(p, _)| format!("{name} ✗ P={p}")))
-        .collect();
-    let undecided = undecided_text(&cell.undecided);
-    if violated.is_empty() && !undecided.is_empty() {
-        return Ok(format!("{} ({} st)", undecided.join(", "), cell.states));
-    }
-    let violated: Vec<String> = violated.into_iter().chain(undecided).collect();
-    if violated.is_empty() {
-        return Ok(format!(
-            "all hold ≤ {} ({} st, {:.2} s)",
-            cell.max_procs, cell.states, cell.seconds
-        ));
-    }
-    let name = format!("{}.txt", ftco_slug(&cell.row, cell.timing, cell.crashes));
-    let mut body = Vec::new();
-    for ((v, prop), short_name) in cell
-        .verdicts
-        .iter()
-        .zip(ftco_family::ALL)
-        .zip(ftco_family::SHORT)
-    {
-        if let Some((p, trace)) = v {
-            body.push(format!("== {prop} (short: {short_name}), smallest P = {p}"));
-            body.extend(trace.iter().cloned());
-        }
-    }
-    let title = format!(
-        "{} f={} {}",
-        ftco_row_label(&cell.row),
-        cell.crashes,
-        cell.timing
-    );
-    write_trace(&traces_dir.join(&name), &title, &body)?;
-    Ok(format!("{} [trace](traces/{name})", violated.join(", ")))
+    verdict_text(
+        &Scan {
+            verdicts: cell.verdicts.clone(),
+            states: cell.states,
+            seconds: cell.seconds,
+            undecided: cell.undecided.clone(),
+        },
+        cell.max_procs,
+        (&ftco_family::ALL, &ftco_family::SHORT),
+        &format!("{}.txt", ftco_slug(&cell.row, cell.timing, cell.crashes)),
+        &format!(
+            "{} f={} {}",
+            ftco_row_label(&cell.row),
+            cell.crashes,
+            cell.timing
+        ),
+        traces_dir,
+    )
 }
 
 /// A claim of the FTCO section: one check of one property on one spec, with the outcome the
