@@ -21,6 +21,7 @@
 
 pub mod asynchronous;
 pub mod budget;
+pub mod corrected_tree;
 pub mod ftco;
 pub mod matrix;
 pub mod mutants;

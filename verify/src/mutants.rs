@@ -175,7 +175,7 @@ impl Automaton for Mutant {
     }
 }
 
-impl crate::timed::CorrectionView for Mutant {
+impl crate::corrected_tree::CorrectionView for Mutant {
     fn correction(config: &MutantConfig) -> ftcoll::protocols::correction::CorrectionKind {
         config.inner.correction
     }

@@ -216,7 +216,7 @@ fn rules_violated_by(
     );
     mutant.properties = ftcoll_verify::timed::broadcast_properties()
         .into_iter()
-        .chain(ftcoll_verify::timed::correction_rule_properties())
+        .chain(ftcoll_verify::corrected_tree::correction_rule_properties())
         .collect();
     let checker = mutant.checker().spawn_bfs().join();
     property::ALL
