@@ -315,3 +315,29 @@ fn ftco_4_first_keepalive_leaves_one_step_after_the_fault_free_arrival() {
         }
     }
 }
+
+/// Regression (found by `reproduce ftco`, Fig. 8–9): run 74 of seed 1 of an Allreduce with
+/// `P = 2048`, multi-root 12-nomial (`R = 12`, the best radix for `L = 10`) and 100 inactive
+/// ranks never quiesced. Root 9 had adopted inactive rank 1125 and waited for its partial,
+/// but with Alg. 4's ACK-before-KEEPALIVE order its ~70 askers kept an ACK owed at every idle
+/// step, so the KEEPALIVE that would time 1125 out was never sent (a livelock). Fair service
+/// of ACKs and KEEPALIVEs (docs/protocols.md, "Fair fault service") lets it complete with every
+/// live operand once.
+#[test]
+fn alg4_a_due_keepalive_is_not_starved_by_owed_acks() {
+    use ftcoll::experiment::ftco::FtcoPoint;
+    use ftcoll::sim::scenario::FaultSpec;
+    use ftcoll::topology::ftco::FtcoTopology;
+
+    let topology = FtcoTopology::new(FtcoKind::KNomial(12), 12, 2048).unwrap();
+    let mut point = FtcoPoint::new(topology, Collective::Allreduce);
+    point.inactive = FaultSpec::Count(100);
+    point.alg5 = false;
+    let prepared = point.prepare().unwrap();
+    let outcome = prepared.run(1, 74).unwrap();
+    assert!(!outcome.budget_exhausted, "run 74 did not quiesce");
+    assert_eq!(outcome.inactive, 100);
+    assert!(outcome.consistent, "{:?}", outcome.metrics);
+    assert_eq!(outcome.metrics.incomplete, 0);
+    assert_eq!(outcome.metrics.completions, 2048 - 100);
+}

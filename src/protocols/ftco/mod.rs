@@ -9,7 +9,7 @@
 //! every step (select_receive, then on_send_slot):
 //!   tree progress (Alg. 3)           -> send the next DATA: partial up, result down
 //!   else handle a message of the served distance, DATA > KEEPALIVE > ACK   (Alg. 2)
-//!   else fault tolerance of the served distance: ACK, then KEEPALIVE        (Alg. 4 l. 12–25)
+//!   else fault tolerance of the served distance: ACK or KEEPALIVE, alternating (Alg. 4 l. 12–25)
 //!   else any message, then any fault-tolerance action (distance 0, the wild card)
 //! timeouts (Alg. 4 l. 2–10) are state changes, applied when a timer fires at the instant they
 //! expire: a silent parent is replaced by the first ancestor not suspected, a silent child by

@@ -133,6 +133,9 @@ pub struct FtcoNode<R: Reduction> {
     armed: Option<Time>,
     /// KEEPALIVEs sent (for tests: no false suspicion).
     keepalives: u32,
+    /// The last fault-tolerance send was an ACK: when an ACK is owed and a KEEPALIVE is due
+    /// at once, the KEEPALIVE goes first (see [`FtcoNode::fault_send`]).
+    acked_last: bool,
     _op: PhantomData<fn() -> R>,
 }
 
@@ -366,34 +369,42 @@ impl<R: Reduction> FtcoNode<R> {
         None
     }
 
-    /// Alg. 4 lines 12–25 for one service distance: an ACK owed, else a KEEPALIVE due.
+    /// Alg. 4 lines 12–25 for one service distance: an ACK owed or a KEEPALIVE due.
+    ///
+    /// The paper serves every owed ACK before any KEEPALIVE. With the service distance `none`
+    /// that order can starve this process's own fault detection: a late process with many
+    /// askers (a root that adopted a failed child's subtree, asked by its adoptees and the other
+    /// roots) owes an ACK at every idle step and never sends the KEEPALIVE that would time out
+    /// an inactive child it waits for — a livelock (docs/protocols.md, "Fair fault service").
+    /// So when both are pending the two kinds alternate: a due KEEPALIVE waits for at most one
+    /// ACK, and an owed ACK for at most one KEEPALIVE. With only one kind pending the paper's
+    /// order is unchanged.
     fn fault_send(&self, config: &FtcoConfig<R>, now: Time, distance: u32) -> Option<Send> {
         let me = self.rank;
         // Root replacement in a Reduce: a finished process still owes its children their ACK
         // (they finish only once acknowledged).
         let reduce_replacing = config.replaces_root() && config.collective == Collective::Reduce;
-        for (side, i, p) in self.peers() {
-            if Self::should_handle(config, me, p.rank, distance)
-                && (p.ack_keepalive || (p.ack_data && (!self.done || reduce_replacing)))
-            {
-                return Some(Send::Ack(side, i));
-            }
+        let ack = self.peers().find_map(|(side, i, p)| {
+            (Self::should_handle(config, me, p.rank, distance)
+                && (p.ack_keepalive || (p.ack_data && (!self.done || reduce_replacing))))
+            .then_some(Send::Ack(side, i))
+        });
+        if ack.is_some() && !self.acked_last {
+            return ack;
         }
         if self.done || !self.entered {
             // App. B: before StartTime a process only answers.
-            return None;
+            return ack;
         }
-        for (side, i, p) in self.peers() {
-            if Self::should_handle(config, me, p.rank, distance)
+        let keepalive = self.peers().find_map(|(side, i, p)| {
+            (Self::should_handle(config, me, p.rank, distance)
                 && self.awaits(config, side, p)
                 && now > self.eta(side)
                 && p.last_sent
-                    .is_none_or(|s| now.saturating_sub(s) > self.peer_timeout(config, side, p))
-            {
-                return Some(Send::Keepalive(side, i));
-            }
-        }
-        None
+                    .is_none_or(|s| now.saturating_sub(s) > self.peer_timeout(config, side, p)))
+            .then_some(Send::Keepalive(side, i))
+        });
+        keepalive.or(ack)
     }
 
     /// Alg. 4 lines 2–10: suspect every peer whose ACK is overdue and route around it.
@@ -943,6 +954,7 @@ where
             result_eta,
             armed: None,
             keepalives: 0,
+            acked_last: false,
             _op: PhantomData,
         }
     }
@@ -1044,6 +1056,7 @@ where
                 out.send(to, FtcoMsg::Result(v));
             }
             Some(Send::Ack(side, i)) => {
+                self.acked_last = true;
                 let p = self.peer_mut(side, i);
                 p.ack_data = false;
                 p.ack_keepalive = false;
@@ -1052,6 +1065,7 @@ where
             }
             Some(Send::Keepalive(side, i)) => {
                 self.keepalives += 1;
+                self.acked_last = false;
                 let p = self.peer_mut(side, i);
                 p.last_sent = Some(now);
                 let to = p.rank;
