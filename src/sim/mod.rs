@@ -29,6 +29,7 @@
 //! is crashing before the operation.
 
 mod metrics;
+pub mod pap;
 mod queue;
 pub mod scenario;
 mod trace;
