@@ -9,6 +9,7 @@
 //! - [`ftco`]: FTCO's fault-tolerant Bcast, Reduce and Allreduce over k-ary and k-nomial trees
 //!   (FTCO §2–4, App. A) on the single-port step model.
 
+pub mod arrival;
 pub mod corrected_tree;
 pub mod correction;
 pub mod ftco;

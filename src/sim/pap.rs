@@ -84,6 +84,9 @@ const START: u8 = 3;
 const CRASH: u8 = 4;
 const POLL: u8 = 5;
 
+/// `(time, class, creation order, rank, data)`.
+type Event = (Time, u8, u64, Rank, u64);
+
 struct Transfer<M> {
     from: Rank,
     to: Rank,
@@ -192,7 +195,7 @@ struct Run<A: Automaton> {
     procs: Vec<Proc<A>>,
     transfers: Vec<Transfer<A::Msg>>,
     /// `(time, class, creation order, rank, data)`, earliest first.
-    events: BinaryHeap<Reverse<(Time, u8, u64, Rank, u64)>>,
+    events: BinaryHeap<Reverse<Event>>,
     seq: u64,
     outbox: Outbox<A::Msg, A::Value>,
     report: Report<A::Value>,

@@ -1,0 +1,106 @@
+//! What a receiver of PAP §4 does: announce its arrival to the root unless the message is
+//! already there, and forward a sub-group broadcast along its chain.
+
+use alloc::vec::Vec;
+
+use super::{PapConfig, PapMsg, PAYLOAD};
+use crate::automaton::Outbox;
+use crate::Rank;
+
+/// A receiver of `arrival_nb` or `arrival_b`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub(super) struct Receiver {
+    pub arrived: bool,
+    /// It holds the broadcast message.
+    pub has: bool,
+    /// ARRIVED was sent.
+    pub announced: bool,
+    /// The rest of the chain it must forward to (its first rank next).
+    pub forward: Vec<Rank>,
+}
+
+impl Receiver {
+    /// A DATA message from the root or a chain predecessor: deliver it and take the chain.
+    pub fn on_data(&mut self, rest: Vec<Rank>, out: &mut Outbox<PapMsg>) {
+        if self.has {
+            out.ignore("duplicate broadcast message");
+            return;
+        }
+        self.has = true;
+        self.forward = rest;
+        out.deliver(PAYLOAD);
+    }
+
+    /// The send slot: forward the chain (pipelined: at once), else announce the arrival when
+    /// `announce` says so and the message is not there yet.
+    pub fn on_send_slot(&mut self, config: &PapConfig, announce: bool, out: &mut Outbox<PapMsg>) {
+        if !self.arrived {
+            return;
+        }
+        if self.has {
+            if !self.forward.is_empty() {
+                let mut rest = core::mem::take(&mut self.forward);
+                let next = rest.remove(0);
+                out.send(next, config.data(rest));
+            }
+        } else if announce && !self.announced {
+            self.announced = true;
+            out.send(0, PapMsg::Arrived);
+        }
+    }
+}
+
+/// The root's view of who was sent the message (PAP Figs. 4–5, "receivers that have not
+/// been sent the message"): one bit per receiver and the ARRIVED ones waiting, in the order
+/// they announced themselves.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub(super) struct RootBook {
+    sent: Vec<u64>,
+    pub unsent: u32,
+    pub waiting: Vec<Rank>,
+}
+
+impl RootBook {
+    pub fn new(procs: u32) -> Self {
+        Self {
+            sent: alloc::vec![0; (procs as usize).div_ceil(64)],
+            unsent: procs.saturating_sub(1),
+            waiting: Vec::new(),
+        }
+    }
+
+    pub fn was_sent(&self, r: Rank) -> bool {
+        self.sent[r as usize / 64] >> (r % 64) & 1 == 1
+    }
+
+    pub fn mark_sent(&mut self, r: Rank) {
+        if !self.was_sent(r) {
+            self.sent[r as usize / 64] |= 1 << (r % 64);
+            self.unsent -= 1;
+        }
+    }
+
+    /// Fig. 4 line 3 / Fig. 5 line 2: keep an ARRIVED unless its sender was sent the message.
+    pub fn arrived(&mut self, r: Rank) {
+        if r != 0 && !self.was_sent(r) && !self.waiting.contains(&r) {
+            self.waiting.push(r);
+        }
+    }
+
+    /// Fig. 4 line 5 / Fig. 5 line 4: a sub-group broadcast to every receiver waiting, in the
+    /// order they announced themselves: the message to the first, which forwards along the rest.
+    pub fn subgroup(&mut self, config: &PapConfig, out: &mut Outbox<PapMsg>) -> bool {
+        if self.waiting.is_empty() {
+            return false;
+        }
+        let mut group = core::mem::take(&mut self.waiting);
+        for &r in &group {
+            self.mark_sent(r);
+        }
+        let first = group.remove(0);
+        out.send(first, config.data(group));
+        true
+    }
+}

@@ -1,0 +1,408 @@
+//! PAP's lemmas and theorems (Patarasuk & Yuan, §3.2–4) as tests on the driver's PAP model
+//! (`sim::pap`, §3.1): `T(msize) = msize` time units, 1-port, forwarding from the first bit,
+//! free control messages, blocking and non-blocking.
+//!
+//! Every bound here is the paper's formula, computed from the pattern; none comes from the
+//! code under test. Each theorem's check is also run on a deliberately broken algorithm and
+//! shown to fail (the `mutant_*` tests).
+
+use ftcoll::automaton::{Automaton, Outbox, TimerId, Value};
+use ftcoll::protocols::arrival::arrival_b::ArrivalBNode;
+use ftcoll::protocols::arrival::arrival_nb::ArrivalNbNode;
+use ftcoll::protocols::arrival::binomial::{Binomial, BinomialNode};
+use ftcoll::protocols::arrival::flat::{Flat, FlatNode};
+use ftcoll::protocols::arrival::linear::{Linear, LinearNode};
+use ftcoll::protocols::arrival::metrics::{PapMetrics, Ratio};
+use ftcoll::protocols::arrival::nearopt::{Nearopt, NearoptNode};
+use ftcoll::protocols::arrival::{PapConfig, PapMsg};
+use ftcoll::sim::pap::{self, PapMode, PapScenario};
+use ftcoll::sim::Report;
+use ftcoll::{Rank, Time};
+use proptest::prelude::*;
+
+const MODES: [PapMode; 2] = [PapMode::Blocking, PapMode::NonBlocking];
+
+/// Runs `A` on `arrivals` (rank 0 the root) and returns the report and PAP §2's measures.
+fn run<A>(config: &A::Config, arrivals: &[Time], mode: PapMode) -> (Report, PapMetrics)
+where
+    A: Automaton<Msg = PapMsg, Value = Value>,
+{
+    let procs = arrivals.len() as u32;
+    let scenario = PapScenario {
+        mode,
+        arrivals: arrivals.to_vec(),
+        crashes: Vec::new(),
+    };
+    let report = pap::run::<A>(config, procs, &scenario, 1 << 26).expect("run");
+    assert_eq!(report.undelivered(), 0, "every process gets the message");
+    assert_eq!(report.duplicates(), 0);
+    let metrics = PapMetrics::new(arrivals, &report.finish);
+    (report, metrics)
+}
+
+fn base(n: usize, t: Time) -> PapConfig {
+    PapConfig::new(n as u64, t).unwrap()
+}
+
+/// Arrival patterns of PAP §3.1 (the root first): `n` in 2..40, `T` in 1..30, receivers
+/// within `0..=spread·T` of the root.
+fn patterns() -> impl Strategy<Value = (Vec<Time>, Time)> {
+    (2usize..40, 1u64..30, 0u64..8).prop_flat_map(|(n, t, spread)| {
+        let receivers = proptest::collection::vec(0..=spread * t, n - 1);
+        (receivers, Just(t)).prop_map(|(mut r, t)| {
+            r.insert(0, 0);
+            (r, t)
+        })
+    })
+}
+
+/// Every algorithm in every model it runs in: `(name, mode, Σe)`.
+fn every_run(arrivals: &[Time], t: Time) -> Vec<(&'static str, PapMode, PapMetrics)> {
+    let n = arrivals.len();
+    let b = base(n, t);
+    let mut out = Vec::new();
+    for mode in MODES {
+        out.push(("flat", mode, run::<FlatNode>(&Flat(b), arrivals, mode).1));
+        out.push((
+            "binomial",
+            mode,
+            run::<BinomialNode>(&Binomial(b), arrivals, mode).1,
+        ));
+        let linear = Linear::new(b, t.min(4)).unwrap();
+        out.push((
+            "linear_p",
+            mode,
+            run::<LinearNode>(&linear, arrivals, mode).1,
+        ));
+        let near = Nearopt::new(b, arrivals).unwrap();
+        out.push(("nearopt", mode, run::<NearoptNode>(&near, arrivals, mode).1));
+    }
+    out.push((
+        "arrival_nb",
+        PapMode::NonBlocking,
+        run::<ArrivalNbNode>(&b, arrivals, PapMode::NonBlocking).1,
+    ));
+    out.push((
+        "arrival_b",
+        PapMode::Blocking,
+        run::<ArrivalBNode>(&b, arrivals, PapMode::Blocking).1,
+    ));
+    out
+}
+
+/// Both proofs' step for receivers: a receiver waits at most one round, then takes part in
+/// one sub-group broadcast: `f_i ≤ a_i + 2T` for `i ≥ 1`.
+fn receivers_within_2t(report: &Report, arrivals: &[Time], t: Time) -> Result<(), String> {
+    let late = (1..)
+        .zip(&report.finish[1..])
+        .zip(&arrivals[1..])
+        .find(|&((_, &f), &a)| f > a + 2 * t);
+    match late {
+        Some(((i, f), a)) => Err(format!("f_{i} = {f} > a_{i} + 2T = {}", a + 2 * t)),
+        None => Ok(()),
+    }
+}
+
+/// Theorem 5's proof, step by step: `f_0 ≤ a_0 + (n−1)T`, `f_i ≤ a_i + 2T`, so
+/// `Σe ≤ 3(n−1)T` and `PERF ≤ ē / OPT_lower ≤ 3`. `Err` names the first step that fails.
+fn theorem_5_holds(report: &Report, arrivals: &[Time], t: Time) -> Result<(), String> {
+    let n = arrivals.len() as u64;
+    if report.finish[0] > arrivals[0] + (n - 1) * t {
+        return Err(format!("f_0 = {} > a_0 + (n−1)T", report.finish[0]));
+    }
+    receivers_within_2t(report, arrivals, t)?;
+    let m = PapMetrics::new(arrivals, &report.finish);
+    let (_, perf_upper) = m.perf(PapMode::NonBlocking, t);
+    if perf_upper > Ratio::new(3, 1) {
+        return Err(format!("PERF ≤ {:.3} > 3", perf_upper.to_f64()));
+    }
+    Ok(())
+}
+
+/// Theorem 6's proof: `f_i ≤ a_i + 2T`, `f_0 ≤ a_0 + Δ + 2T`, `Σe ≤ Δ + 2nT`, `PERF ≤ 3`.
+fn theorem_6_holds(report: &Report, arrivals: &[Time], t: Time) -> Result<(), String> {
+    let m = PapMetrics::new(arrivals, &report.finish);
+    if report.finish[0] > arrivals[0] + m.delta + 2 * t {
+        return Err(format!("f_0 = {} > a_0 + Δ + 2T", report.finish[0]));
+    }
+    receivers_within_2t(report, arrivals, t)?;
+    let n = arrivals.len() as u128;
+    if m.total_elapsed > u128::from(m.delta) + 2 * n * u128::from(t) {
+        return Err(format!("Σe = {} > Δ + 2nT", m.total_elapsed));
+    }
+    let (_, perf_upper) = m.perf(PapMode::Blocking, t);
+    if perf_upper > Ratio::new(3, 1) {
+        return Err(format!("PERF ≤ {:.3} > 3", perf_upper.to_f64()));
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// Lemma 1's proof: `nearopt` gives `Σe ≤ nT` non-blocking (`= nT` when every process
+    /// arrives with the root) and `Σe = Δ + nT` exactly blocking.
+    #[test]
+    fn pap_lemma_1_nearopt_is_within_t_non_blocking_and_delta_over_n_plus_t_blocking(
+        (arrivals, t) in patterns()
+    ) {
+        let n = arrivals.len() as u128;
+        let near = Nearopt::new(base(arrivals.len(), t), &arrivals).unwrap();
+        let (_, nb) = run::<NearoptNode>(&near, &arrivals, PapMode::NonBlocking);
+        prop_assert!(nb.total_elapsed <= n * u128::from(t));
+        prop_assert!(nb.mean_elapsed() <= nb.opt_upper(PapMode::NonBlocking, t));
+        let (_, b) = run::<NearoptNode>(&near, &arrivals, PapMode::Blocking);
+        prop_assert_eq!(b.total_elapsed, u128::from(b.delta) + n * u128::from(t));
+        prop_assert_eq!(b.mean_elapsed(), b.opt_upper(PapMode::Blocking, t));
+    }
+
+    /// Lemma 2: no algorithm beats `OPT(PAP)`'s lower bound; every run of every algorithm has
+    /// `ē ≥ (n−1)/n · T` (non-blocking) or `ē ≥ (Δ + (n−1)T)/n` (blocking).
+    #[test]
+    fn pap_lemma_2_every_run_is_at_least_the_lower_bound((arrivals, t) in patterns()) {
+        for (name, mode, m) in every_run(&arrivals, t) {
+            prop_assert!(
+                m.mean_elapsed() >= m.opt_lower(mode, t),
+                "{} {:?}: ē = {:?} below Lemma 2's {:?}", name, mode, m.mean_elapsed(), m.opt_lower(mode, t)
+            );
+        }
+    }
+
+    /// Theorem 5: `PERF(arrival_nb) ≤ 3` in the non-blocking model, on every pattern, with
+    /// each step of the proof (`f_0 ≤ a_0 + (n−1)T`, `f_i ≤ a_i + 2T`).
+    #[test]
+    fn pap_theorem_5_arrival_nb_is_3_competitive((arrivals, t) in patterns()) {
+        let (report, _) = run::<ArrivalNbNode>(&base(arrivals.len(), t), &arrivals, PapMode::NonBlocking);
+        prop_assert_eq!(theorem_5_holds(&report, &arrivals, t), Ok(()));
+    }
+
+    /// Theorem 6: `PERF(arrival_b) ≤ 3` in the blocking model, with each step of the proof.
+    #[test]
+    fn pap_theorem_6_arrival_b_is_3_competitive((arrivals, t) in patterns()) {
+        let (report, _) = run::<ArrivalBNode>(&base(arrivals.len(), t), &arrivals, PapMode::Blocking);
+        prop_assert_eq!(theorem_6_holds(&report, &arrivals, t), Ok(()));
+    }
+}
+
+/// `PERF`'s lower end, `ē / OPT_upper` (Lemma 1): what the proofs of Theorems 1–4 bound.
+fn perf_at_least<A>(config: &A::Config, arrivals: &[Time], mode: PapMode, t: Time) -> f64
+where
+    A: Automaton<Msg = PapMsg, Value = Value>,
+{
+    let (_, m) = run::<A>(config, arrivals, mode);
+    m.perf(mode, t).0.to_f64()
+}
+
+/// Theorem 1: with every process arriving at once, flat's `Σe = (n−1)T + Σ_{i<n} iT`, so
+/// `PERF(flat) ≥ (n−1)/2` in both models: the ratio grows linearly with `n`.
+#[test]
+fn pap_theorem_1_flat_is_omega_n_on_a_balanced_pattern() {
+    let t = 10;
+    for n in [4usize, 16, 64, 256] {
+        let arrivals = vec![0; n];
+        for mode in MODES {
+            let (_, m) = run::<FlatNode>(&Flat(base(n, t)), &arrivals, mode);
+            let n = n as u128;
+            let expected = (n - 1) * 10 + (n - 1) * n / 2 * 10;
+            assert_eq!(m.total_elapsed, expected, "Σe of flat, n = {n}");
+            assert!(m.perf(mode, t).0 >= Ratio::new(n - 1, 2));
+        }
+    }
+}
+
+/// Theorem 2: binomial. Non-blocking, a forwarder (rank 1) late by `Λ`: `PERF ≥ Λ/(nT)`,
+/// unbounded as `Λ` grows (Lemma 3). Blocking, the root's `lg n` children late by
+/// `Λ ≥ nT`: `PERF ≥ n/4`.
+#[test]
+fn pap_theorem_2_binomial_is_unbounded_non_blocking_and_omega_n_blocking() {
+    let t = 10;
+    for n in [8usize, 32, 128] {
+        let b = Binomial(base(n, t));
+        let mut previous = 0.0;
+        for lambda in [100 * n as u64 * t, 1000 * n as u64 * t] {
+            let mut arrivals = vec![0; n];
+            arrivals[1] = lambda;
+            let perf = perf_at_least::<BinomialNode>(&b, &arrivals, PapMode::NonBlocking, t);
+            assert!(
+                perf >= lambda as f64 / (n as f64 * t as f64),
+                "n = {n}, Λ = {lambda}: {perf}"
+            );
+            assert!(perf > previous);
+            previous = perf;
+        }
+        let lambda = n as u64 * t;
+        let mut arrivals = vec![0; n];
+        let mut child = 1;
+        while child < n {
+            arrivals[child] = lambda;
+            child *= 2;
+        }
+        let perf = perf_at_least::<BinomialNode>(&b, &arrivals, PapMode::Blocking, t);
+        assert!(perf >= n as f64 / 4.0, "n = {n}: {perf}");
+    }
+}
+
+/// Theorem 3: linear pipelined, `p1` late by `Λ`: unbounded non-blocking, `PERF ≥ n/4`
+/// blocking (with `Λ ≥ nT`).
+#[test]
+fn pap_theorem_3_linear_pipelined_is_unbounded_non_blocking_and_omega_n_blocking() {
+    let t = 16;
+    for n in [8usize, 32, 128] {
+        let linear = Linear::new(base(n, t), 4).unwrap();
+        let lambda = 100 * n as u64 * t;
+        let mut arrivals = vec![0; n];
+        arrivals[1] = lambda;
+        let nb = perf_at_least::<LinearNode>(&linear, &arrivals, PapMode::NonBlocking, t);
+        assert!(nb >= lambda as f64 / (n as f64 * t as f64), "n = {n}: {nb}");
+        arrivals[1] = n as u64 * t;
+        let b = perf_at_least::<LinearNode>(&linear, &arrivals, PapMode::Blocking, t);
+        assert!(b >= n as f64 / 4.0, "n = {n}: {b}");
+    }
+}
+
+/// Theorems 5–6 on the adversarial patterns of Theorems 1–3: the aware algorithms stay
+/// within 3 where the common ones grow with `n`.
+#[test]
+fn pap_theorems_5_6_hold_on_the_adversarial_patterns_of_theorems_1_to_3() {
+    let t = 10;
+    for n in [8usize, 32, 128] {
+        let lambda = 100 * n as u64 * t;
+        let mut late_forwarder = vec![0; n];
+        late_forwarder[1] = lambda;
+        let mut late_children = vec![0; n];
+        let mut c = 1;
+        while c < n {
+            late_children[c] = lambda;
+            c *= 2;
+        }
+        for arrivals in [vec![0; n], late_forwarder, late_children] {
+            let b = base(n, t);
+            let (nb, _) = run::<ArrivalNbNode>(&b, &arrivals, PapMode::NonBlocking);
+            assert_eq!(theorem_5_holds(&nb, &arrivals, t), Ok(()));
+            let (bl, _) = run::<ArrivalBNode>(&b, &arrivals, PapMode::Blocking);
+            assert_eq!(theorem_6_holds(&bl, &arrivals, t), Ok(()));
+        }
+    }
+}
+
+/// A mutant of Theorem 5: `arrival_nb` without its sub-group broadcasts (Fig. 4 lines 4–5
+/// removed) is the flat tree, and Theorem 5's check catches it on the balanced pattern.
+#[test]
+fn mutant_arrival_nb_without_subgroup_broadcasts_breaks_theorem_5() {
+    let (n, t) = (16, 10);
+    let arrivals = vec![0; n];
+    let (report, _) = run::<FlatNode>(&Flat(base(n, t)), &arrivals, PapMode::NonBlocking);
+    let err = theorem_5_holds(&report, &arrivals, t).unwrap_err();
+    assert!(err.starts_with("f_"), "{err}");
+}
+
+/// A mutant of Theorem 6: a root that waits for every receiver's ARRIVED before one
+/// sub-group broadcast (the implicit synchronization of Theorem 4's proof).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum WaitForAll {
+    Root { arrived: Vec<Rank>, done: bool },
+    Receiver(ArrivalBNode),
+}
+
+impl Automaton for WaitForAll {
+    type Msg = PapMsg;
+    type Value = Value;
+    type Config = PapConfig;
+
+    fn new(config: &PapConfig, rank: Rank) -> Self {
+        if rank == 0 {
+            Self::Root {
+                arrived: Vec::new(),
+                done: false,
+            }
+        } else {
+            Self::Receiver(ArrivalBNode::new(config, rank))
+        }
+    }
+    fn on_start(&mut self, c: &PapConfig, now: Time, out: &mut Outbox<PapMsg>) {
+        match self {
+            Self::Root { .. } => out.deliver(1),
+            Self::Receiver(r) => r.on_start(c, now, out),
+        }
+    }
+    fn on_message(
+        &mut self,
+        c: &PapConfig,
+        now: Time,
+        from: Rank,
+        msg: PapMsg,
+        out: &mut Outbox<PapMsg>,
+    ) {
+        match self {
+            Self::Root { arrived, .. } => arrived.push(from),
+            Self::Receiver(r) => r.on_message(c, now, from, msg, out),
+        }
+    }
+    fn on_timer(&mut self, _: &PapConfig, _: Time, _: TimerId, _: &mut Outbox<PapMsg>) {}
+    fn on_send_slot(&mut self, c: &PapConfig, now: Time, out: &mut Outbox<PapMsg>) {
+        match self {
+            Self::Root { arrived, done } => {
+                if !*done && arrived.len() + 1 == c.procs() as usize {
+                    *done = true;
+                    let first = arrived.remove(0);
+                    let rest = core::mem::take(arrived);
+                    out.send(
+                        first,
+                        PapMsg::Data {
+                            size: c.msize(),
+                            index: 0,
+                            rest,
+                        },
+                    );
+                }
+            }
+            Self::Receiver(r) => r.on_send_slot(c, now, out),
+        }
+    }
+}
+
+#[test]
+fn mutant_arrival_b_that_waits_for_everyone_breaks_theorem_6() {
+    let (n, t) = (16, 10);
+    let mut arrivals = vec![0; n];
+    arrivals[1] = 1000;
+    let (report, _) = run::<WaitForAll>(&base(n, t), &arrivals, PapMode::Blocking);
+    let err = theorem_6_holds(&report, &arrivals, t).unwrap_err();
+    assert!(err.starts_with("f_2"), "{err}");
+    // The same pattern passes with the real arrival_b.
+    let (good, _) = run::<ArrivalBNode>(&base(n, t), &arrivals, PapMode::Blocking);
+    assert_eq!(theorem_6_holds(&good, &arrivals, t), Ok(()));
+}
+
+/// The Ω(n) checks of Theorems 1–3 are not tautologies: on the same patterns the aware
+/// algorithms' ratio stays below 3, so a "flat" that behaved like them would fail Theorem 1's
+/// test.
+#[test]
+fn mutant_the_omega_n_checks_fail_for_an_algorithm_that_adapts() {
+    let (n, t) = (64usize, 10);
+    let arrivals = vec![0; n];
+    let perf = perf_at_least::<ArrivalNbNode>(&base(n, t), &arrivals, PapMode::NonBlocking, t);
+    assert!(perf < (n as f64 - 1.0) / 2.0);
+    let mut late = vec![0; n];
+    late[1] = 100 * n as u64 * t;
+    let perf = perf_at_least::<ArrivalBNode>(&base(n, t), &late, PapMode::Blocking, t);
+    assert!(perf < n as f64 / 4.0);
+}
+
+#[test]
+fn bad_parameters_are_refused_with_the_field_and_range() {
+    assert_eq!(
+        PapConfig::new(0, 5).unwrap_err().to_string(),
+        "procs: 0 is out of range: allowed 1..=4294967295"
+    );
+    assert!(PapConfig::new(4, 0)
+        .unwrap_err()
+        .to_string()
+        .starts_with("msize: 0"));
+    let b = base(4, 8);
+    assert_eq!(
+        Linear::new(b, 9).unwrap_err().to_string(),
+        "segments: 9 is out of range: allowed 1..=msize"
+    );
+    assert!(Nearopt::new(b, &[0, 1]).is_err());
+}
