@@ -14,6 +14,7 @@ use ftcoll::protocols::arrival::flat::{Flat, FlatNode};
 use ftcoll::protocols::arrival::linear::{Linear, LinearNode};
 use ftcoll::protocols::arrival::metrics::{PapMetrics, Ratio};
 use ftcoll::protocols::arrival::nearopt::{Nearopt, NearoptNode};
+use ftcoll::protocols::arrival::scatter_allgather::{ScatterAllgather, ScatterAllgatherNode};
 use ftcoll::protocols::arrival::{PapConfig, PapMsg};
 use ftcoll::sim::pap::{self, PapMode, PapScenario};
 use ftcoll::sim::Report;
@@ -44,10 +45,10 @@ fn base(n: usize, t: Time) -> PapConfig {
     PapConfig::new(n as u64, t).unwrap()
 }
 
-/// Arrival patterns of PAP §3.1 (the root first): `n` in 2..40, `T` in 1..30, receivers
+/// Arrival patterns of PAP §3.1 (the root first): `n` in 2..40, `T` in 1..60, receivers
 /// within `0..=spread·T` of the root.
 fn patterns() -> impl Strategy<Value = (Vec<Time>, Time)> {
-    (2usize..40, 1u64..30, 0u64..8).prop_flat_map(|(n, t, spread)| {
+    (2usize..40, 1u64..60, 0u64..8).prop_flat_map(|(n, t, spread)| {
         let receivers = proptest::collection::vec(0..=spread * t, n - 1);
         (receivers, Just(t)).prop_map(|(mut r, t)| {
             r.insert(0, 0);
@@ -76,6 +77,13 @@ fn every_run(arrivals: &[Time], t: Time) -> Vec<(&'static str, PapMode, PapMetri
         ));
         let near = Nearopt::new(b, arrivals).unwrap();
         out.push(("nearopt", mode, run::<NearoptNode>(&near, arrivals, mode).1));
+        if let Ok(sca) = ScatterAllgather::new(b) {
+            out.push((
+                "sca-all",
+                mode,
+                run::<ScatterAllgatherNode>(&sca, arrivals, mode).1,
+            ));
+        }
     }
     out.push((
         "arrival_nb",
@@ -258,6 +266,41 @@ fn pap_theorem_3_linear_pipelined_is_unbounded_non_blocking_and_omega_n_blocking
         let b = perf_at_least::<LinearNode>(&linear, &arrivals, PapMode::Blocking, t);
         assert!(b >= n as f64 / 4.0, "n = {n}: {b}");
     }
+}
+
+/// Theorem 4: scatter-allgather with `p1` late by `Λ`. Nobody finishes the allgather before
+/// `p1` arrives (the implicit synchronization), so `ē ≥ Λ/2`: `PERF ≥ Λ/(2T)` non-blocking,
+/// unbounded, and `PERF ≥ n/4` blocking when `Λ ≥ nT`.
+#[test]
+fn pap_theorem_4_scatter_allgather_is_unbounded_non_blocking_and_omega_n_blocking() {
+    for n in [8usize, 32, 128] {
+        let t = 2 * n as u64;
+        let sca = ScatterAllgather::new(base(n, t)).unwrap();
+        let lambda = 100 * n as u64 * t;
+        let mut arrivals = vec![0; n];
+        arrivals[1] = lambda;
+        let nb = perf_at_least::<ScatterAllgatherNode>(&sca, &arrivals, PapMode::NonBlocking, t);
+        assert!(nb >= lambda as f64 / (2.0 * t as f64), "n = {n}: {nb}");
+        arrivals[1] = n as u64 * t;
+        let b = perf_at_least::<ScatterAllgatherNode>(&sca, &arrivals, PapMode::Blocking, t);
+        assert!(b >= n as f64 / 4.0, "n = {n}: {b}");
+    }
+}
+
+/// Scatter-allgather without faults or imbalance: the scatter's chunks add up to `msize` and
+/// every process gets all `n` chunks (`run` checks every process delivered once).
+#[test]
+fn scatter_allgather_delivers_everything_on_balanced_patterns() {
+    for n in [1usize, 2, 3, 5, 8, 13, 64] {
+        for msize in [n as u64, 7 * n as u64 + 3] {
+            let sca = ScatterAllgather::new(base(n, msize)).unwrap();
+            for mode in MODES {
+                let (report, _) = run::<ScatterAllgatherNode>(&sca, &vec![0; n], mode);
+                assert_eq!(report.ignored, 0, "n = {n}, msize = {msize}");
+            }
+        }
+    }
+    assert!(ScatterAllgather::new(base(8, 7)).is_err());
 }
 
 /// Theorems 5–6 on the adversarial patterns of Theorems 1–3: the aware algorithms stay

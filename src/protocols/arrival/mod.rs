@@ -13,7 +13,7 @@
 //! - [`arrival_b`]: PAP Fig. 5, blocking model (Theorem 6).
 //! - [`metrics`]: PAP §2's measures, Lemma 1–2's bounds on `OPT(PAP)`, and `PERF(r, PAP)`.
 //!
-//! The scatter-allgather algorithm (Theorem 4) is not built yet.
+//! - [`scatter_allgather`]: binomial scatter, then ring allgather (§3.3, Theorem 4).
 
 pub mod arrival_b;
 pub mod arrival_nb;
@@ -23,6 +23,7 @@ mod forward;
 pub mod linear;
 pub mod metrics;
 pub mod nearopt;
+pub mod scatter_allgather;
 mod subgroup;
 
 pub use forward::{ForwardNode, Forwarding};
