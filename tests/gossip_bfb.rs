@@ -358,7 +358,7 @@ fn bfb_ignores_stale_and_unknown_messages() {
 /// itself or outside `0..N`.
 #[test]
 fn bfb_survives_arbitrary_inputs() {
-    let mut rng = SplitMix64::new(0xf022_bfb);
+    let mut rng = SplitMix64::new(0x0f02_2bfb);
     for case in 0..20_000u64 {
         let n = [1u32, 2, 3, 8, 13, 64, 1000, u32::MAX][rng.below(8) as usize];
         let c = BfbConfig::new(

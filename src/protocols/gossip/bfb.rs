@@ -218,9 +218,9 @@ fn index_of(procs: u32, failed: &[Rank], rank: Rank) -> Option<u32> {
 
 /// Whether `failed` is a valid failed set: ascending, distinct, below `procs`, without the root.
 fn valid_failed(procs: u32, failed: &[Rank]) -> bool {
-    failed.first().map_or(true, |&f| f != 0)
+    failed.first().is_none_or(|&f| f != 0)
         && failed.windows(2).all(|w| w[0] < w[1])
-        && failed.last().map_or(true, |&f| f < procs)
+        && failed.last().is_none_or(|&f| f < procs)
 }
 
 /// The lowest set bit of `i > 0`.
