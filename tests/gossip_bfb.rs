@@ -131,7 +131,7 @@ fn bfb_table_7_fault_free_work() {
 /// The module docs' timeout claim, §IV.B.2's failure detector: at N = 4096 (a power of two, no
 /// reply ever queues) the unqueued `D = 2(2O + L)` = 8 already suspects nobody — the bound is
 /// tight since `A(h) = 8(h + 1)` exactly — and the default `D` suspects nobody either, at every
-/// N from 1 to 300 (queueing included).
+/// N from 1 to 600 and four (L, O) (queueing included).
 #[test]
 fn bfb_no_false_suspicion_fault_free() {
     let mut c = config(4096, 2, 1);
@@ -140,8 +140,8 @@ fn bfb_no_false_suspicion_fault_free() {
     let r = run_with(&c, &[]);
     assert_eq!(r.live_suspicions(), 0);
     assert_eq!(r.completion(), Some(96));
-    for n in 1..=300 {
-        for (l, o) in [(2, 1), (0, 1), (5, 3)] {
+    for n in 1..=600 {
+        for (l, o) in [(2, 1), (0, 1), (5, 3), (1, 4)] {
             let r = run_with(&config(n, l, o), &[]);
             assert_eq!(r.live_suspicions(), 0, "N = {n}, L = {l}, O = {o}");
             assert_eq!(r.report.undelivered(), 0);
@@ -158,6 +158,21 @@ fn bfb_no_false_suspicion_fault_free() {
             }
         }
     }
+}
+
+/// Why the default timeout has the `qO` queueing margin (module docs): when N is not a power of
+/// two the first child's subtree is shorter and its replies can reach a process at the same
+/// time as a sibling's, one waiting `O` at the receive port. A search over N = 1..600 found the
+/// unqueued `D = 2(2O + L)` suspecting a live process at N = 258 and 516 (L = 2, O = 1), and at
+/// 39 sizes from N = 18 on with L = 0, O = 1; the default `D` at none (test above).
+#[test]
+fn bfb_unqueued_timeout_is_not_enough_without_power_of_two() {
+    let mut c = config(258, 2, 1);
+    c.timeout = BfbTimeout::unqueued(c.logp);
+    assert!(run_with(&c, &[]).live_suspicions() > 0);
+    let r = run(258, &[]);
+    assert_eq!(r.live_suspicions(), 0);
+    assert_eq!(r.root().attempt(), 0);
 }
 
 /// Mutant (§IV.B.2's failure detector must not suspect live processes): one step too short,
