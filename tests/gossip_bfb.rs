@@ -368,9 +368,90 @@ fn bfb_ignores_stale_and_unknown_messages() {
     assert!(ignored(&out));
 }
 
-/// Arbitrary input sequences (as `tests/fuzz_automata.rs` does for the Corrected Tree family):
-/// no panic, at most one send per send slot and none elsewhere, at most one delivery, no send to
-/// itself or outside `0..N`.
+/// Feeds `p` (rank `rank` of `c`) `inputs` random inputs from `now` on and checks the contract
+/// after each: no panic, at most one send per send slot and none elsewhere, at most one delivery
+/// in all (`delivered` counts the earlier ones), no send to itself or outside `0..N`.
+fn feed_random(
+    c: &BfbConfig,
+    p: &mut BfbNode,
+    rank: Rank,
+    rng: &mut SplitMix64,
+    mut now: Time,
+    mut delivered: u32,
+    case: u64,
+) {
+    let n = c.procs;
+    let mut out = Outbox::new();
+    for _ in 0..40 {
+        now += rng.below(50);
+        let pick = |rng: &mut SplitMix64| -> Rank {
+            match rng.below(4) {
+                0 => rng.below(u64::from(n).saturating_add(2)) as Rank,
+                1 => 0,
+                2 => rank.wrapping_add(1 << rng.below(6)),
+                _ => rank.wrapping_sub(1 << rng.below(6)),
+            }
+        };
+        let kind = rng.below(5);
+        match kind {
+            0 => p.on_start(c, now, &mut out),
+            1 | 2 => {
+                let from = pick(rng);
+                let attempt = p
+                    .attempt()
+                    .wrapping_add(rng.below(3) as u32)
+                    .wrapping_sub(1);
+                let body = match rng.below(3) {
+                    0 => {
+                        let mut failed: Vec<Rank> = match rng.below(3) {
+                            0 => p.failed().to_vec(),
+                            _ => (0..rng.below(3)).map(|_| pick(rng)).collect(),
+                        };
+                        if rng.below(2) == 0 {
+                            failed.sort_unstable();
+                            failed.dedup();
+                        }
+                        let index = match rng.below(3) {
+                            0 => rank,
+                            1 => rng.below(u64::from(n)) as u32,
+                            _ => rank.wrapping_sub(failed.len() as u32),
+                        };
+                        BfbBody::Data {
+                            value: 7,
+                            failed,
+                            index,
+                        }
+                    }
+                    1 => BfbBody::Ack,
+                    _ => BfbBody::Nack { failed: pick(rng) },
+                };
+                p.on_message(c, now, from, BfbMsg { attempt, body }, &mut out);
+            }
+            3 => p.on_timer(c, now, TimerId(rng.below(40) as u32), &mut out),
+            _ => p.on_send_slot(c, now, &mut out),
+        }
+        let mut sends = 0;
+        for a in out.drain() {
+            match a {
+                Action::Send { to, .. } => {
+                    sends += 1;
+                    assert!(to != rank && to < n, "case {case}: send to {to}");
+                }
+                Action::Deliver(_) => delivered += 1,
+                _ => {}
+            }
+        }
+        assert!(
+            sends <= usize::from(kind == 4),
+            "case {case}: {sends} sends"
+        );
+        assert!(delivered <= 1, "case {case}: delivered twice");
+    }
+}
+
+/// Arbitrary input sequences from a fresh process (as `tests/fuzz_automata.rs` does for the
+/// Corrected Tree family, whose harness is specific to `CorrectedTreeConfig`): see
+/// [`feed_random`].
 #[test]
 fn bfb_survives_arbitrary_inputs() {
     let mut rng = SplitMix64::new(0x0f02_2bfb);
@@ -387,70 +468,59 @@ fn bfb_survives_arbitrary_inputs() {
             rng.below(u64::from(n)) as Rank
         };
         let mut p = BfbNode::new(&c, rank);
-        let mut out = Outbox::new();
-        let mut delivered = 0;
-        let mut now: Time = 0;
-        for _ in 0..40 {
-            now += rng.below(50);
-            let pick = |rng: &mut SplitMix64| -> Rank {
-                match rng.below(4) {
-                    0 => rng.below(u64::from(n).saturating_add(2)) as Rank,
-                    1 => 0,
-                    2 => rank.wrapping_add(1 << rng.below(6)),
-                    _ => rank.wrapping_sub(1 << rng.below(6)),
-                }
-            };
-            let kind = rng.below(5);
-            match kind {
-                0 => p.on_start(&c, now, &mut out),
-                1 | 2 => {
-                    let from = pick(&mut rng);
-                    let attempt = rng.below(3) as u32;
-                    let body = match rng.below(3) {
-                        0 => {
-                            let mut failed: Vec<Rank> =
-                                (0..rng.below(3)).map(|_| pick(&mut rng)).collect();
-                            if rng.below(2) == 0 {
-                                failed.sort_unstable();
-                                failed.dedup();
-                            }
-                            let index = match rng.below(3) {
-                                0 => rank,
-                                1 => rng.below(u64::from(n)) as u32,
-                                _ => rank.wrapping_sub(failed.len() as u32),
-                            };
-                            BfbBody::Data {
-                                value: 7,
-                                failed,
-                                index,
-                            }
-                        }
-                        1 => BfbBody::Ack,
-                        _ => BfbBody::Nack {
-                            failed: pick(&mut rng),
-                        },
-                    };
-                    p.on_message(&c, now, from, BfbMsg { attempt, body }, &mut out);
-                }
-                3 => p.on_timer(&c, now, TimerId(rng.below(40) as u32), &mut out),
-                _ => p.on_send_slot(&c, now, &mut out),
-            }
-            let mut sends = 0;
-            for a in out.drain() {
-                match a {
-                    Action::Send { to, .. } => {
-                        sends += 1;
-                        assert!(to != rank && to < n, "case {case}: send to {to}");
-                    }
-                    Action::Deliver(_) => delivered += 1,
-                    _ => {}
-                }
-            }
-            assert!(
-                sends <= usize::from(kind == 4),
-                "case {case}: {sends} sends"
-            );
-            assert!(delivered <= 1, "case {case}: delivered twice");
+        feed_random(&c, &mut p, rank, &mut rng, 0, 0, case);
+    }
+}
+
+/// The same from states reached in real runs (N = 64, up to four crashes, stopped at a random
+/// instant): processes holding tree positions, waiting children, aborted attempts, restarts.
+#[test]
+fn bfb_survives_arbitrary_inputs_mid_run() {
+    let mut rng = SplitMix64::new(0x0bfb_0002);
+    let c = config(64, 2, 1);
+    for case in 0..300u64 {
+        let crashes: Vec<(Rank, Time)> = (0..rng.below(5))
+            .map(|_| (1 + rng.below(63) as Rank, rng.below(100)))
+            .collect();
+        let scenario = Scenario {
+            logp: c.logp,
+            crashes,
+            ..Scenario::default()
+        };
+        let mut sim = Sim::<BfbNode>::new(&c, c.procs, &scenario).unwrap();
+        let stop = rng.below(400);
+        while sim.next_time().is_some_and(|t| t <= stop) {
+            sim.step(&c).unwrap();
         }
+        for _ in 0..8 {
+            let rank = rng.below(64) as Rank;
+            let mut p = sim.automaton(rank).unwrap().clone();
+            let delivered = sim.report().deliveries[rank as usize];
+            feed_random(&c, &mut p, rank, &mut rng, stop, delivered, case);
+        }
+    }
+}
+
+/// Feature `serde`: configuration, messages and states of a run survive a JSON round trip.
+#[cfg(feature = "serde")]
+#[test]
+fn bfb_serde_round_trip() {
+    let c = config(64, 2, 1);
+    let json = serde_json::to_string(&c).unwrap();
+    assert_eq!(serde_json::from_str::<BfbConfig>(&json).unwrap(), c);
+    for m in [
+        data(3, vec![2, 9], 17),
+        BfbMsg {
+            attempt: 1,
+            body: BfbBody::Nack { failed: 5 },
+        },
+    ] {
+        let json = serde_json::to_string(&m).unwrap();
+        assert_eq!(serde_json::from_str::<BfbMsg>(&json).unwrap(), m);
+    }
+    let r = run(64, &[(5, 0), (40, 20)]);
+    for n in &r.nodes {
+        let json = serde_json::to_string(n).unwrap();
+        assert_eq!(&serde_json::from_str::<BfbNode>(&json).unwrap(), n);
     }
 }
