@@ -68,6 +68,10 @@
 //! *completion latency* (the root's completion, what `T_BFB = 2(2O + L)·log₂ N` models: down and
 //! back up). Fault-free at `N = 4096, L = 2, O = 1`: 48 and 96 (Table 7: 96).
 //!
+//! **Messages.** BFB has its own [`BfbMsg`] (a DATA carries the failed set and an index, not
+//! just the payload), so the broadcast family's shared `Msg`/`Body` stay unchanged. DATA is the
+//! dissemination phase; ACK and NACK the acknowledgment phase.
+//!
 //! **Work.** Fault-free: one DATA per non-root and one ACK per non-root, `2(N − 1)` = 8190 at
 //! `N = 4096`; Table 7's 4,096 ("least amount of messages") counts one message per process per
 //! attempt, i.e. the DATA only (4095 here).
