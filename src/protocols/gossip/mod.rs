@@ -10,6 +10,7 @@
 //! | [`ccg`] | Checked Corrected Gossip (§III.C, Alg. 2) | checked |
 //! | [`fcg`] | Failure-proof Corrected Gossip (§III.D, Alg. 3) | failure-proof(f) with SOS |
 //! | [`big`] | BIG, broadcast on the binomial graph (§IV.B.3), a baseline | none |
+//! | [`bfb`] | BFB, Buntinas' restarting tree broadcast with ACK/NACK (§IV.B.2), a baseline | none (restart) |
 //! | [`plan`] | Lemma 1, Eq. 2–5: the model's `T` and `C` | — |
 //!
 //! # The gossip phase (§III.A; Alg. 1–3, lines 1–7)
@@ -50,6 +51,7 @@
 //! §III.B–C: "c-nodes do not send any messages"); under FCG it may still send SOS (Alg. 3,
 //! lines 8–14). Gossip messages reaching an already colored process are ignored.
 
+pub mod bfb;
 pub mod big;
 pub mod ccg;
 pub mod fcg;
@@ -70,6 +72,7 @@ use crate::rng::SplitMix64;
 use crate::topology::{LogP, TopologyError, MAX_PROCS};
 use crate::{Rank, Time};
 
+pub use bfb::{BfbBody, BfbConfig, BfbMsg, BfbNode, BfbTimeout};
 pub use big::{BigConfig, BigNode};
 pub use ccg::Ccg;
 pub use fcg::{Fcg, FcgConfig};
