@@ -387,7 +387,7 @@ impl<R: Reduction> FtcoNode<R> {
         let ack = self.peers().find_map(|(side, i, p)| {
             (Self::should_handle(config, me, p.rank, distance)
                 && (p.ack_keepalive || (p.ack_data && (!self.done || reduce_replacing))))
-            .then_some(Send::Ack(side, i))
+                .then_some(Send::Ack(side, i))
         });
         if ack.is_some() && !self.acked_last {
             return ack;
