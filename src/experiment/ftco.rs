@@ -300,6 +300,7 @@ impl FtcoPrepared {
 
 /// The draws of run `run` of `seed` for an FTCO run, from `SplitMix64::stream(seed, run)` in
 /// this order: the failures and arrivals of `spec`, the RSD seed, then `runtime`'s crashes.
+/// (The arrivals' own draws, per pattern, are listed at [`crate::sim::scenario::draw_arrivals`].)
 /// `sweep`, `simulate --collective` and `reproduce ftco` all draw through here, so run `i` is
 /// the same run in each. Returns the scenario, the ranks failed before the operation and the
 /// RSD seed.
