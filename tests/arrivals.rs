@@ -164,7 +164,7 @@ fn times_follow_the_root_rule_and_draw_nothing() {
     assert_eq!(after.next_u64(), SplitMix64::stream(1, 0).next_u64());
     let mut rng = SplitMix64::new(0);
     assert_eq!(
-        draw_arrivals(&ArrivalSpec::Times(vec![0, 7, 2]), 3, &mut rng),
+        draw_arrivals(ArrivalSpec::Times(vec![0, 7, 2]), 3, &mut rng),
         vec![0, 7, 2]
     );
 }
@@ -199,4 +199,24 @@ fn existing_patterns_keep_their_draws_and_the_root_as_drawn() {
         (0..32).any(|run| arrivals(16, ArrivalSpec::Uniform(1000), 8, run)[0] > 0),
         "a uniform root draws its own arrival"
     );
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn new_patterns_round_trip_through_serde() {
+    for a in [
+        ArrivalSpec::Random { max_if: 3, unit: 4 },
+        ArrivalSpec::Late {
+            fraction: 0.25,
+            delay: 8,
+        },
+        ArrivalSpec::Times(vec![0, 5, 2]),
+    ] {
+        let json = serde_json::to_string(&a).unwrap();
+        assert_eq!(
+            serde_json::from_str::<ArrivalSpec>(&json).unwrap(),
+            a,
+            "{json}"
+        );
+    }
 }

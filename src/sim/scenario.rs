@@ -228,8 +228,8 @@ pub fn draw_faults_among(
 /// `Random` and `Times` are then shifted so that the root's arrival is 0 (earlier arrivals become
 /// 0, PAP §3.1). A `Times` list whose length is not `P` is returned as given, and the driver
 /// refuses it ([`crate::sim::SimError::ArrivalsLength`]).
-pub fn draw_arrivals(spec: &ArrivalSpec, procs: u32, rng: &mut SplitMix64) -> Vec<Time> {
-    match *spec {
+pub fn draw_arrivals(spec: ArrivalSpec, procs: u32, rng: &mut SplitMix64) -> Vec<Time> {
+    match spec {
         ArrivalSpec::None => Vec::new(),
         ArrivalSpec::Uniform(spread) => (0..procs).map(|_| rng.below(spread + 1)).collect(),
         ArrivalSpec::Normal(spread) => (0..procs)
@@ -265,7 +265,7 @@ pub fn draw_arrivals(spec: &ArrivalSpec, procs: u32, rng: &mut SplitMix64) -> Ve
                 })
                 .collect()
         }
-        ArrivalSpec::Times(ref times) => from_root(times.clone()),
+        ArrivalSpec::Times(times) => from_root(times),
     }
 }
 
@@ -346,7 +346,7 @@ impl ScenarioSpec {
                 });
             }
         }
-        let arrivals = draw_arrivals(&self.arrivals, procs, &mut rng);
+        let arrivals = draw_arrivals(self.arrivals.clone(), procs, &mut rng);
         let mut crashes: Vec<(Rank, Time)> = failed.iter().map(|&r| (r, 0)).collect();
         crashes.extend_from_slice(&self.crash_at);
         Ok((

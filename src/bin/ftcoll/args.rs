@@ -119,3 +119,45 @@ fn items(line: &str) -> Result<Vec<u32>, String> {
 /// A parsed rank list (a newtype so clap does not treat it as repeated values).
 #[derive(Clone, Debug, Default)]
 pub struct RankList(pub Vec<u32>);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(name: &str, text: &str) -> String {
+        let path = std::env::temp_dir().join(format!("ftcoll-args-{}-{name}", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    }
+
+    #[test]
+    fn list_files_stream_lines_and_commas_up_to_the_cap() {
+        let path = write("ok", "1,2\r\n\n 3 \n4");
+        assert_eq!(
+            read_list_file(&path, "rank", 4, items),
+            Ok(vec![1, 2, 3, 4])
+        );
+        let err = read_list_file(&path, "rank", 3, items).unwrap_err();
+        assert_eq!(err, format!("rank file '{path}' line 4: more than 3 items"));
+        let err = read_list_file(&path, "rank", 1, items).unwrap_err();
+        assert_eq!(err, format!("rank file '{path}' line 1: more than 1 items"));
+        // A line longer than the cap's 32 bytes per item is refused before it is read whole.
+        let long = write("long", &"7".repeat(1000));
+        let err = read_list_file(&long, "arrival", 2, items).unwrap_err();
+        assert!(err.contains("line 1: more than 2 items"), "{err}");
+        let bad = write("bad", "1\n2,x\n");
+        let err = read_list_file(&bad, "rank", 10, items).unwrap_err();
+        assert!(
+            err.starts_with(&format!("rank file '{bad}' line 2: 'x' is not a rank")),
+            "{err}"
+        );
+        let err = read_list_file("/nonexistent/ftcoll", "arrival", 10, items).unwrap_err();
+        assert!(
+            err.starts_with("cannot read arrival file '/nonexistent/ftcoll'"),
+            "{err}"
+        );
+        for p in [path, long, bad] {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
