@@ -78,7 +78,8 @@ fn ftco(procs: &str, arrival: &str, runs: &str) -> Vec<String> {
 }
 
 /// Both families' commands.
-const FAMILIES: [fn(&str, &str, &str) -> Vec<String>; 2] = [ct, ftco];
+type Command = fn(&str, &str, &str) -> Vec<String>;
+const FAMILIES: [Command; 2] = [ct, ftco];
 
 fn run(args: &[String]) -> String {
     stdout(&args.iter().map(String::as_str).collect::<Vec<_>>())
