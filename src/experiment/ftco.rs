@@ -141,7 +141,7 @@ impl FtcoPoint {
             immune: self.topology.roots(),
             faults: self.inactive.clone(),
             crash_at: Vec::new(),
-            arrivals: self.arrival,
+            arrivals: self.arrival.clone(),
         };
         let (_, failed) = spec.build(0, 0).map_err(|e| err(&e))?;
         let candidates = u64::from(procs - spec.immune.min(procs));
@@ -226,6 +226,9 @@ impl FtcoPrepared {
             ArrivalSpec::None => 0,
             ArrivalSpec::Uniform(s) => s,
             ArrivalSpec::Normal(sigma) => sigma.saturating_mul(4),
+            ArrivalSpec::Random { max_if, unit } => max_if.saturating_sub(1).saturating_mul(unit),
+            ArrivalSpec::Late { delay, .. } => delay,
+            ArrivalSpec::Times(ref t) => t.iter().copied().max().unwrap_or(0),
         };
         let faults = match &self.spec.faults {
             FaultSpec::Count(n) => u64::from(*n),
@@ -297,6 +300,7 @@ impl FtcoPrepared {
 
 /// The draws of run `run` of `seed` for an FTCO run, from `SplitMix64::stream(seed, run)` in
 /// this order: the failures and arrivals of `spec`, the RSD seed, then `runtime`'s crashes.
+/// (The arrivals' own draws, per pattern, are listed at [`crate::sim::scenario::draw_arrivals`].)
 /// `sweep`, `simulate --collective` and `reproduce ftco` all draw through here, so run `i` is
 /// the same run in each. Returns the scenario, the ranks failed before the operation and the
 /// RSD seed.
@@ -682,11 +686,11 @@ fn name(c: Collective) -> &'static str {
     }
 }
 
-fn arrival_name(a: ArrivalSpec) -> String {
+fn arrival_name(a: &ArrivalSpec) -> String {
     match a {
-        ArrivalSpec::None => "none".into(),
-        ArrivalSpec::Uniform(s) => format!("uniform:{s}"),
         ArrivalSpec::Normal(s) => format!("normal:{s}"),
+        ArrivalSpec::Uniform(s) => format!("uniform:{s}"),
+        _ => "none".into(),
     }
 }
 
@@ -830,10 +834,11 @@ fn table2(ctx: &mut Ctx<'_>, scale: &Scale, out: &mut Output) -> Result<(), Poin
     );
     let mut fault_free_line = String::new();
     let mut jobs = Vec::new();
-    for &(ref dist, s, arrival, procs, _) in &rows {
+    for (dist, s, arrival, procs, _) in &rows {
+        let (s, procs) = (*s, *procs);
         let topology = best(Collective::Allreduce, procs, Roots::PerK)?;
         let mut p = FtcoPoint::new(topology, Collective::Allreduce);
-        p.arrival = arrival;
+        p.arrival = arrival.clone();
         let runs = if s == 0 { 1 } else { scale.table2_runs };
         jobs.push((format!("Table 2 {dist} {s} P={procs}"), p, runs));
     }
@@ -857,7 +862,7 @@ fn table2(ctx: &mut Ctx<'_>, scale: &Scale, out: &mut Output) -> Result<(), Poin
         let _ = writeln!(
             csv,
             "{dist},{s},{},{procs},{},{},{runs},{:.1},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{queue},{},{},{},{},{},{}",
-            arrival_name(arrival),
+            arrival_name(&arrival),
             topology.kind().k(),
             topology.roots(),
             stats.mean("input_spread"),

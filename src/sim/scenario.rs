@@ -24,8 +24,14 @@ pub enum FaultSpec {
     Rate(f64),
 }
 
-/// When processes arrive at the operation (PAP §2, FTCO §5.2.4).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// When processes arrive at the operation (PAP §2, FTCO §5.2.4), in the model's time steps.
+///
+/// `None`, `Uniform` and `Normal` are drawn for every rank, the root 0 included, and used as
+/// drawn (the root may arrive after others). `Random`, `Late` and `Times` follow PAP §3.1's root
+/// rule instead: the pattern is shifted so that the root arrives at 0, and a process that would
+/// arrive before the root arrives with it: `a'_p = max(a_p, a_0) − a_0` (see [`draw_arrivals`]).
+/// Not `Copy` (since `Times` owns its list): pass it by reference or clone it.
+#[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ArrivalSpec {
     /// Everyone at 0.
@@ -34,6 +40,25 @@ pub enum ArrivalSpec {
     Uniform(Time),
     /// `|N(0, spread)|`, rounded down (Irwin–Hall approximation with 12 uniforms).
     Normal(Time),
+    /// PAP's controlled random pattern (Fig. 6): every rank, the root included, draws `r`
+    /// uniform in `0..max_if` and arrives at `r · unit`, `unit` being the time of one message
+    /// (`L + 2o` under dual-port LogP, `L + 2` in FTCO's single-port steps); then the root rule.
+    Random {
+        /// `MAX_IF` (at least 1): `r` is in `0..max_if`.
+        max_if: u64,
+        /// The time of one message, in time steps.
+        unit: Time,
+    },
+    /// PAP Figs. 9–10, a few late processes: the root arrives at 0, every other rank
+    /// independently arrives at `delay` with probability `fraction` (`0.0..=1.0`), else at 0.
+    Late {
+        /// The probability that a non-root rank is late.
+        fraction: f64,
+        /// How late, in time steps.
+        delay: Time,
+    },
+    /// Given per-rank arrival times (exactly `P` of them, rank order); then the root rule.
+    Times(Vec<Time>),
 }
 
 /// An invalid scenario parameter.
@@ -190,7 +215,19 @@ pub fn draw_faults_among(
     Ok(faults)
 }
 
-/// Arrival times for every rank.
+/// Arrival times for every rank (empty: everyone at 0).
+///
+/// Draw order from `rng` (after the pre-operation failures, see [`ScenarioSpec::build`]):
+/// - `None`, `Times`: nothing;
+/// - `Uniform`: one `below(spread + 1)` per rank, ranks `0..P` ascending;
+/// - `Normal`: twelve `next_u64` per rank, ranks `0..P` ascending;
+/// - `Random`: one `below(max_if)` per rank, ranks `0..P` ascending (the root's first);
+/// - `Late`: one `chance` per non-root rank, ranks `1..P` ascending (the root draws nothing),
+///   made even when `fraction` is 0 or 1 so the stream after it depends on `P` only.
+///
+/// `Random` and `Times` are then shifted so that the root's arrival is 0 (earlier arrivals become
+/// 0, PAP §3.1). A `Times` list whose length is not `P` is returned as given, and the driver
+/// refuses it ([`crate::sim::SimError::ArrivalsLength`]).
 pub fn draw_arrivals(spec: ArrivalSpec, procs: u32, rng: &mut SplitMix64) -> Vec<Time> {
     match spec {
         ArrivalSpec::None => Vec::new(),
@@ -203,7 +240,44 @@ pub fn draw_arrivals(spec: ArrivalSpec, procs: u32, rng: &mut SplitMix64) -> Vec
                 ((u128::from(z) * u128::from(spread)) >> 16) as Time
             })
             .collect(),
+        ArrivalSpec::Random { max_if, unit } => {
+            let drawn: Vec<Time> = (0..procs)
+                .map(|_| rng.below(max_if.max(1)).saturating_mul(unit))
+                .collect();
+            from_root(drawn)
+        }
+        ArrivalSpec::Late { fraction, delay } => {
+            let threshold = if fraction >= 1.0 {
+                u64::MAX
+            } else if fraction > 0.0 {
+                (fraction * 18_446_744_073_709_551_616.0) as u64
+            } else {
+                0
+            };
+            (0..procs)
+                .map(|rank| {
+                    let late = rank > 0 && (rng.chance(threshold) || fraction >= 1.0);
+                    if late {
+                        delay
+                    } else {
+                        0
+                    }
+                })
+                .collect()
+        }
+        ArrivalSpec::Times(times) => from_root(times),
     }
+}
+
+/// PAP §3.1's root rule: `a_p ← max(a_p, a_0) − a_0`, so the root arrives at 0 and nobody before
+/// it.
+fn from_root(mut times: Vec<Time>) -> Vec<Time> {
+    if let Some(&root) = times.first() {
+        for t in &mut times {
+            *t = t.saturating_sub(root);
+        }
+    }
+    times
 }
 
 /// Everything that defines the scenarios of a simulation, before drawing randomness.
@@ -272,7 +346,7 @@ impl ScenarioSpec {
                 });
             }
         }
-        let arrivals = draw_arrivals(self.arrivals, procs, &mut rng);
+        let arrivals = draw_arrivals(self.arrivals.clone(), procs, &mut rng);
         let mut crashes: Vec<(Rank, Time)> = failed.iter().map(|&r| (r, 0)).collect();
         crashes.extend_from_slice(&self.crash_at);
         Ok((

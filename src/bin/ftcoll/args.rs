@@ -39,22 +39,7 @@ pub fn order(s: &str) -> Result<Order, String> {
 /// empty item (`3,,4`), a repeated rank or a non-rank is an error naming it.
 pub fn rank_list(s: &str) -> Result<RankList, String> {
     let ranks = match s.strip_prefix('@') {
-        Some(path) => {
-            let bytes =
-                std::fs::read(path).map_err(|e| format!("cannot read rank file '{path}': {e}"))?;
-            let text = String::from_utf8(bytes)
-                .map_err(|_| format!("rank file '{path}' is not text (UTF-8)"))?;
-            let mut ranks = Vec::new();
-            for (n, line) in text.lines().enumerate() {
-                if line.trim().is_empty() {
-                    continue;
-                }
-                ranks.extend(
-                    items(line).map_err(|e| format!("rank file '{path}' line {}: {e}", n + 1))?,
-                );
-            }
-            ranks
-        }
+        Some(path) => read_list_file(path, "rank", usize::MAX, items)?,
         None if s.trim().is_empty() => Vec::new(),
         None => items(s)?,
     };
@@ -64,6 +49,54 @@ pub fn rank_list(s: &str) -> Result<RankList, String> {
         return Err(format!("rank {} is listed twice", w[0]));
     }
     Ok(RankList(ranks))
+}
+
+/// The items of a list file (`--faults @FILE`, `--arrival @FILE`): one per line or
+/// comma-separated, blank lines skipped, each line parsed by `line_items`. Streamed: at most
+/// `max_items` items are kept, and a file holding more is refused as soon as one more is read
+/// (`more than MAX`), so a huge file costs neither its size in memory nor a full read; a line
+/// longer than `max_items` items could be (32 bytes each) is refused the same way. Errors:
+/// `cannot read WHAT file 'PATH': …`, `WHAT file 'PATH' line N: …`.
+pub fn read_list_file<T>(
+    path: &str,
+    what: &str,
+    max_items: usize,
+    line_items: impl Fn(&str) -> Result<Vec<T>, String>,
+) -> Result<Vec<T>, String> {
+    use std::io::{BufRead, Read};
+    let file =
+        std::fs::File::open(path).map_err(|e| format!("cannot read {what} file '{path}': {e}"))?;
+    let mut reader = std::io::BufReader::new(file);
+    let line_cap = (max_items as u64).saturating_mul(32).saturating_add(64);
+    let mut values = Vec::new();
+    let mut buf = Vec::new();
+    for n in 1u64.. {
+        buf.clear();
+        let read = (&mut reader)
+            .take(line_cap)
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| format!("cannot read {what} file '{path}': {e}"))?;
+        if read == 0 {
+            break;
+        }
+        let too_many = || format!("{what} file '{path}' line {n}: more than {max_items} items");
+        if read as u64 == line_cap && buf.last() != Some(&b'\n') {
+            return Err(too_many());
+        }
+        let line = std::str::from_utf8(&buf)
+            .map_err(|_| format!("{what} file '{path}' is not text (UTF-8)"))?;
+        let line = line.strip_suffix('\n').unwrap_or(line);
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.trim().is_empty() {
+            continue;
+        }
+        let parsed = line_items(line).map_err(|e| format!("{what} file '{path}' line {n}: {e}"))?;
+        if parsed.len() > max_items - values.len() {
+            return Err(too_many());
+        }
+        values.extend(parsed);
+    }
+    Ok(values)
 }
 
 /// The ranks of one comma-separated line.
@@ -86,3 +119,45 @@ fn items(line: &str) -> Result<Vec<u32>, String> {
 /// A parsed rank list (a newtype so clap does not treat it as repeated values).
 #[derive(Clone, Debug, Default)]
 pub struct RankList(pub Vec<u32>);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(name: &str, text: &str) -> String {
+        let path = std::env::temp_dir().join(format!("ftcoll-args-{}-{name}", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    }
+
+    #[test]
+    fn list_files_stream_lines_and_commas_up_to_the_cap() {
+        let path = write("ok", "1,2\r\n\n 3 \n4");
+        assert_eq!(
+            read_list_file(&path, "rank", 4, items),
+            Ok(vec![1, 2, 3, 4])
+        );
+        let err = read_list_file(&path, "rank", 3, items).unwrap_err();
+        assert_eq!(err, format!("rank file '{path}' line 4: more than 3 items"));
+        let err = read_list_file(&path, "rank", 1, items).unwrap_err();
+        assert_eq!(err, format!("rank file '{path}' line 1: more than 1 items"));
+        // A line longer than the cap's 32 bytes per item is refused before it is read whole.
+        let long = write("long", &"7".repeat(1000));
+        let err = read_list_file(&long, "arrival", 2, items).unwrap_err();
+        assert!(err.contains("line 1: more than 2 items"), "{err}");
+        let bad = write("bad", "1\n2,x\n");
+        let err = read_list_file(&bad, "rank", 10, items).unwrap_err();
+        assert!(
+            err.starts_with(&format!("rank file '{bad}' line 2: 'x' is not a rank")),
+            "{err}"
+        );
+        let err = read_list_file("/nonexistent/ftcoll", "arrival", 10, items).unwrap_err();
+        assert!(
+            err.starts_with("cannot read arrival file '/nonexistent/ftcoll'"),
+            "{err}"
+        );
+        for p in [path, long, bad] {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}

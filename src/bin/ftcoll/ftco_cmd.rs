@@ -15,7 +15,7 @@ use ftcoll::experiment::ftco::{self as experiment, RuntimeFaults};
 use ftcoll::protocols::ftco::{
     FtcoConfig, FtcoMetrics, FtcoNode, Imbalance, RootFailure, ServiceDistance, TimeoutRule,
 };
-use ftcoll::sim::scenario::{FaultSpec, ScenarioError, ScenarioSpec};
+use ftcoll::sim::scenario::{ArrivalSpec, FaultSpec, ScenarioError, ScenarioSpec};
 use ftcoll::sim::{self as driver, chrome_trace_json, PortModel, Report, Scenario};
 use ftcoll::topology::ftco::{best_knomial, Collective, FtcoKind, FtcoTopology, Roots};
 use ftcoll::topology::{LogP, TopologyError, MAX_ORDER};
@@ -643,7 +643,7 @@ pub fn simulate(a: &SimulateArgs, flags: &FtcoFlags, out: &mut impl Write) -> Re
     } else {
         r
     };
-    let plan = FtcoPlan {
+    let mut plan = FtcoPlan {
         topology,
         collective,
         latency: a.latency,
@@ -658,7 +658,7 @@ pub fn simulate(a: &SimulateArgs, flags: &FtcoFlags, out: &mut impl Write) -> Re
             immune,
             faults: a.fault_spec(),
             crash_at: a.crash_at.0.clone(),
-            arrivals: a.arrival,
+            arrivals: ArrivalSpec::None,
         },
         random_crashes: None,
     };
@@ -668,6 +668,11 @@ pub fn simulate(a: &SimulateArgs, flags: &FtcoFlags, out: &mut impl Write) -> Re
         admission::ftco_need(u64::from(p), a.trace.is_some()),
     )?;
     // Every remaining parameter error is the same for every run: the first build finds it.
+    // An arrival file is read once P is admitted (P times of 8 bytes).
+    plan.spec.arrivals = a
+        .arrival
+        .resolve(p)
+        .map_err(|e| UsageError(format!("--arrival: {e}")))?;
     plan.check(a.seed)?;
     let fixed = [
         p.to_string(),

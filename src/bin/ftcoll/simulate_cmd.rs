@@ -61,22 +61,135 @@ pub enum SimFormat {
 /// protocol's latency and a run measures only the spread (latencies of 10^10 for a typo).
 pub const MAX_SPREAD: Time = u32::MAX as Time;
 
-/// Parses `--arrival`.
-pub fn arrival(s: &str) -> Result<ArrivalSpec, String> {
+/// `--arrival`: a pattern, or `@FILE` (read once `P` is known, see [`ArrivalArg::resolve`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArrivalArg {
+    /// A drawn pattern.
+    Spec(ArrivalSpec),
+    /// `@FILE`: the path of a file of `P` arrival times.
+    File(String),
+}
+
+impl ArrivalArg {
+    /// No arrival pattern.
+    pub const NONE: Self = Self::Spec(ArrivalSpec::None);
+
+    /// The pattern for `P = procs`: a file is read here (streamed, at most `P + 1` values kept)
+    /// and must hold exactly `P` times, each in `0..=MAX_SPREAD`.
+    pub fn resolve(&self, procs: u32) -> Result<ArrivalSpec, String> {
+        match self {
+            Self::Spec(spec) => Ok(spec.clone()),
+            Self::File(path) => {
+                let times = crate::args::read_list_file(path, "arrival", procs as usize, times)
+                    .map_err(|e| format!("{e} ({})", file_allowed(procs)))?;
+                if times.len() != procs as usize {
+                    return Err(format!(
+                        "arrival file '{path}' holds {} times: {}",
+                        times.len(),
+                        file_allowed(procs)
+                    ));
+                }
+                Ok(ArrivalSpec::Times(times))
+            }
+        }
+    }
+}
+
+/// What an arrival file must hold.
+fn file_allowed(procs: u32) -> String {
+    format!(
+        "expected exactly P = {procs} times, one per line or comma-separated, each an integer in 0..={MAX_SPREAD}"
+    )
+}
+
+/// The arrival times of one line of an arrival file.
+fn times(line: &str) -> Result<Vec<Time>, String> {
+    line.split(',')
+        .map(str::trim)
+        .map(|item| {
+            item.parse::<Time>()
+                .ok()
+                .filter(|&t| t <= MAX_SPREAD)
+                .ok_or_else(|| format!("'{item}' is not a time"))
+        })
+        .collect()
+}
+
+impl std::fmt::Display for ArrivalArg {
+    /// As `--arrival` spells it (a file: `@PATH`, as given).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::File(path) => write!(f, "@{path}"),
+            Self::Spec(ArrivalSpec::None) => write!(f, "none"),
+            Self::Spec(ArrivalSpec::Uniform(s)) => write!(f, "uniform:{s}"),
+            Self::Spec(ArrivalSpec::Normal(s)) => write!(f, "normal:{s}"),
+            Self::Spec(ArrivalSpec::Random { max_if, unit }) => write!(f, "random:{max_if}:{unit}"),
+            Self::Spec(ArrivalSpec::Late { fraction, delay }) => {
+                write!(f, "late:{fraction}:{delay}")
+            }
+            Self::Spec(ArrivalSpec::Times(t)) => write!(f, "times:{}", t.len()),
+        }
+    }
+}
+
+/// Parses `--arrival`: `none`, `uniform:SPREAD`, `normal:SPREAD`, `random:MAX_IF:UNIT`,
+/// `late:FRACTION:DELAY` or `@FILE`.
+pub fn arrival(s: &str) -> Result<ArrivalArg, String> {
     let allowed = format!(
-        "expected none, uniform:SPREAD or normal:SPREAD with SPREAD an integer in 0..={MAX_SPREAD}"
+        "expected none, uniform:SPREAD, normal:SPREAD, random:MAX_IF:UNIT, late:FRACTION:DELAY or @FILE (SPREAD, DELAY integers in 0..={MAX_SPREAD}; MAX_IF ≥ 1 and UNIT ≥ 1 integers with (MAX_IF − 1)·UNIT ≤ {MAX_SPREAD}; FRACTION in 0.0..=1.0)"
     );
+    let spread = |spread: &str, what: &str| -> Result<Time, String> {
+        spread
+            .parse()
+            .ok()
+            .filter(|&v| v <= MAX_SPREAD)
+            .ok_or_else(|| format!("{what} '{spread}' is out of range: {allowed}"))
+    };
+    if let Some(path) = s.strip_prefix('@') {
+        if path.is_empty() {
+            return Err(format!("'@' without a file name: {allowed}"));
+        }
+        return Ok(ArrivalArg::File(path.into()));
+    }
     match s.split_once(':') {
-        None if s == "none" => Ok(ArrivalSpec::None),
-        Some((kind, spread)) => {
-            let spread: Time = spread
+        None if s == "none" => Ok(ArrivalArg::NONE),
+        Some(("random", rest)) => {
+            let (max_if, unit) = rest.split_once(':').ok_or_else(|| allowed.clone())?;
+            let max_if: u64 = max_if
                 .parse()
                 .ok()
-                .filter(|&v| v <= MAX_SPREAD)
-                .ok_or_else(|| format!("spread '{spread}' is out of range: {allowed}"))?;
+                .filter(|&m| m >= 1)
+                .ok_or_else(|| format!("MAX_IF '{max_if}' is out of range: {allowed}"))?;
+            let unit: Time = unit
+                .parse()
+                .ok()
+                .filter(|&u| u >= 1)
+                .ok_or_else(|| format!("UNIT '{unit}' is out of range: {allowed}"))?;
+            if (max_if - 1)
+                .checked_mul(unit)
+                .is_none_or(|t| t > MAX_SPREAD)
+            {
+                return Err(format!(
+                    "random:{max_if}:{unit} arrives as late as (MAX_IF − 1)·UNIT, above {MAX_SPREAD}: {allowed}"
+                ));
+            }
+            Ok(ArrivalArg::Spec(ArrivalSpec::Random { max_if, unit }))
+        }
+        Some(("late", rest)) => {
+            let (fraction, delay) = rest.split_once(':').ok_or_else(|| allowed.clone())?;
+            let fraction: f64 = fraction
+                .parse()
+                .ok()
+                .filter(|f| (0.0..=1.0).contains(f))
+                .ok_or_else(|| format!("FRACTION '{fraction}' is out of range: {allowed}"))?;
+            let delay = spread(delay, "DELAY")?;
+            Ok(ArrivalArg::Spec(ArrivalSpec::Late { fraction, delay }))
+        }
+        Some((kind, value)) => {
+            let spread = spread(value, "spread")?;
             match kind {
-                "uniform" => Ok(ArrivalSpec::Uniform(spread)),
-                "normal" => Ok(ArrivalSpec::Normal(spread)),
+                "uniform" => Ok(ArrivalArg::Spec(ArrivalSpec::Uniform(spread))),
+                "normal" => Ok(ArrivalArg::Spec(ArrivalSpec::Normal(spread))),
                 _ => Err(allowed),
             }
         }
@@ -167,9 +280,10 @@ pub struct SimulateArgs {
     /// Crashes during the operation (never a root): RANK@TIME,...
     #[arg(long, value_parser = crash_list, default_value = "")]
     pub crash_at: CrashList,
-    /// Process arrival pattern: none, uniform:SPREAD or normal:SPREAD.
+    /// Process arrival pattern (time steps): none, uniform:SPREAD, normal:SPREAD,
+    /// random:MAX_IF:UNIT (PAP Fig. 6), late:FRACTION:DELAY (PAP Figs. 9–10) or @FILE (P times).
     #[arg(long, value_parser = arrival, default_value = "none")]
-    pub arrival: ArrivalSpec,
+    pub arrival: ArrivalArg,
     /// Seed of every random choice.
     #[arg(long, default_value = "1", value_parser = clap::value_parser!(u64))]
     pub seed: u64,
@@ -333,11 +447,19 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
         immune: 1,
         faults: fault_spec,
         crash_at: a.crash_at.0.clone(),
-        arrivals: a.arrival,
+        arrivals: ArrivalSpec::None,
     };
     // Admission: one run at a time, so the need is one run's (and the trace's, if asked for).
     let need = admission::driver_need(u64::from(procs), a.trace.is_some());
     admission::admit("--procs", &format!("a run of {procs} processes"), need)?;
+    // An arrival file is read once P is admitted (P times of 8 bytes).
+    let spec = scenario::ScenarioSpec {
+        arrivals: a
+            .arrival
+            .resolve(procs)
+            .map_err(|e| UsageError(format!("--arrival: {e}")))?,
+        ..spec
+    };
     // The progress display announces the estimate the run stays within.
     let announced = format!("simulate (≤ {})", admission::human(need));
     // Every parameter error is the same for every run: the first run's build finds it.

@@ -19,12 +19,12 @@ use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
+use crate::simulate_cmd::ArrivalArg;
 use clap::{Args, ValueEnum};
 use ftcoll::experiment::{Faults, Point, PointStats, Prepared};
 use ftcoll::fastpath::Workspace;
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
 use ftcoll::protocols::Side;
-use ftcoll::sim::scenario::ArrivalSpec;
 use ftcoll::sim::PortModel;
 use ftcoll::topology::ftco::Collective;
 use ftcoll::topology::{Order, TreeKind};
@@ -165,7 +165,7 @@ list_parser! {
     roots_list: RootsArg = crate::ftco_cmd::roots;
     service_list: ServiceArg = crate::ftco_cmd::service;
     crashes_list: RandomCrashes = crate::ftco_cmd::random_crashes;
-    arrival_list: ArrivalSpec = crate::simulate_cmd::arrival;
+    arrival_list: ArrivalArg = crate::simulate_cmd::arrival;
     imbalance_list: ImbalanceArg = crate::ftco_cmd::imbalance;
 }
 
@@ -263,9 +263,10 @@ pub struct SweepArgs {
     /// operation crash at step T) or N@A..B (each at a step uniform in A..=B); never a root.
     #[arg(long, value_parser = crashes_list, help_heading = "FTCO (with --collective)")]
     crashes: Option<List<RandomCrashes>>,
-    /// FTCO arrival patterns: none (default), uniform:SPREAD, normal:SPREAD.
+    /// FTCO arrival patterns: none (default), uniform:SPREAD, normal:SPREAD, random:MAX_IF:UNIT,
+    /// late:FRACTION:DELAY, @FILE (P times; a point whose P differs from the file's count fails).
     #[arg(long, value_parser = arrival_list, help_heading = "FTCO (with --collective)")]
-    arrival: Option<List<ArrivalSpec>>,
+    arrival: Option<List<ArrivalArg>>,
     /// FTCO imbalance: off (default; the driver's arrivals), alg5 (App. B).
     #[arg(long, value_parser = imbalance_list, help_heading = "FTCO (with --collective)")]
     imbalance: Option<List<ImbalanceArg>>,
@@ -382,7 +383,7 @@ impl Grid {
                 arrival: a
                     .arrival
                     .as_ref()
-                    .map_or_else(|| vec![ArrivalSpec::None], |l| l.0.clone()),
+                    .map_or_else(|| vec![ArrivalArg::NONE], |l| l.0.clone()),
                 imbalance: a
                     .imbalance
                     .as_ref()
@@ -890,7 +891,7 @@ fn sweep_ftco(
     for (i, p, ready) in todo {
         let stats = ftco::run_point(ready, a.seed, a.runs, &|n| bar.inc(n)).map_err(|e| {
             // Without Alg. 5 a late process can be suspected and ask forever for the result.
-            let hint = if p.imbalance == ImbalanceArg::Off && p.arrival != ArrivalSpec::None {
+            let hint = if p.imbalance == ImbalanceArg::Off && p.arrival != ArrivalArg::NONE {
                 " (imbalance off with an arrival spread: a late process can be taken for failed and the run never end; --imbalance alg5 is FTCO's extension for it)"
             } else {
                 ""

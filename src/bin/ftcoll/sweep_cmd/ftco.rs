@@ -9,7 +9,9 @@
 use ftcoll::automaton::Sum;
 use ftcoll::experiment::Histogram;
 use ftcoll::protocols::ftco::{RootFailure, TimeoutRule};
-use ftcoll::sim::scenario::{ArrivalSpec, FaultSpec, ScenarioSpec};
+use ftcoll::sim::scenario::{FaultSpec, ScenarioSpec};
+
+use crate::simulate_cmd::ArrivalArg;
 use ftcoll::sim::PortModel;
 use ftcoll::topology::ftco::{Collective, FtcoTopology};
 use ftcoll::topology::LogP;
@@ -34,7 +36,7 @@ pub struct FtcoGrid {
     pub latency: Vec<u64>,
     pub faults: Vec<Faults>,
     pub crashes: Vec<RandomCrashes>,
-    pub arrival: Vec<ArrivalSpec>,
+    pub arrival: Vec<ArrivalArg>,
     pub imbalance: Vec<ImbalanceArg>,
 }
 
@@ -49,17 +51,14 @@ pub struct FtcoPoint {
     pub latency: u64,
     pub faults: Faults,
     pub crashes: RandomCrashes,
-    pub arrival: ArrivalSpec,
+    pub arrival: ArrivalArg,
     pub imbalance: ImbalanceArg,
 }
 
-/// `none`, `uniform:S` or `normal:S`, as `--arrival` spells it.
-pub fn arrival_name(a: ArrivalSpec) -> String {
-    match a {
-        ArrivalSpec::None => "none".into(),
-        ArrivalSpec::Uniform(s) => format!("uniform:{s}"),
-        ArrivalSpec::Normal(s) => format!("normal:{s}"),
-    }
+/// The arrival as `--arrival` spells it (`none`, `uniform:S`, …; a file as `@PATH`, the path as
+/// given: a sweep identifies a file arrival by its path, not its content).
+pub fn arrival_name(a: &ArrivalArg) -> String {
+    a.to_string()
 }
 
 impl FtcoGrid {
@@ -110,7 +109,7 @@ impl FtcoGrid {
             latency: self.latency[latency],
             faults: self.faults[faults],
             crashes: self.crashes[crashes],
-            arrival: self.arrival[arrival],
+            arrival: self.arrival[arrival].clone(),
             imbalance: self.imbalance[imbalance],
         }
     }
@@ -128,7 +127,7 @@ impl FtcoPoint {
             self.latency.to_string(),
             self.faults.to_string(),
             self.crashes.to_string(),
-            arrival_name(self.arrival),
+            arrival_name(&self.arrival),
             self.imbalance.to_string(),
         ]
     }
@@ -164,7 +163,10 @@ impl FtcoPoint {
                 immune: r,
                 faults,
                 crash_at: Vec::new(),
-                arrivals: self.arrival,
+                arrivals: self
+                    .arrival
+                    .resolve(p)
+                    .map_err(|e| UsageError(format!("--arrival: {e}")))?,
             },
             random_crashes: (self.crashes.count > 0).then_some(self.crashes),
         };

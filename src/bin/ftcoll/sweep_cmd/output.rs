@@ -227,9 +227,12 @@ impl Grid {
                     ftco_cmd::random_crashes,
                     ToString::to_string,
                 )?,
-                arrival: axis("arrival", &t.arrival, crate::simulate_cmd::arrival, |a| {
-                    arrival_name(*a)
-                })?,
+                arrival: axis(
+                    "arrival",
+                    &t.arrival,
+                    crate::simulate_cmd::arrival,
+                    arrival_name,
+                )?,
                 imbalance: axis(
                     "imbalance",
                     &t.imbalance,
@@ -257,7 +260,7 @@ impl Grid {
                 latency: g.latency.clone(),
                 faults: g.faults.iter().map(ToString::to_string).collect(),
                 crashes: g.crashes.iter().map(ToString::to_string).collect(),
-                arrival: g.arrival.iter().map(|&a| arrival_name(a)).collect(),
+                arrival: g.arrival.iter().map(arrival_name).collect(),
                 imbalance: g.imbalance.iter().map(ToString::to_string).collect(),
             }),
         }
