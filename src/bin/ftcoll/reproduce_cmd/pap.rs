@@ -15,6 +15,9 @@ use super::{chart, write_file, Series};
 use crate::sweep_cmd::progress_bar;
 use crate::{CliError, UsageError};
 
+/// The points one worker ran: `(job index, statistics)`.
+type Done = Vec<(usize, Vec<AlgStats>)>;
+
 /// Runs the points on every core (`RAYON_NUM_THREADS` threads if set), the costliest first.
 struct Parallel;
 
@@ -25,35 +28,34 @@ impl Executor for Parallel {
         let bar = progress_bar(jobs.len() as u64, "reproduce pap: points");
         let next = AtomicUsize::new(0);
         let threads = rayon::current_num_threads().max(1);
-        let partials: Vec<Result<Vec<(usize, Vec<AlgStats>)>, PointError>> =
-            std::thread::scope(|scope| {
-                let workers: Vec<_> = (0..threads)
-                    .map(|_| {
-                        scope.spawn(|| {
-                            let mut done = Vec::new();
-                            loop {
-                                let i = next.fetch_add(1, Ordering::Relaxed);
-                                let Some(&j) = order.get(i) else {
-                                    return Ok(done);
-                                };
-                                let stats = jobs[j].run(seed).inspect_err(|_| {
-                                    // Stop the other workers at their next point.
-                                    next.store(order.len(), Ordering::Relaxed);
-                                })?;
-                                bar.inc(1);
-                                done.push((j, stats));
-                            }
-                        })
+        let partials: Vec<Result<Done, PointError>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut done = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(&j) = order.get(i) else {
+                                return Ok(done);
+                            };
+                            let stats = jobs[j].run(seed).inspect_err(|_| {
+                                // Stop the other workers at their next point.
+                                next.store(order.len(), Ordering::Relaxed);
+                            })?;
+                            bar.inc(1);
+                            done.push((j, stats));
+                        }
                     })
-                    .collect();
-                workers
-                    .into_iter()
-                    .map(|w| {
-                        w.join()
-                            .unwrap_or_else(|_| Err(PointError("a worker panicked".into())))
-                    })
-                    .collect()
-            });
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| {
+                    w.join()
+                        .unwrap_or_else(|_| Err(PointError("a worker panicked".into())))
+                })
+                .collect()
+        });
         bar.finish_and_clear();
         let mut stats = vec![Vec::new(); jobs.len()];
         for part in partials {
