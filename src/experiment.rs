@@ -8,6 +8,7 @@
 //! other point runs the full simulator.
 
 pub mod ftco;
+pub mod pap;
 
 use alloc::collections::BTreeMap;
 use alloc::format;

@@ -7,6 +7,7 @@ mod admission;
 mod args;
 mod ftco_cmd;
 mod gossip_cmd;
+mod pap_cmd;
 mod reproduce_cmd;
 mod simulate_cmd;
 mod sweep_cmd;
@@ -54,6 +55,8 @@ enum Command {
     Merge(sweep_cmd::MergeArgs),
     /// Corrected Gossip's model-driven gossip time T and correction time C (CG Eq. 2-5).
     GossipPlan(gossip_cmd::GossipPlanArgs),
+    /// Simulate broadcasts of a PAP algorithm under process arrival patterns (PAP §3.1 model).
+    PapSimulate(pap_cmd::PapArgs),
     /// Regenerate a paper's tables and figures (CSV, SVG) and a report beside the published numbers.
     Reproduce(reproduce_cmd::ReproduceArgs),
 }
@@ -101,6 +104,7 @@ fn main() -> ExitCode {
         Command::Sweep(a) => sweep_cmd::sweep(a, &mut out),
         Command::Merge(a) => sweep_cmd::merge(a, &mut out),
         Command::GossipPlan(a) => gossip_cmd::gossip_plan(a, &mut out),
+        Command::PapSimulate(a) => pap_cmd::pap_simulate(a, &mut out),
         Command::Reproduce(a) => reproduce_cmd::reproduce(a, &mut out),
     };
     match result.and_then(|()| out.flush().map_err(Into::into)) {

@@ -1,7 +1,9 @@
 //! `ftcoll reproduce ct [--quick]`: CT Fig. 1b, 6, 7, 8, 9, 10 and Table 1 as CSV and SVG,
 //! and `ct.md` with the published numbers beside ours. `ftcoll reproduce ftco [--quick]`: FTCO
 //! Table 2, Fig. 7–10 and Table 1's shape, run by the library (`ftcoll::experiment::ftco`;
-//! the [`ftco`] module only runs points in parallel and writes the files).
+//! the [`ftco`] module only runs points in parallel and writes the files). `ftcoll reproduce pap
+//! [--quick]`: the shapes of PAP Figs. 7–11 on the PAP model (`ftcoll::experiment::pap`, the
+//! [`pap`] module runs its points in parallel and writes the files).
 //!
 //! Every run is seeded (`--seed`, default 1) and uses the same machinery as `ftcoll sweep`, so any
 //! number here can be re-derived with a `sweep` command (ct.md lists them).
@@ -25,6 +27,7 @@ use crate::sweep_cmd::{progress_bar, run_point};
 use crate::{CliError, UsageError};
 
 mod ftco;
+mod pap;
 
 /// Which paper.
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -33,6 +36,8 @@ pub enum Paper {
     Ct,
     /// FTCO (Margolin & Barak): Table 2, Fig. 7–10, Table 1's shape.
     Ftco,
+    /// PAP (Patarasuk & Yuan): the shapes of Figs. 7–11 on the PAP timing model.
+    Pap,
 }
 
 /// `ftcoll reproduce`.
@@ -47,7 +52,7 @@ pub struct ReproduceArgs {
     /// Tiny sizes for tests (seconds; numbers are not comparable to the paper).
     #[arg(long, hide = true)]
     smoke: bool,
-    /// Directory for `ct.md` (`ftco.md`); CSV and SVG files go to its `ct/` (`ftco/`) subdirectory. Default: the
+    /// Directory for `ct.md` (`ftco.md`, `pap.md`); CSV and SVG files go to its `ct/` (`ftco/`, `pap/`) subdirectory. Default: the
     /// committed `docs/results` for a full run, the git-ignored `results/quick` with `--quick`
     /// (a quick run never replaces the committed full-scale results unless asked to).
     #[arg(long)]
@@ -335,6 +340,15 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
             ftcoll::experiment::ftco::Mode::Full
         };
         return ftco::reproduce(mode, a.seed, &default_output(&a), out);
+    }
+    if a.paper == Paper::Pap {
+        // PAP's quick scale already runs in seconds: --smoke is --quick.
+        let mode = if a.quick || a.smoke {
+            ftcoll::experiment::pap::Mode::Quick
+        } else {
+            ftcoll::experiment::pap::Mode::Full
+        };
+        return pap::reproduce(mode, a.seed, &default_output(&a), out);
     }
     let scale = if a.smoke {
         Scale {

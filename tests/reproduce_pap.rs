@@ -1,0 +1,168 @@
+//! `ftcoll reproduce pap --quick` into a temporary directory: every file is written, the same
+//! seed gives the same bytes (another seed other bytes), two numbers equal their derivations by
+//! hand (flat on the balanced pattern of MAX_IF = 1, PAP Theorem 1; nearopt blocking, Lemma 1's
+//! `Σe = Δ + nT` with `Δ` from patterns drawn here), and without `--output` nothing goes to a
+//! committed results directory.
+#![cfg(feature = "cli")]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use ftcoll::rng::SplitMix64;
+
+const CSV: [&str; 4] = [
+    "fig7_random_max_if",
+    "fig8_random_msize",
+    "fig9_late_max_if",
+    "fig10_late_msize",
+];
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ftcoll-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn reproduce(cwd: &Path, extra: &[&str]) {
+    std::fs::create_dir_all(cwd).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ftcoll"))
+        .current_dir(cwd)
+        .args(["reproduce", "pap", "--quick"])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The cells of the CSV row whose first cells are `prefix`, by column name.
+fn row(csv: &str, prefix: &str) -> Vec<(String, String)> {
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let line = lines
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no row {prefix:?} in\n{csv}"));
+    header
+        .iter()
+        .zip(line.split(','))
+        .map(|(h, v)| (h.to_string(), v.to_string()))
+        .collect()
+}
+
+fn cell<'a>(row: &'a [(String, String)], name: &str) -> &'a str {
+    &row.iter()
+        .find(|c| c.0 == name)
+        .unwrap_or_else(|| panic!("no column {name}"))
+        .1
+}
+
+#[test]
+fn reproduce_pap_quick_writes_every_file_with_numbers_derived_by_hand() {
+    let dir = temp("reproduce-pap");
+    reproduce(&dir, &["--output", dir.to_str().unwrap(), "--seed", "3"]);
+    let md = read(&dir.join("pap.md"));
+    for needle in [
+        "## Model, units and parameters",
+        "one time unit is the transfer time of one KB",
+        "## Fig. 7",
+        "## Fig. 8",
+        "## Fig. 9",
+        "## Fig. 10",
+        "**The paper.**",
+        "## Competitive ratios observed against the theorems",
+        "## Differences from the paper, explained",
+        "runs in",
+    ] {
+        assert!(md.contains(needle), "pap.md lacks {needle:?}");
+    }
+    assert!(!md.contains("**violated**"), "Theorem 5 or 6 failed:\n{md}");
+    for file in CSV {
+        let csv = read(&dir.join("pap").join(format!("{file}.csv")));
+        assert!(csv.lines().count() > 1, "{file}");
+        for n in [16, 128] {
+            for mode in ["blocking", "nonblocking"] {
+                let svg = read(&dir.join("pap").join(format!("{file}_n{n}_{mode}.svg")));
+                assert!(svg.starts_with("<svg") && svg.contains("</svg>"), "{file}");
+            }
+        }
+    }
+    let fig7 = read(&dir.join("pap/fig7_random_max_if.csv"));
+    // MAX_IF = 1 is the balanced pattern; n = 128, T(2 MB) = 2048 units. PAP Theorem 1's
+    // proof: Σe = (n−1)T + T·n(n−1)/2 = 260,096 + 16,646,144, ē = 132,080 in both modes.
+    for mode in ["blocking", "non-blocking"] {
+        let flat = row(&fig7, &format!("128,{mode},2048,1,random:1:2048,flat,"));
+        assert_eq!(cell(&flat, "mean_elapsed"), "132080.0000");
+        assert_eq!(cell(&flat, "mean_elapsed_over_t"), "64.4922");
+        assert_eq!(cell(&flat, "data_messages_mean"), "127.0000");
+    }
+    // nearopt blocking at MAX_IF = 64, n = 16, T = 256: Lemma 1, Σe = Δ + nT per run, with the
+    // patterns drawn here as docs/design.md specifies (stream r of the seed, one below(MAX_IF)
+    // per rank from 0 up, times T, minus the root's time).
+    let (n, t, max_if, seed, runs) = (16usize, 256u64, 64u64, 3u64, 3u64);
+    let mut total = 0u64;
+    for r in 0..runs {
+        let mut rng = SplitMix64::stream(seed, r);
+        let a: Vec<u64> = (0..n).map(|_| rng.below(max_if) * t).collect();
+        let a: Vec<u64> = a.iter().map(|&x| x.saturating_sub(a[0])).collect();
+        total += a.iter().max().unwrap() - a[0] + n as u64 * t;
+    }
+    let near = row(&fig7, "16,blocking,256,64,random:64:256,nearopt,");
+    assert_eq!(cell(&near, "runs"), runs.to_string());
+    let expect = format!("{:.4}", total as f64 / (runs as f64 * n as f64));
+    assert_eq!(cell(&near, "mean_elapsed"), expect);
+    assert_eq!(cell(&near, "perf_low_max"), "1.0000");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn reproduce_pap_is_deterministic_for_a_seed() {
+    let (a, b, c) = (temp("pap-a"), temp("pap-b"), temp("pap-c"));
+    reproduce(&a, &["--output", a.to_str().unwrap(), "--seed", "7"]);
+    reproduce(&b, &["--output", b.to_str().unwrap(), "--seed", "7"]);
+    reproduce(&c, &["--output", c.to_str().unwrap(), "--seed", "8"]);
+    let mut files: Vec<String> = std::fs::read_dir(a.join("pap"))
+        .unwrap()
+        .map(|e| format!("pap/{}", e.unwrap().file_name().to_string_lossy()))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 4 + 16, "{files:?}");
+    let mut differs = false;
+    for name in &files {
+        assert_eq!(read(&a.join(name)), read(&b.join(name)), "{name}");
+        differs |= read(&a.join(name)) != read(&c.join(name));
+    }
+    assert!(differs, "seeds 7 and 8 gave the same files");
+    // The report differs only in its last line (the run time).
+    let strip = |s: String| {
+        s.lines()
+            .filter(|l| !l.contains(" runs in "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(
+        strip(read(&a.join("pap.md"))),
+        strip(read(&b.join("pap.md")))
+    );
+    for d in [a, b, c] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+#[test]
+fn reproduce_pap_without_output_writes_the_git_ignored_quick_directory() {
+    let cwd = temp("pap-default");
+    reproduce(&cwd, &[]);
+    assert!(cwd.join("results/quick/pap.md").is_file());
+    assert!(cwd
+        .join("results/quick/pap/fig7_random_max_if.csv")
+        .is_file());
+    assert!(!cwd.join("docs").exists(), "a quick run wrote docs/");
+    let _ = std::fs::remove_dir_all(&cwd);
+}
