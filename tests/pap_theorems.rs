@@ -201,90 +201,145 @@ where
     m.perf(mode, t).0.to_f64()
 }
 
+/// An algorithm as the theorems' proofs see it: its `PERF` lower end on a pattern and model.
+type Perf<'a> = &'a dyn Fn(&[Time], PapMode) -> f64;
+
+/// Theorem 1's claim: on the balanced pattern, `PERF ≥ (n−1)/2` in both models.
+fn theorem_1_claim(n: usize, perf: Perf) -> Result<(), String> {
+    for mode in MODES {
+        let p = perf(&vec![0; n], mode);
+        if p < (n as f64 - 1.0) / 2.0 {
+            return Err(format!("{mode:?}, n = {n}: PERF ≥ {p:.3} only"));
+        }
+    }
+    Ok(())
+}
+
+/// The claim of Theorems 2–4: non-blocking, with `p1` late by `Λ = 100·n·T`, `PERF ≥
+/// Λ/(d·T)` (`d = n` for Lemma 3's forwarding argument, `d = 2` for Theorem 4's implicit
+/// synchronization); blocking, with the ranks `late` late by `nT`, `PERF ≥ n/4`.
+fn late_claim(n: usize, t: Time, d: f64, late: &[usize], perf: Perf) -> Result<(), String> {
+    let lambda = 100 * n as u64 * t;
+    let mut arrivals = vec![0; n];
+    arrivals[1] = lambda;
+    let nb = perf(&arrivals, PapMode::NonBlocking);
+    if nb < lambda as f64 / (d * t as f64) {
+        return Err(format!("non-blocking, n = {n}: PERF ≥ {nb:.3} only"));
+    }
+    let mut arrivals = vec![0; n];
+    for &r in late {
+        arrivals[r] = n as u64 * t;
+    }
+    let b = perf(&arrivals, PapMode::Blocking);
+    if b < n as f64 / 4.0 {
+        return Err(format!("blocking, n = {n}: PERF ≥ {b:.3} only"));
+    }
+    Ok(())
+}
+
+/// The root's children in the binomial tree: `1, 2, 4, …` (Theorem 2's late processes).
+fn binomial_children(n: usize) -> Vec<usize> {
+    core::iter::successors(Some(1usize), |c| Some(c * 2))
+        .take_while(|&c| c < n)
+        .collect()
+}
+
+/// The mutant every `Ω(n)` claim must reject: an algorithm that adapts to the pattern
+/// (`arrival_nb` non-blocking, `arrival_b` blocking) passed off as the common algorithm.
+fn adaptive(n: usize, t: Time) -> impl Fn(&[Time], PapMode) -> f64 {
+    move |arrivals, mode| match mode {
+        PapMode::NonBlocking => perf_at_least::<ArrivalNbNode>(&base(n, t), arrivals, mode, t),
+        PapMode::Blocking => perf_at_least::<ArrivalBNode>(&base(n, t), arrivals, mode, t),
+    }
+}
+
 /// Theorem 1: with every process arriving at once, flat's `Σe = (n−1)T + Σ_{i<n} iT`, so
 /// `PERF(flat) ≥ (n−1)/2` in both models: the ratio grows linearly with `n`.
 #[test]
 fn pap_theorem_1_flat_is_omega_n_on_a_balanced_pattern() {
     let t = 10;
     for n in [4usize, 16, 64, 256] {
-        let arrivals = vec![0; n];
         for mode in MODES {
-            let (_, m) = run::<FlatNode>(&Flat(base(n, t)), &arrivals, mode);
+            let (_, m) = run::<FlatNode>(&Flat(base(n, t)), &vec![0; n], mode);
             let n = n as u128;
             let expected = (n - 1) * 10 + (n - 1) * n / 2 * 10;
             assert_eq!(m.total_elapsed, expected, "Σe of flat, n = {n}");
-            assert!(m.perf(mode, t).0 >= Ratio::new(n - 1, 2));
         }
+        let flat = |a: &[Time], mode| perf_at_least::<FlatNode>(&Flat(base(n, t)), a, mode, t);
+        assert_eq!(theorem_1_claim(n, &flat), Ok(()));
     }
 }
 
 /// Theorem 2: binomial. Non-blocking, a forwarder (rank 1) late by `Λ`: `PERF ≥ Λ/(nT)`,
-/// unbounded as `Λ` grows (Lemma 3). Blocking, the root's `lg n` children late by
-/// `Λ ≥ nT`: `PERF ≥ n/4`.
+/// growing with `Λ` (Lemma 3: unbounded). Blocking, the root's `lg n` children late by
+/// `Λ = nT`: `PERF ≥ n/4`.
 #[test]
 fn pap_theorem_2_binomial_is_unbounded_non_blocking_and_omega_n_blocking() {
     let t = 10;
     for n in [8usize, 32, 128] {
         let b = Binomial(base(n, t));
+        let binomial = |a: &[Time], mode| perf_at_least::<BinomialNode>(&b, a, mode, t);
+        assert_eq!(
+            late_claim(n, t, n as f64, &binomial_children(n), &binomial),
+            Ok(())
+        );
         let mut previous = 0.0;
         for lambda in [100 * n as u64 * t, 1000 * n as u64 * t] {
             let mut arrivals = vec![0; n];
             arrivals[1] = lambda;
-            let perf = perf_at_least::<BinomialNode>(&b, &arrivals, PapMode::NonBlocking, t);
-            assert!(
-                perf >= lambda as f64 / (n as f64 * t as f64),
-                "n = {n}, Λ = {lambda}: {perf}"
-            );
-            assert!(perf > previous);
+            let perf = binomial(&arrivals, PapMode::NonBlocking);
+            assert!(perf > previous, "n = {n}: PERF does not grow with Λ");
             previous = perf;
         }
-        let lambda = n as u64 * t;
-        let mut arrivals = vec![0; n];
-        let mut child = 1;
-        while child < n {
-            arrivals[child] = lambda;
-            child *= 2;
-        }
-        let perf = perf_at_least::<BinomialNode>(&b, &arrivals, PapMode::Blocking, t);
-        assert!(perf >= n as f64 / 4.0, "n = {n}: {perf}");
     }
 }
 
 /// Theorem 3: linear pipelined, `p1` late by `Λ`: unbounded non-blocking, `PERF ≥ n/4`
-/// blocking (with `Λ ≥ nT`).
+/// blocking (with `Λ = nT`).
 #[test]
 fn pap_theorem_3_linear_pipelined_is_unbounded_non_blocking_and_omega_n_blocking() {
     let t = 16;
     for n in [8usize, 32, 128] {
         let linear = Linear::new(base(n, t), 4).unwrap();
-        let lambda = 100 * n as u64 * t;
-        let mut arrivals = vec![0; n];
-        arrivals[1] = lambda;
-        let nb = perf_at_least::<LinearNode>(&linear, &arrivals, PapMode::NonBlocking, t);
-        assert!(nb >= lambda as f64 / (n as f64 * t as f64), "n = {n}: {nb}");
-        arrivals[1] = n as u64 * t;
-        let b = perf_at_least::<LinearNode>(&linear, &arrivals, PapMode::Blocking, t);
-        assert!(b >= n as f64 / 4.0, "n = {n}: {b}");
+        let perf = |a: &[Time], mode| perf_at_least::<LinearNode>(&linear, a, mode, t);
+        assert_eq!(late_claim(n, t, n as f64, &[1], &perf), Ok(()));
     }
 }
 
 /// Theorem 4: scatter-allgather with `p1` late by `Λ`. Nobody finishes the allgather before
 /// `p1` arrives (the implicit synchronization), so `ē ≥ Λ/2`: `PERF ≥ Λ/(2T)` non-blocking,
-/// unbounded, and `PERF ≥ n/4` blocking when `Λ ≥ nT`.
+/// unbounded, and `PERF ≥ n/4` blocking when `Λ = nT`.
 #[test]
 fn pap_theorem_4_scatter_allgather_is_unbounded_non_blocking_and_omega_n_blocking() {
     for n in [8usize, 32, 128] {
         let t = 2 * n as u64;
         let sca = ScatterAllgather::new(base(n, t)).unwrap();
-        let lambda = 100 * n as u64 * t;
-        let mut arrivals = vec![0; n];
-        arrivals[1] = lambda;
-        let nb = perf_at_least::<ScatterAllgatherNode>(&sca, &arrivals, PapMode::NonBlocking, t);
-        assert!(nb >= lambda as f64 / (2.0 * t as f64), "n = {n}: {nb}");
-        arrivals[1] = n as u64 * t;
-        let b = perf_at_least::<ScatterAllgatherNode>(&sca, &arrivals, PapMode::Blocking, t);
-        assert!(b >= n as f64 / 4.0, "n = {n}: {b}");
+        let perf = |a: &[Time], mode| perf_at_least::<ScatterAllgatherNode>(&sca, a, mode, t);
+        assert_eq!(late_claim(n, t, 2.0, &[1], &perf), Ok(()));
     }
+}
+
+/// One mutant per theorem of §3.3: each claim, applied to an algorithm that adapts to the
+/// pattern instead of the one the theorem is about, fails. So none of the four claims holds
+/// for every algorithm, and each test above can fail.
+#[test]
+fn mutant_each_omega_n_claim_fails_for_an_algorithm_that_adapts() {
+    let n = 64;
+    let err = theorem_1_claim(n, &adaptive(n, 10)).unwrap_err();
+    assert!(err.contains("n = 64"), "Theorem 1: {err}");
+    let err = late_claim(n, 10, n as f64, &binomial_children(n), &adaptive(n, 10)).unwrap_err();
+    assert!(err.starts_with("non-blocking"), "Theorem 2: {err}");
+    let err = late_claim(n, 16, n as f64, &[1], &adaptive(n, 16)).unwrap_err();
+    assert!(err.starts_with("non-blocking"), "Theorem 3: {err}");
+    let err = late_claim(n, 128, 2.0, &[1], &adaptive(n, 128)).unwrap_err();
+    assert!(err.starts_with("non-blocking"), "Theorem 4: {err}");
+    // And the blocking halves on their own.
+    let blocking_only = |a: &[Time], mode| match mode {
+        PapMode::NonBlocking => f64::INFINITY,
+        PapMode::Blocking => adaptive(n, 10)(a, mode),
+    };
+    let err = late_claim(n, 10, n as f64, &binomial_children(n), &blocking_only).unwrap_err();
+    assert!(err.starts_with("blocking"), "Theorem 2, blocking: {err}");
 }
 
 /// Scatter-allgather without faults or imbalance: the scatter's chunks add up to `msize` and
@@ -415,21 +470,6 @@ fn mutant_arrival_b_that_waits_for_everyone_breaks_theorem_6() {
     // The same pattern passes with the real arrival_b.
     let (good, _) = run::<ArrivalBNode>(&base(n, t), &arrivals, PapMode::Blocking);
     assert_eq!(theorem_6_holds(&good, &arrivals, t), Ok(()));
-}
-
-/// The Ω(n) checks of Theorems 1–3 are not tautologies: on the same patterns the aware
-/// algorithms' ratio stays below 3, so a "flat" that behaved like them would fail Theorem 1's
-/// test.
-#[test]
-fn mutant_the_omega_n_checks_fail_for_an_algorithm_that_adapts() {
-    let (n, t) = (64usize, 10);
-    let arrivals = vec![0; n];
-    let perf = perf_at_least::<ArrivalNbNode>(&base(n, t), &arrivals, PapMode::NonBlocking, t);
-    assert!(perf < (n as f64 - 1.0) / 2.0);
-    let mut late = vec![0; n];
-    late[1] = 100 * n as u64 * t;
-    let perf = perf_at_least::<ArrivalBNode>(&base(n, t), &late, PapMode::Blocking, t);
-    assert!(perf < n as f64 / 4.0);
 }
 
 #[test]
