@@ -340,4 +340,46 @@ fn alg4_a_due_keepalive_is_not_starved_by_owed_acks() {
     assert!(outcome.consistent, "{:?}", outcome.metrics);
     assert_eq!(outcome.metrics.incomplete, 0);
     assert_eq!(outcome.metrics.completions, 2048 - 100);
+
+    // The same run step by step: it still is the situation of the livelock (rank 1125 is
+    // inactive, and root 9 ends up waiting on it), and root 9 now times it out.
+    use ftcoll::experiment::ftco::{draw_run, enter, RuntimeFaults};
+    use ftcoll::protocols::ftco::FtcoNode;
+    use ftcoll::sim::scenario::{ArrivalSpec, ScenarioSpec};
+    use ftcoll::sim::{PortModel, Sim};
+    use ftcoll::topology::LogP;
+    let spec = ScenarioSpec {
+        procs: 2048,
+        logp: LogP::new(10, 1).unwrap(),
+        model: PortModel::SinglePort,
+        immune: 12,
+        faults: FaultSpec::Count(100),
+        crash_at: Vec::new(),
+        arrivals: ArrivalSpec::None,
+    };
+    let (mut scenario, failed, _) = draw_run(&spec, RuntimeFaults::default(), 1, 74).unwrap();
+    assert!(
+        failed.contains(&1125),
+        "the draw no longer makes rank 1125 inactive"
+    );
+    let mut config = FtcoConfig::new(
+        topology,
+        Collective::Allreduce,
+        Sum,
+        |r| u64::from(r) + 1,
+        10,
+    )
+    .unwrap();
+    enter(&mut config, &mut scenario, false);
+    let mut sim = Sim::<FtcoNode<Sum>>::new(&config, 2048, &scenario).unwrap();
+    while sim.next_time().is_some() && sim.report().events < 50_000_000 {
+        sim.step(&config).unwrap();
+    }
+    assert_eq!(sim.next_time(), None, "quiescent");
+    let root9 = sim.automaton(9).unwrap();
+    assert!(
+        root9.suspected().contains(&1125),
+        "root 9 suspected {:?}",
+        root9.suspected()
+    );
 }

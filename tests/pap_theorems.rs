@@ -6,7 +6,7 @@
 //! code under test. Each theorem's check is also run on a deliberately broken algorithm and
 //! shown to fail (the `mutant_*` tests).
 
-use ftcoll::automaton::{Automaton, Outbox, TimerId, Value};
+use ftcoll::automaton::{Action, Automaton, Outbox, TimerId, Value};
 use ftcoll::protocols::arrival::arrival_b::ArrivalBNode;
 use ftcoll::protocols::arrival::arrival_nb::ArrivalNbNode;
 use ftcoll::protocols::arrival::binomial::{Binomial, BinomialNode};
@@ -111,6 +111,58 @@ fn receivers_within_2t(report: &Report, arrivals: &[Time], t: Time) -> Result<()
     }
 }
 
+/// Lemma 2's bound for one run.
+fn lemma_2_holds(m: &PapMetrics, mode: PapMode, t: Time) -> bool {
+    m.mean_elapsed() >= m.opt_lower(mode, t)
+}
+
+/// Feeds every rank of `A` the messages `(from, kind, index, rest)` after starting it, polling
+/// its send slot after each, and checks what it emits.
+fn fuzz<A>(
+    config: &A::Config,
+    n: u32,
+    inputs: &[(u32, u32, u64, Vec<u32>)],
+) -> Result<(), TestCaseError>
+where
+    A: Automaton<Msg = PapMsg, Value = Value>,
+{
+    for rank in 0..n {
+        let mut a = A::new(config, rank);
+        let mut out = Outbox::new();
+        a.on_start(config, 0, &mut out);
+        for (step, (from, kind, index, rest)) in inputs.iter().enumerate() {
+            let msg = match kind {
+                0 => PapMsg::Arrived,
+                _ => PapMsg::Data {
+                    size: 1 + index,
+                    index: *index as u32,
+                    rest: rest.clone(),
+                },
+            };
+            a.on_message(config, step as Time, *from, msg, &mut out);
+            for action in out.drain() {
+                prop_assert!(
+                    !matches!(action, Action::Send { .. }),
+                    "a send outside the send slot"
+                );
+            }
+            a.on_send_slot(config, step as Time, &mut out);
+            let sends: Vec<Rank> = out
+                .drain()
+                .filter_map(|act| match act {
+                    Action::Send { to, .. } => Some(to),
+                    _ => None,
+                })
+                .collect();
+            prop_assert!(sends.len() <= 1, "two sends in one slot");
+            for to in sends {
+                prop_assert!(to < n && to != rank, "rank {} sent to {}", rank, to);
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Theorem 5's proof, step by step: `f_0 ≤ a_0 + (n−1)T`, `f_i ≤ a_i + 2T`, so
 /// `Σe ≤ 3(n−1)T` and `PERF ≤ ē / OPT_lower ≤ 3`. `Err` names the first step that fails.
 fn theorem_5_holds(report: &Report, arrivals: &[Time], t: Time) -> Result<(), String> {
@@ -121,8 +173,11 @@ fn theorem_5_holds(report: &Report, arrivals: &[Time], t: Time) -> Result<(), St
     receivers_within_2t(report, arrivals, t)?;
     let m = PapMetrics::new(arrivals, &report.finish);
     let (_, perf_upper) = m.perf(PapMode::NonBlocking, t);
-    if perf_upper > Ratio::new(3, 1) {
-        return Err(format!("PERF ≤ {:.3} > 3", perf_upper.to_f64()));
+    if perf_upper.is_some_and(|p| p > Ratio::new(3, 1)) {
+        return Err(format!(
+            "PERF ≤ {:.3} > 3",
+            perf_upper.map_or(f64::NAN, Ratio::to_f64)
+        ));
     }
     Ok(())
 }
@@ -139,8 +194,11 @@ fn theorem_6_holds(report: &Report, arrivals: &[Time], t: Time) -> Result<(), St
         return Err(format!("Σe = {} > Δ + 2nT", m.total_elapsed));
     }
     let (_, perf_upper) = m.perf(PapMode::Blocking, t);
-    if perf_upper > Ratio::new(3, 1) {
-        return Err(format!("PERF ≤ {:.3} > 3", perf_upper.to_f64()));
+    if perf_upper.is_some_and(|p| p > Ratio::new(3, 1)) {
+        return Err(format!(
+            "PERF ≤ {:.3} > 3",
+            perf_upper.map_or(f64::NAN, Ratio::to_f64)
+        ));
     }
     Ok(())
 }
@@ -158,6 +216,9 @@ proptest! {
         let near = Nearopt::new(base(arrivals.len(), t), &arrivals).unwrap();
         let (_, nb) = run::<NearoptNode>(&near, &arrivals, PapMode::NonBlocking);
         prop_assert!(nb.total_elapsed <= n * u128::from(t));
+        if arrivals.iter().all(|&a| a == 0) {
+            prop_assert_eq!(nb.total_elapsed, n * u128::from(t));
+        }
         prop_assert!(nb.mean_elapsed() <= nb.opt_upper(PapMode::NonBlocking, t));
         let (_, b) = run::<NearoptNode>(&near, &arrivals, PapMode::Blocking);
         prop_assert_eq!(b.total_elapsed, u128::from(b.delta) + n * u128::from(t));
@@ -169,11 +230,25 @@ proptest! {
     #[test]
     fn pap_lemma_2_every_run_is_at_least_the_lower_bound((arrivals, t) in patterns()) {
         for (name, mode, m) in every_run(&arrivals, t) {
-            prop_assert!(
-                m.mean_elapsed() >= m.opt_lower(mode, t),
-                "{} {:?}: ē = {:?} below Lemma 2's {:?}", name, mode, m.mean_elapsed(), m.opt_lower(mode, t)
-            );
+            prop_assert!(lemma_2_holds(&m, mode, t), "{} {:?}: ē below Lemma 2", name, mode);
         }
+    }
+
+    /// The arrival automata never panic and never emit an invalid send (to themselves, to a rank
+    /// that does not exist, or outside the send slot) on arbitrary messages from arbitrary
+    /// ranks, including chains naming anything.
+    #[test]
+    fn arrival_automata_survive_arbitrary_peer_input(
+        n in 2u32..12,
+        inputs in proptest::collection::vec((0u32..16, 0u32..4, 0u64..5, proptest::collection::vec(0u32..16, 0..5)), 0..40)
+    ) {
+        let b = base(n as usize, 16);
+        fuzz::<ArrivalNbNode>(&b, n, &inputs)?;
+        fuzz::<ArrivalBNode>(&b, n, &inputs)?;
+        fuzz::<FlatNode>(&Flat(b), n, &inputs)?;
+        fuzz::<BinomialNode>(&Binomial(b), n, &inputs)?;
+        fuzz::<LinearNode>(&Linear::new(b, 4).unwrap(), n, &inputs)?;
+        fuzz::<ScatterAllgatherNode>(&ScatterAllgather::new(b).unwrap(), n, &inputs)?;
     }
 
     /// Theorem 5: `PERF(arrival_nb) ≤ 3` in the non-blocking model, on every pattern, with
@@ -198,7 +273,7 @@ where
     A: Automaton<Msg = PapMsg, Value = Value>,
 {
     let (_, m) = run::<A>(config, arrivals, mode);
-    m.perf(mode, t).0.to_f64()
+    m.perf(mode, t).0.map_or(f64::NAN, Ratio::to_f64)
 }
 
 /// An algorithm as the theorems' proofs see it: its `PERF` lower end on a pattern and model.
@@ -442,8 +517,10 @@ impl Automaton for WaitForAll {
             Self::Root { arrived, done } => {
                 if !*done && arrived.len() + 1 == c.procs() as usize {
                     *done = true;
-                    let first = arrived.remove(0);
-                    let rest = core::mem::take(arrived);
+                    // The chain travels last first (`PapMsg::Data::rest`).
+                    let mut rest = core::mem::take(arrived);
+                    rest.reverse();
+                    let first = rest.pop().expect("n ≥ 2");
                     out.send(
                         first,
                         PapMsg::Data {
@@ -470,6 +547,49 @@ fn mutant_arrival_b_that_waits_for_everyone_breaks_theorem_6() {
     // The same pattern passes with the real arrival_b.
     let (good, _) = run::<ArrivalBNode>(&base(n, t), &arrivals, PapMode::Blocking);
     assert_eq!(theorem_6_holds(&good, &arrivals, t), Ok(()));
+}
+
+/// A mutant of Lemma 1: `nearopt` with its chain in rank order instead of arrival order.
+/// Blocking, Lemma 1's `Σe = Δ + nT` fails on a pattern where the two orders differ.
+#[test]
+fn mutant_a_chain_in_rank_order_breaks_lemma_1() {
+    let (n, t) = (4, 10);
+    let arrivals = [0, 50, 20, 0];
+    let rank_order = Nearopt::new(base(n, t), &[0; 4]).unwrap();
+    let (_, m) = run::<NearoptNode>(&rank_order, &arrivals, PapMode::Blocking);
+    assert_ne!(m.total_elapsed, u128::from(m.delta) + 4 * 10);
+    let near = Nearopt::new(base(n, t), &arrivals).unwrap();
+    let (_, m) = run::<NearoptNode>(&near, &arrivals, PapMode::Blocking);
+    assert_eq!(m.total_elapsed, u128::from(m.delta) + 4 * 10);
+}
+
+/// A mutant of Lemma 2: receivers that "deliver" on arrival without any message. Lemma 2's
+/// check rejects it (nothing beats the lower bound honestly).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Cheat;
+
+impl Automaton for Cheat {
+    type Msg = PapMsg;
+    type Value = Value;
+    type Config = PapConfig;
+    fn new(_: &PapConfig, _: Rank) -> Self {
+        Cheat
+    }
+    fn on_start(&mut self, _: &PapConfig, _: Time, out: &mut Outbox<PapMsg>) {
+        out.deliver(1);
+    }
+    fn on_message(&mut self, _: &PapConfig, _: Time, _: Rank, _: PapMsg, _: &mut Outbox<PapMsg>) {}
+    fn on_timer(&mut self, _: &PapConfig, _: Time, _: TimerId, _: &mut Outbox<PapMsg>) {}
+    fn on_send_slot(&mut self, _: &PapConfig, _: Time, _: &mut Outbox<PapMsg>) {}
+}
+
+#[test]
+fn mutant_delivering_without_the_message_breaks_lemma_2() {
+    let arrivals = [0, 3, 7, 7];
+    for mode in MODES {
+        let (_, m) = run::<Cheat>(&base(4, 10), &arrivals, mode);
+        assert!(!lemma_2_holds(&m, mode, 10), "{mode:?}");
+    }
 }
 
 #[test]

@@ -31,16 +31,19 @@
 //! # Simultaneous events
 //!
 //! At one instant: transfer ends (ports freed), then handovers, then timers, then arrivals
-//! (`on_start`, then the messages buffered for the process, in arrival order), then send-port
-//! polls; within a class in creation order. Events created at an instant for that instant run in
+//! (`on_start`, then the messages buffered for the process, in arrival order), then crashes,
+//! then send-port polls; within a class in creation order. Events created at an instant for that instant run in
 //! the same instant (a chain of forwards completes its handovers at one instant).
 //!
 //! # Crash-stop
 //!
 //! A process crashing at `c` does nothing at or after `c`. A transfer it started earlier is
-//! delivered. A transfer to it that would start at `t ≥ c` is lost: its sender is busy `T(s)`
+//! delivered; one it had asked for that had not started yet (a blocked or queued send) never
+//! happens. A transfer to it that would start at `t ≥ c` is lost: its sender is busy `T(s)`
 //! and the message vanishes (counted in `Report::lost`). Blocked senders waiting for a process
-//! that crashes are released as lost at the crash.
+//! that crashes are released as lost at the crash. A process that crashes while a message is
+//! still arriving does not deliver it (a delivery is recorded when the whole message is
+//! there). Arrival and crash times must be below `Time::MAX`, which means "never".
 
 use alloc::collections::{BTreeMap, BinaryHeap, VecDeque};
 use alloc::vec::Vec;
@@ -325,11 +328,11 @@ impl<A: Automaton> Run<A> {
                             what: "a send outside the send slot, or two in one slot",
                         });
                     }
-                    if to as usize >= self.procs.len() {
+                    if to as usize >= self.procs.len() || to == rank {
                         return Err(SimError::Contract {
                             rank,
                             time: now,
-                            what: "a send to a rank that does not exist",
+                            what: "a send to itself or to a rank that does not exist",
                         });
                     }
                     self.send(rank, to, msg, now);
@@ -347,8 +350,11 @@ impl<A: Automaton> Run<A> {
                 }
                 Action::Deliver(value) => {
                     let at = self.delivering.unwrap_or(now).max(now);
-                    self.report.record_delivery(rank, at, value, None);
-                    self.activity(rank, at);
+                    // A process that crashes before the whole message is there never has it.
+                    if self.alive(rank, at) {
+                        self.report.record_delivery(rank, at, value, None);
+                        self.activity(rank, at);
+                    }
                 }
                 Action::Complete(value) => self.report.record_completion(rank, now, value),
                 Action::Ignored(_) => self.report.ignored += 1,
@@ -413,6 +419,14 @@ impl<A: Automaton> Run<A> {
             let Some(id) = self.procs[to as usize].waiting.pop_front() else {
                 return;
             };
+            let from = self.transfers[id].from;
+            if !self.alive(from, now) {
+                // The sender crashed before the transfer could start: it never happens.
+                self.transfers[id].msg = None;
+                self.transfers[id].lost = true;
+                self.procs[from as usize].sending = false;
+                continue;
+            }
             let size = self.transfers[id].msg.as_ref().map_or(0, Message::size);
             let t = &mut self.transfers[id];
             t.start = now;
@@ -548,6 +562,31 @@ mod tests {
         assert_eq!(nb.delivered_at[2], Some(100));
         assert_eq!(nb.delivered_at[3..], [Some(110); 2]);
         assert_eq!(nb.finish, [10, 10, 110, 110, 110]);
+    }
+
+    #[test]
+    fn a_send_queued_by_a_process_that_then_crashes_never_happens() {
+        // Blocking: 0 waits for 1, which arrives at 100; 0 crashes at 50.
+        let scenario = PapScenario {
+            mode: PapMode::Blocking,
+            arrivals: vec![0, 100],
+            crashes: vec![(0, 50)],
+        };
+        let r = run::<Chain>(&2, 2, &scenario, 1 << 20).expect("run");
+        assert_eq!(r.delivered_at, [Some(0), None]);
+        assert_eq!(r.finish[1], 100);
+    }
+
+    #[test]
+    fn a_receiver_crashing_mid_transfer_does_not_deliver_but_its_pipelined_forward_does() {
+        // 0→1 over [0, 10); 1 forwards to 2 from 0 (first bit) and crashes at 5.
+        let scenario = PapScenario {
+            mode: PapMode::Blocking,
+            arrivals: Vec::new(),
+            crashes: vec![(1, 5)],
+        };
+        let r = run::<Chain>(&3, 3, &scenario, 1 << 20).expect("run");
+        assert_eq!(r.delivered_at, [Some(0), None, Some(10)]);
     }
 
     #[test]

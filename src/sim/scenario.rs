@@ -229,6 +229,20 @@ pub fn draw_faults_among(
 /// 0, PAP §3.1). A `Times` list whose length is not `P` is returned as given, and the driver
 /// refuses it ([`crate::sim::SimError::ArrivalsLength`]).
 pub fn draw_arrivals(spec: ArrivalSpec, procs: u32, rng: &mut SplitMix64) -> Vec<Time> {
+    let shift = matches!(spec, ArrivalSpec::Random { .. } | ArrivalSpec::Times(_));
+    let drawn = draw_arrivals_as_drawn(spec, procs, rng);
+    if shift {
+        from_root(drawn)
+    } else {
+        drawn
+    }
+}
+
+/// [`draw_arrivals`] without the root rule: the times as drawn (or given), the root's
+/// included, so a receiver may arrive before the root. For the PAP model, whose metrics charge
+/// such a receiver its wait for the root (PAP §3.1; `protocols::arrival::metrics`). The same
+/// draws in the same order.
+pub fn draw_arrivals_as_drawn(spec: ArrivalSpec, procs: u32, rng: &mut SplitMix64) -> Vec<Time> {
     match spec {
         ArrivalSpec::None => Vec::new(),
         ArrivalSpec::Uniform(spread) => (0..procs).map(|_| rng.below(spread + 1)).collect(),
@@ -240,12 +254,9 @@ pub fn draw_arrivals(spec: ArrivalSpec, procs: u32, rng: &mut SplitMix64) -> Vec
                 ((u128::from(z) * u128::from(spread)) >> 16) as Time
             })
             .collect(),
-        ArrivalSpec::Random { max_if, unit } => {
-            let drawn: Vec<Time> = (0..procs)
-                .map(|_| rng.below(max_if.max(1)).saturating_mul(unit))
-                .collect();
-            from_root(drawn)
-        }
+        ArrivalSpec::Random { max_if, unit } => (0..procs)
+            .map(|_| rng.below(max_if.max(1)).saturating_mul(unit))
+            .collect(),
         ArrivalSpec::Late { fraction, delay } => {
             let threshold = if fraction >= 1.0 {
                 u64::MAX
@@ -265,7 +276,7 @@ pub fn draw_arrivals(spec: ArrivalSpec, procs: u32, rng: &mut SplitMix64) -> Vec
                 })
                 .collect()
         }
-        ArrivalSpec::Times(times) => from_root(times),
+        ArrivalSpec::Times(times) => times,
     }
 }
 

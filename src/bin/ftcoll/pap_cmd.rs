@@ -8,6 +8,7 @@ use std::io::Write;
 
 use clap::{Args, ValueEnum};
 use ftcoll::experiment::pap::{self, Algorithm};
+use ftcoll::protocols::arrival::metrics::Ratio;
 use ftcoll::protocols::arrival::PapConfig;
 use ftcoll::sim::pap::PapMode;
 use serde::Serialize;
@@ -59,7 +60,8 @@ pub struct PapArgs {
     pub mode: ModeArg,
     /// Process arrival pattern (time units): none, uniform:SPREAD, normal:SPREAD,
     /// random:MAX_IF:UNIT (PAP Fig. 6), late:FRACTION:DELAY (PAP Figs. 9–10) or @FILE (n times).
-    /// The root's arrival is subtracted from every time, so it arrives first (PAP §3.1).
+    /// Times are used as drawn: a receiver that arrives before the root waits for it, and that
+    /// wait counts in its elapsed time and in the OPT bounds (PAP §3.1).
     #[arg(long, value_parser = arrival, default_value = "none")]
     pub arrival: ArrivalArg,
     /// Seed of every random choice.
@@ -106,9 +108,9 @@ struct Row {
     /// Lemma 1: `OPT ≤`.
     opt_upper: f64,
     /// `ē / OPT_upper`.
-    perf_low: f64,
+    perf_low: Option<f64>,
     /// `ē / OPT_lower`.
-    perf_high: f64,
+    perf_high: Option<f64>,
     data_messages: u64,
     control_messages: u64,
 }
@@ -218,8 +220,8 @@ pub fn pap_simulate(a: PapArgs, out: &mut impl Write) -> Result<(), CliError> {
             worst_imbalance_factor: worst_if,
             opt_lower: m.opt_lower(mode, a.msize).to_f64(),
             opt_upper: m.opt_upper(mode, a.msize).to_f64(),
-            perf_low: lo.to_f64(),
-            perf_high: hi.to_f64(),
+            perf_low: lo.map(Ratio::to_f64),
+            perf_high: hi.map(Ratio::to_f64),
             data_messages: o.data_messages,
             control_messages: o.control_messages,
         };
@@ -237,12 +239,27 @@ pub fn pap_simulate(a: PapArgs, out: &mut impl Write) -> Result<(), CliError> {
                 w.flush()?;
             }
             SimFormat::Table => {
-                let value = serde_json::to_value(&row).map_err(std::io::Error::from)?;
+                // Through the CSV serializer, which writes u128 totals exactly (a JSON value
+                // cannot hold one above u64::MAX).
+                let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
+                w.serialize(&row).map_err(csv_error)?;
+                let bytes = w
+                    .into_inner()
+                    .map_err(|e| csv_error(e.into_error().into()))?;
+                let mut r = csv::Reader::from_reader(bytes.as_slice());
+                let header = r.headers().map_err(csv_error)?.clone();
+                let record = r.records().next().transpose().map_err(csv_error)?;
+                let record = record.unwrap_or_default();
                 let cells = COLUMNS
                     .iter()
-                    .map(|c| match &value[*c] {
-                        serde_json::Value::String(s) => s.clone(),
-                        v => v.to_string(),
+                    .map(|c| {
+                        let i = header.iter().position(|h| h == *c);
+                        let cell = i.and_then(|i| record.get(i)).unwrap_or("");
+                        if cell.is_empty() {
+                            "null".to_string()
+                        } else {
+                            cell.to_string()
+                        }
                     })
                     .collect();
                 table.row(cells, out)?;

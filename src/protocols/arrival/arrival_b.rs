@@ -72,7 +72,7 @@ impl Automaton for ArrivalBNode {
             PapMsg::Arrived if self.rank == 0 => self.book.arrived(from),
             PapMsg::Arrived => out.ignore("ARRIVED at a receiver"),
             PapMsg::Data { .. } if self.rank == 0 => out.ignore("data at the root"),
-            PapMsg::Data { rest, .. } => self.receiver.on_data(rest, out),
+            PapMsg::Data { rest, .. } => self.receiver.on_data(config, self.rank, rest, out),
         }
     }
 

@@ -42,8 +42,9 @@ pub const PAYLOAD: Value = 1;
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum PapMsg {
     /// The broadcast message, or segment `index` of it, of `size` time units. `rest`: the
-    /// ranks the receiver must forward it to, in order (a sub-group broadcast's chain, PAP §4;
-    /// the root's "header that contains the list of receivers"). Empty for the tree algorithms.
+    /// ranks the receiver must still forward it to, **last first** (the next hop is the last
+    /// entry): a sub-group broadcast's chain, PAP §4, the root's "header that contains the list
+    /// of receivers". Empty for the tree algorithms.
     Data {
         /// `T` of this message: `msize`, or a segment's share of it.
         size: u64,
@@ -115,7 +116,7 @@ impl PapConfig {
         self.msize
     }
 
-    /// The whole message to `rest`'s first rank, which forwards along the rest.
+    /// The whole message carrying the chain `rest` (last first).
     fn data(&self, rest: Vec<Rank>) -> PapMsg {
         PapMsg::Data {
             size: self.msize,

@@ -11,6 +11,11 @@
 //!   forwards every chunk it receives from `i − 1` except the one `i + 1` owns. Each chunk
 //!   travels `n − 1` hops, forwarded with its first bit (PAP §3.1).
 //!
+//! The PAP model forwards a message from its first bit. A scatter message is taken to lay out
+//! its range in the order the receiver forwards it: its children's ranges, largest subtree
+//! first, then its own chunk. So a process can forward a child's range while the rest of its
+//! own range is still arriving, and no forward ends before the bits it carries arrived.
+//!
 //! Chunk `j` is `⌊msize/n⌋` units, one more for `j < msize mod n`, so `msize ≥ n` is required
 //! (every chunk at least one unit; a 0-unit message would be a free control message).
 

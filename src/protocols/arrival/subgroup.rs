@@ -16,16 +16,31 @@ pub(super) struct Receiver {
     pub has: bool,
     /// ARRIVED was sent.
     pub announced: bool,
-    /// The rest of the chain it must forward to (its first rank next).
+    /// The rest of the chain it must forward to, last first (the next rank is the last entry,
+    /// so each hop pops it and passes the remainder on without copying).
     pub forward: Vec<Rank>,
 }
 
 impl Receiver {
     /// A DATA message from the root or a chain predecessor: deliver it and take the chain.
-    pub fn on_data(&mut self, rest: Vec<Rank>, out: &mut Outbox<PapMsg>) {
+    /// The next hop must be a receiver other than `me` (a peer's list is checked where it is
+    /// used: each hop checks its own next rank, which keeps a chain linear in its length).
+    pub fn on_data(
+        &mut self,
+        config: &PapConfig,
+        me: Rank,
+        rest: Vec<Rank>,
+        out: &mut Outbox<PapMsg>,
+    ) {
         if self.has {
             out.ignore("duplicate broadcast message");
             return;
+        }
+        if let Some(&next) = rest.last() {
+            if next == 0 || next == me || next >= config.procs {
+                out.ignore("sub-group chain names an invalid next rank");
+                return;
+            }
         }
         self.has = true;
         self.forward = rest;
@@ -41,8 +56,9 @@ impl Receiver {
         if self.has {
             if !self.forward.is_empty() {
                 let mut rest = core::mem::take(&mut self.forward);
-                let next = rest.remove(0);
-                out.send(next, config.data(rest));
+                if let Some(next) = rest.pop() {
+                    out.send(next, config.data(rest));
+                }
             }
         } else if announce && !self.announced {
             self.announced = true;
@@ -99,8 +115,11 @@ impl RootBook {
         for &r in &group {
             self.mark_sent(r);
         }
-        let first = group.remove(0);
-        out.send(first, config.data(group));
+        // The chain travels last first: each hop pops its next rank.
+        group.reverse();
+        if let Some(first) = group.pop() {
+            out.send(first, config.data(group));
+        }
         true
     }
 }
