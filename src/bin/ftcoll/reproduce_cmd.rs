@@ -1,7 +1,8 @@
 //! `ftcoll reproduce ct [--quick]`: CT Fig. 1b, 6, 7, 8, 9, 10 and Table 1 as CSV and SVG,
 //! and `ct.md` with the published numbers beside ours. `ftcoll reproduce ftco [--quick]`: FTCO
 //! Table 2, Fig. 7–10 and Table 1's shape, run by the library (`ftcoll::experiment::ftco`;
-//! the [`ftco`] module only runs points in parallel and writes the files).
+//! the [`ftco`] module only runs points in parallel and writes the files). `ftcoll reproduce cg
+//! [--quick]`: CG Table 7, Fig. 3, 5 and 1 (`ftcoll::experiment::cg`, run by the [`cg`] module).
 //!
 //! Every run is seeded (`--seed`, default 1) and uses the same machinery as `ftcoll sweep`, so any
 //! number here can be re-derived with a `sweep` command (ct.md lists them).
@@ -24,6 +25,7 @@ use plotters::prelude::*;
 use crate::sweep_cmd::{progress_bar, run_point};
 use crate::{CliError, UsageError};
 
+mod cg;
 mod ftco;
 
 /// Which paper.
@@ -33,6 +35,8 @@ pub enum Paper {
     Ct,
     /// FTCO (Margolin & Barak): Table 2, Fig. 7–10, Table 1's shape.
     Ftco,
+    /// Corrected Gossip (Hoefler et al.): Table 7, Fig. 3, Fig. 5, Fig. 1.
+    Cg,
 }
 
 /// `ftcoll reproduce`.
@@ -47,7 +51,7 @@ pub struct ReproduceArgs {
     /// Tiny sizes for tests (seconds; numbers are not comparable to the paper).
     #[arg(long, hide = true)]
     smoke: bool,
-    /// Directory for `ct.md` (`ftco.md`); CSV and SVG files go to its `ct/` (`ftco/`) subdirectory. Default: the
+    /// Directory for `ct.md` (`ftco.md`, `cg.md`); CSV and SVG files go to its `ct/` (`ftco/`, `cg/`) subdirectory. Default: the
     /// committed `docs/results` for a full run, the git-ignored `results/quick` with `--quick`
     /// (a quick run never replaces the committed full-scale results unless asked to).
     #[arg(long)]
@@ -326,6 +330,17 @@ fn default_output(a: &ReproduceArgs) -> PathBuf {
 
 /// `ftcoll reproduce`.
 pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError> {
+    if a.paper == Paper::Cg {
+        use ftcoll::experiment::cg::Mode;
+        let mode = if a.smoke {
+            Mode::Smoke
+        } else if a.quick {
+            Mode::Quick
+        } else {
+            Mode::Full
+        };
+        return cg::reproduce(mode, a.seed, &default_output(&a), out);
+    }
     if a.paper == Paper::Ftco {
         let mode = if a.smoke {
             ftcoll::experiment::ftco::Mode::Smoke
