@@ -1005,10 +1005,10 @@ pub fn reproduce(mode: Mode, seed: u64, exec: &mut dyn Executor) -> Result<Outpu
          `fig1_gnodes.csv`, `fig1_gnodes.svg`: Lemma 1's expected g-node count `c(t)` \
          (`Model::gnodes`) beside the mean number of processes colored by gossip by time `t` \
          over {} GOS runs (`T` = {horizon}, so gossip never stops in the window). The largest \
-         gap is {:.1} processes, at t = {}: Lemma 1 assumes the `c(t − L − O)` senders of a step \
-         hit independent uniform targets, and in the simulation a process colored at `t` sends \
-         its first message at `t`, so the two agree in shape (the rise around 50 % near \
-         t ≈ 18, the slow tail), not to the process.\n",
+         gap between the two is {:.1} processes (of 1024), at t = {}: Lemma 1, which treats the \
+         targets of a step's `c(t − L − O)` senders as independent uniform draws and the count \
+         as its expectation, follows the simulated mean through the whole curve (the fastest \
+         rise, through 512 near t ≈ 18, and the slow tail).\n",
         scale.fig1_runs, worst.0, worst.1
     );
     let _ = writeln!(
@@ -1061,7 +1061,7 @@ fn table7_notes(rows: &[Table7Row], stats: &[CgStats]) -> Result<String, PointEr
              every process is reached by {:.1}: in our dual-port LogP driver a process handles \
              one received message per `O`, duplicates included, and near the end of the gossip \
              every process receives about one message per step (Poisson), so receive queues \
-             form and drain after `T`. The paper's simulator evidently lets duplicates cost \
+             form and drain after `T`. The paper's simulator apparently lets duplicates cost \
              nothing. The same queues delay the correction messages of OCG, CCG and FCG, which \
              is most of their gap to the paper (compare the *color* column, the time the last \
              process was reached, with the paper's latency).\n",

@@ -157,13 +157,13 @@ pub struct GossipFlags {
     #[arg(long, value_parser = protocol)]
     pub gossip: Option<CgProtocol>,
     /// Gossip time T (steps), or auto: the model's (plan.rs) for GOS, OCG, CCG, FCG (default auto).
-    #[arg(long, value_parser = time_arg)]
+    #[arg(long, value_parser = time_arg, allow_negative_numbers = true)]
     pub gossip_time: Option<TimeArg>,
     /// OCG's correction time C (steps), or auto: K̄O + L + O from the model (default auto).
-    #[arg(long, value_parser = time_arg)]
+    #[arg(long, value_parser = time_arg, allow_negative_numbers = true)]
     pub correction_time: Option<TimeArg>,
     /// δ for auto T and C (default: the paper's 6.9315e-7, 50 % that 10^6 runs all succeed).
-    #[arg(long, value_parser = probability)]
+    #[arg(long, value_parser = probability, allow_negative_numbers = true)]
     pub delta: Option<f64>,
 }
 
