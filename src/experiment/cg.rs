@@ -1054,7 +1054,7 @@ fn table7_notes(rows: &[Table7Row], stats: &[CgStats]) -> Result<String, PointEr
          (§IV.D).\n\n**Differences from the paper, and why.**\n\n"
     );
     if let Some((t, gos)) = find(CgProtocol::Gos, 0, "model") {
-        let _ = write!(
+        let _ = writeln!(
             md,
             "- *Latency (every gossip protocol).* The paper's GOS latency is `T + L + O` = {} \
              exactly: the last gossip message lands then. Ours is {:.1} on average although \
@@ -1064,7 +1064,7 @@ fn table7_notes(rows: &[Table7Row], stats: &[CgStats]) -> Result<String, PointEr
              form and drain after `T`. The paper's simulator apparently lets duplicates cost \
              nothing. The same queues delay the correction messages of OCG, CCG and FCG, which \
              is most of their gap to the paper (compare the *color* column, the time the last \
-             process was reached, with the paper's latency).\n",
+             process was reached, with the paper's latency).",
             t + 3,
             gos.latency.mean(),
             gos.coloring.mean()
@@ -1073,7 +1073,7 @@ fn table7_notes(rows: &[Table7Row], stats: &[CgStats]) -> Result<String, PointEr
     let ccg34 = lemma1_gossip_messages(&model, 34);
     let ccg36 = lemma1_gossip_messages(&model, 36);
     let correction = find(CgProtocol::Ccg, 0, "model").map_or(0.0, |(_, s)| s.phase_mean(1));
-    let _ = write!(
+    let _ = writeln!(
         md,
         "- *Work of CCG and FCG.* By Lemma 1 alone the gossip phase sends \
          `Σ_(k<T) c(k)` = {ccg34:.0} messages at T = 34 and {ccg36:.0} at T = 36 (we measure \
@@ -1109,7 +1109,7 @@ fn table7_notes(rows: &[Table7Row], stats: &[CgStats]) -> Result<String, PointEr
          `(h + 1)·D`, `D = 2(2O + L + qO)` = 32 steps per level of the child's subtree \
          (`src/protocols/gossip/bfb.rs`), and every detection restarts the whole operation, \
          so f̂ = 3 costs up to three timeouts and three restarts (work: up to four attempts' DATA and \
-         ACKs).\n"
+         ACKs)."
     );
     Ok(md)
 }
