@@ -12,8 +12,21 @@ use std::process::Command;
 use ftcoll::protocols::gossip::plan;
 use ftcoll::topology::LogP;
 
-const CSV: [&str; 4] = ["table7", "fig3_ocg", "fig5_ccg", "fig1_gnodes"];
-const SVG: [&str; 3] = ["fig3_ocg", "fig5_ccg", "fig1_gnodes"];
+const CSV: [&str; 6] = [
+    "table7",
+    "fig3_ocg",
+    "fig5_ccg",
+    "fig1_gnodes",
+    "fig7a_fault_free",
+    "fig7b_failures",
+];
+const SVG: [&str; 5] = [
+    "fig3_ocg",
+    "fig5_ccg",
+    "fig1_gnodes",
+    "fig7a_fault_free",
+    "fig7b_failures",
+];
 
 fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ftcoll-{name}-{}", std::process::id()));
@@ -84,6 +97,7 @@ fn reproduce_cg_writes_every_file_and_the_fault_free_baselines_match_their_formu
         "## Fig. 3",
         "## Fig. 5",
         "## Fig. 1",
+        "## Fig. 7",
         "runs in",
     ] {
         assert!(md.contains(needle), "cg.md lacks {needle:?}:\n{md}");
@@ -154,6 +168,14 @@ fn reproduce_cg_writes_every_file_and_the_fault_free_baselines_match_their_formu
     let fig1 = read(&dir.join("cg/fig1_gnodes.csv"));
     assert!(fig1.contains("\n0,1.000,1.000\n"), "{fig1}");
     assert!(fig1.contains("\n3,2.000,2.000\n"), "{fig1}");
+    // Fig. 7a, fault-free BIG and BFB by formula: BIG colors the last process at
+    // (2O + L)·log₂ N and it starts its log₂ N sends one per O from then, the last landing
+    // 2O + L later: 4·6 + 5 + 4 = 33 at N = 64 (23 at N = 16); BFB 2(2O + L)·log₂ N = 48.
+    let fig7a = read(&dir.join("cg/fig7a_fault_free.csv"));
+    assert!(fig7a.contains("\n16,big,0,0,2,23,"), "{fig7a}");
+    assert!(fig7a.contains("\n64,big,0,0,2,33,"), "{fig7a}");
+    let bfb64 = format!("\n64,bfb,0,0,2,{},", plan::bfb_latency(64, logp));
+    assert!(fig7a.contains(&bfb64), "{fig7a}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
