@@ -83,3 +83,233 @@ fn bad_input_names_the_flag() {
         assert_usage_error(&args, flag);
     }
 }
+
+/// `simulate --gossip` output as `(header, rows)` from `--format csv`.
+fn gossip_csv(extra: &[&str]) -> Vec<Vec<(String, String)>> {
+    let mut args = vec!["simulate", "--format", "csv"];
+    args.extend_from_slice(extra);
+    let text = stdout(&args);
+    let mut lines = text.lines();
+    let header: Vec<String> = lines
+        .next()
+        .unwrap()
+        .split(',')
+        .map(str::to_string)
+        .collect();
+    lines
+        .map(|l| {
+            header
+                .iter()
+                .cloned()
+                .zip(l.split(',').map(str::to_string))
+                .collect()
+        })
+        .collect()
+}
+
+fn get<'a>(row: &'a [(String, String)], name: &str) -> &'a str {
+    &row.iter()
+        .find(|c| c.0 == name)
+        .unwrap_or_else(|| panic!("no column {name}"))
+        .1
+}
+
+/// One run of each protocol works and reaches every live process (N = 256, faults before the
+/// operation: CCG and FCG reach all live processes, Claims 3–4; BIG tolerates them, BFB
+/// restarts around them).
+#[test]
+fn simulate_gossip_runs_each_protocol() {
+    for p in ["gos", "ocg", "ccg", "fcg:1", "big", "bfb"] {
+        let rows = gossip_csv(&[
+            "--gossip", p, "--procs", "256", "--faults", "5,77", "--runs", "2",
+        ]);
+        assert_eq!(rows.len(), 2, "{p}");
+        for r in &rows {
+            assert_eq!(get(r, "protocol"), p);
+            assert_eq!(get(r, "faults"), "5 77");
+            if p != "gos" && p != "ocg" {
+                assert_eq!(get(r, "undelivered"), "0", "{p}");
+            }
+            let total: u64 = get(r, "messages").parse().unwrap();
+            let phases: u64 = [
+                "messages_dissemination",
+                "messages_correction",
+                "messages_acknowledgment",
+            ]
+            .iter()
+            .map(|c| get(r, c).parse::<u64>().unwrap())
+            .sum();
+            assert_eq!(total, phases, "{p}");
+        }
+        // BFB: the root's completion; the others have none.
+        assert_eq!(get(&rows[0], "completion_latency").is_empty(), p != "bfb");
+    }
+}
+
+/// `auto` takes T (and OCG's C) from the model at δ = 6.9315·10⁻⁷: Table 7's T at N = 4096,
+/// L = 2, O = 1 (GOS 50, OCG 32 with C = 8, CCG at f̂ = 3 34, FCG 37); an explicit T is used
+/// as given.
+#[test]
+fn simulate_gossip_auto_takes_table_7_t() {
+    for (args, t, c) in [
+        (vec!["--gossip", "gos"], "50", ""),
+        (vec!["--gossip", "ocg"], "32", "8"),
+        (vec!["--gossip", "ccg", "--fault-count", "3"], "34", ""),
+        (vec!["--gossip", "fcg:1", "--gossip-time", "auto"], "37", ""),
+        (
+            vec![
+                "--gossip",
+                "ocg",
+                "--gossip-time",
+                "20",
+                "--correction-time",
+                "5",
+            ],
+            "20",
+            "5",
+        ),
+        (vec!["--gossip", "big"], "", ""),
+    ] {
+        let mut all = vec!["--procs", "4096", "-L", "2", "-o", "1"];
+        all.extend(args.iter().copied());
+        let rows = gossip_csv(&all);
+        assert_eq!(get(&rows[0], "T"), t, "{args:?}");
+        assert_eq!(get(&rows[0], "C"), c, "{args:?}");
+    }
+    // A larger δ gives a smaller T for GOS.
+    let loose = gossip_csv(&["--gossip", "gos", "--procs", "4096", "--delta", "0.01"]);
+    assert!(get(&loose[0], "T").parse::<u64>().unwrap() < 50);
+}
+
+/// BIG and BFB fault-free at N = 4096, L = 2, O = 1 (CG §IV.B.2–3; by hand in
+/// tests/gossip_big.rs and tests/gossip_bfb.rs): BIG colors everyone by 48 and ends at 63 with
+/// 49,152 messages; BFB's root completes at 96 = 2(2O + L)·log₂ N.
+#[test]
+fn simulate_gossip_baselines_fault_free() {
+    let big = gossip_csv(&["--gossip", "big", "--procs", "4096"]);
+    assert_eq!(get(&big[0], "coloring_latency"), "48");
+    assert_eq!(get(&big[0], "quiescence_latency"), "63");
+    assert_eq!(get(&big[0], "messages"), "49152");
+    let bfb = gossip_csv(&["--gossip", "bfb", "--procs", "4096"]);
+    assert_eq!(get(&bfb[0], "completion_latency"), "96");
+    assert_eq!(get(&bfb[0], "messages"), "8190");
+}
+
+/// The same seed gives the same rows; another seed other gossip.
+#[test]
+fn simulate_gossip_is_deterministic() {
+    let a = stdout(&[
+        "simulate", "--gossip", "ccg", "--procs", "512", "--runs", "3", "--seed", "4",
+    ]);
+    let b = stdout(&[
+        "simulate", "--gossip", "ccg", "--procs", "512", "--runs", "3", "--seed", "4",
+    ]);
+    let c = stdout(&[
+        "simulate", "--gossip", "ccg", "--procs", "512", "--runs", "3", "--seed", "5",
+    ]);
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+}
+
+#[test]
+fn simulate_gossip_bad_input_names_the_flag() {
+    let base = ["simulate", "--procs", "64"];
+    for (extra, flag) in [
+        (vec!["--gossip", "xyz"], "--gossip"),
+        (vec!["--gossip", "fcg:0"], "--gossip"),
+        (vec!["--gossip", "fcg:256"], "--gossip"),
+        (vec!["--gossip", "fcg:x"], "--gossip"),
+        (
+            vec!["--gossip", "gos", "--gossip-time", "-1"],
+            "--gossip-time",
+        ),
+        (
+            vec!["--gossip", "gos", "--gossip-time", "1048577"],
+            "--gossip-time",
+        ),
+        (
+            vec!["--gossip", "gos", "--gossip-time", "soon"],
+            "--gossip-time",
+        ),
+        (
+            vec!["--gossip", "ocg", "--correction-time", "-3"],
+            "--correction-time",
+        ),
+        (
+            vec!["--gossip", "ocg", "--correction-time", "x"],
+            "--correction-time",
+        ),
+        (
+            vec!["--gossip", "ccg", "--correction-time", "5"],
+            "--correction-time",
+        ),
+        (
+            vec!["--gossip", "big", "--gossip-time", "5"],
+            "--gossip-time",
+        ),
+        (vec!["--gossip", "bfb", "--delta", "0.1"], "--delta"),
+        (vec!["--gossip", "gos", "--delta", "0"], "--delta"),
+        (vec!["--gossip", "gos", "--delta", "1"], "--delta"),
+        (vec!["--gossip", "gos", "--delta", "-0.5"], "--delta"),
+        (vec!["--gossip", "gos", "--delta", "nan"], "--delta"),
+        (
+            vec!["--gossip", "ocg", "-L", "3", "-o", "2"],
+            "--gossip-time",
+        ),
+        (vec!["--gossip", "gos", "--tree", "binomial"], "--tree"),
+        (
+            vec!["--gossip", "gos", "--collective", "bcast"],
+            "--collective",
+        ),
+        (
+            vec!["--gossip", "gos", "--trace", "/nonexistent/x.json"],
+            "--trace",
+        ),
+        (
+            vec!["--gossip", "gos", "--fault-count", "64"],
+            "--fault-count",
+        ),
+        (vec!["--gossip", "gos", "--crash-at", "0@3"], "--crash-at"),
+        (
+            vec![
+                "--gossip-time",
+                "5",
+                "--tree",
+                "binomial",
+                "--correction",
+                "checked",
+            ],
+            "--gossip-time",
+        ),
+        (
+            vec![
+                "--delta",
+                "0.1",
+                "--collective",
+                "bcast",
+                "--topology",
+                "kary:2",
+            ],
+            "--delta",
+        ),
+    ] {
+        let mut args: Vec<&str> = base.to_vec();
+        args.extend(extra.iter().copied());
+        assert_usage_error(&args, flag);
+    }
+    // --procs 1: auto has no model (N >= 2), an explicit T runs.
+    assert_usage_error(
+        &["simulate", "--gossip", "gos", "--procs", "1"],
+        "--gossip-time",
+    );
+    let one = stdout(&[
+        "simulate",
+        "--gossip",
+        "gos",
+        "--procs",
+        "1",
+        "--gossip-time",
+        "3",
+    ]);
+    assert!(one.contains("\"undelivered\":0"), "{one}");
+}

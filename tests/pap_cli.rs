@@ -108,7 +108,10 @@ fn nearopt_blocking_is_lemma_1_on_independently_drawn_patterns() {
     spreads.sort_unstable();
     spreads.dedup();
     assert!(spreads.len() > 1, "{spreads:?}");
-    assert!(spreads.iter().any(|&(_, early)| early > 0), "no receiver before the root: {spreads:?}");
+    assert!(
+        spreads.iter().any(|&(_, early)| early > 0),
+        "no receiver before the root: {spreads:?}"
+    );
 }
 
 #[test]

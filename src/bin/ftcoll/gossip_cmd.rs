@@ -1,13 +1,19 @@
 //! `ftcoll gossip-plan`: CG's model-driven gossip time `T` and correction time `C` (CG Lemma 1,
-//! Eq. 2–5, Appendix B; `ftcoll::protocols::gossip::plan`).
+//! Eq. 2–5, Appendix B; `ftcoll::protocols::gossip::plan`), and `ftcoll simulate --gossip`: runs
+//! of GOS, OCG, CCG, FCG(f), BIG and BFB (`ftcoll::experiment::cg::CgPoint`).
 
 use std::io::Write;
 
 use clap::Args;
+use ftcoll::experiment::cg::{auto_timing, CgPoint, CgProtocol, DELTA};
 use ftcoll::protocols::gossip::plan::{Model, PlanError, PlanProtocol, MAX_MODEL_PROCS};
+use ftcoll::sim::scenario::{ArrivalSpec, FaultSpec, ScenarioSpec};
+use ftcoll::sim::PortModel;
 use ftcoll::topology::LogP;
 
+use crate::admission;
 use crate::args;
+use crate::simulate_cmd::{scenario_error, Printer, SimulateArgs};
 use crate::{CliError, UsageError};
 
 /// `ftcoll gossip-plan`.
@@ -108,5 +114,232 @@ pub fn gossip_plan(a: GossipPlanArgs, out: &mut impl Write) -> Result<(), CliErr
             p.gnodes
         )?;
     }
+    Ok(())
+}
+
+/// `--gossip-time` / `--correction-time`: `auto` (from the model) or a number of steps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeArg {
+    /// From `ftcoll::protocols::gossip::plan`.
+    Auto,
+    /// As given.
+    Steps(u64),
+}
+
+impl std::fmt::Display for TimeArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Auto => f.write_str("auto"),
+            Self::Steps(t) => write!(f, "{t}"),
+        }
+    }
+}
+
+fn time_arg(s: &str) -> Result<TimeArg, String> {
+    let max = ftcoll::experiment::cg::MAX_TIME;
+    match s.trim() {
+        "auto" => Ok(TimeArg::Auto),
+        t => match t.parse::<u64>() {
+            Ok(v) if v <= max => Ok(TimeArg::Steps(v)),
+            _ => Err(format!("expected auto or an integer in 0..={max}")),
+        },
+    }
+}
+
+fn protocol(s: &str) -> Result<CgProtocol, String> {
+    s.parse()
+}
+
+/// `simulate`'s Corrected Gossip flags (`--gossip` selects a gossip run).
+#[derive(Args, Debug, Default)]
+pub struct GossipFlags {
+    /// Corrected Gossip or a baseline (CG §III, §IV.B): gos, ocg, ccg, fcg:F, big or bfb.
+    #[arg(long, value_parser = protocol)]
+    pub gossip: Option<CgProtocol>,
+    /// Gossip time T (steps), or auto: the model's (plan.rs) for GOS, OCG, CCG, FCG (default auto).
+    #[arg(long, value_parser = time_arg, allow_negative_numbers = true)]
+    pub gossip_time: Option<TimeArg>,
+    /// OCG's correction time C (steps), or auto: K̄O + L + O from the model (default auto).
+    #[arg(long, value_parser = time_arg, allow_negative_numbers = true)]
+    pub correction_time: Option<TimeArg>,
+    /// δ for auto T and C (default: the paper's 6.9315e-7, 50 % that 10^6 runs all succeed).
+    #[arg(long, value_parser = probability, allow_negative_numbers = true)]
+    pub delta: Option<f64>,
+}
+
+impl GossipFlags {
+    /// The first gossip flag given other than `--gossip`.
+    pub fn first_given(&self) -> Option<&'static str> {
+        [
+            ("--gossip-time", self.gossip_time.is_some()),
+            ("--correction-time", self.correction_time.is_some()),
+            ("--delta", self.delta.is_some()),
+        ]
+        .into_iter()
+        .find(|g| g.1)
+        .map(|g| g.0)
+    }
+}
+
+/// The columns of a gossip run.
+const COLUMNS: [&str; 20] = [
+    "procs",
+    "protocol",
+    "L",
+    "o",
+    "T",
+    "C",
+    "delta",
+    "seed",
+    "run",
+    "faults",
+    "crashes",
+    "coloring_latency",
+    "quiescence_latency",
+    "completion_latency",
+    "messages",
+    "messages_dissemination",
+    "messages_correction",
+    "messages_acknowledgment",
+    "undelivered",
+    "gnodes",
+];
+
+/// `simulate --gossip P …`: validates every flag, then prints one row per run as it completes
+/// (the numbers of `ftcoll::experiment::cg::CgPoint::run`, which `reproduce cg` uses too).
+pub fn simulate(a: &SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let flags = &a.gossip;
+    let Some(protocol) = flags.gossip else {
+        return Err(
+            UsageError("--gossip: expected gos, ocg, ccg, fcg:F, big or bfb".into()).into(),
+        );
+    };
+    if let Some(flag) = a.ct_flag_given().or(a.ftco.first_given()) {
+        return Err(UsageError(format!(
+            "{flag}: not accepted with --gossip (a gossip run takes --gossip-time, --correction-time, --delta)"
+        ))
+        .into());
+    }
+    if a.trace.is_some() {
+        return Err(UsageError("--trace: not available with --gossip yet".into()).into());
+    }
+    if !protocol.gossips() {
+        if let Some(flag) = flags.first_given() {
+            return Err(UsageError(format!(
+                "{flag}: {protocol} has no gossip phase: --gossip-time, --correction-time and --delta apply to gos, ocg, ccg and fcg:F"
+            ))
+            .into());
+        }
+    }
+    if protocol != CgProtocol::Ocg && flags.correction_time.is_some() {
+        return Err(UsageError(format!(
+            "--correction-time: only OCG has a fixed correction time (got --gossip {protocol}); allowed with --gossip ocg"
+        ))
+        .into());
+    }
+    let logp = LogP::new(a.latency, a.overhead).map_err(|e| UsageError(format!("-L/-o: {e}")))?;
+    let procs = a.procs as u32;
+    a.check_faults_against_crashes()?;
+    let spec = ScenarioSpec {
+        procs,
+        logp,
+        model: PortModel::DualPort,
+        immune: 1,
+        faults: a.fault_spec(),
+        crash_at: a.crash_at.0.clone(),
+        arrivals: ArrivalSpec::None,
+    };
+    let need = admission::driver_need(u64::from(procs), false);
+    admission::admit("--procs", &format!("a run of {procs} processes"), need)?;
+    let spec = ScenarioSpec {
+        arrivals: a
+            .arrival
+            .resolve(procs)
+            .map_err(|e| UsageError(format!("--arrival: {e}")))?,
+        ..spec
+    };
+    let (_, faults) = spec.build(a.seed, 0).map_err(scenario_error)?;
+    // The model's n: the processes not failed before the operation (a rate: its expectation).
+    let failed_before = match &spec.faults {
+        FaultSpec::Rate(r) => (f64::from(procs - 1) * r).round() as u32,
+        _ => faults.len() as u32,
+    };
+    let active = procs.saturating_sub(failed_before).max(1);
+    let delta = flags.delta.unwrap_or(DELTA);
+    let t_arg = flags.gossip_time.unwrap_or(TimeArg::Auto);
+    let c_arg = flags.correction_time.unwrap_or(TimeArg::Auto);
+    let needs_model = protocol.gossips()
+        && (t_arg == TimeArg::Auto || (protocol == CgProtocol::Ocg && c_arg == TimeArg::Auto));
+    let (auto_t, auto_c) = if needs_model {
+        auto_timing(protocol, procs, active, logp, delta).map_err(|e| {
+            let flag = if t_arg == TimeArg::Auto {
+                "--gossip-time"
+            } else {
+                "--correction-time"
+            };
+            UsageError(format!(
+                "{flag}: auto needs CG's model, which refuses these parameters ({e}); give the time in steps"
+            ))
+        })?
+    } else {
+        (0, 0)
+    };
+    let t = match t_arg {
+        TimeArg::Steps(t) if protocol.gossips() => t,
+        _ => auto_t,
+    };
+    let c = match c_arg {
+        TimeArg::Steps(c) if protocol == CgProtocol::Ocg => c,
+        _ => auto_c,
+    };
+    let point = CgPoint::new(protocol, spec, t, c);
+    let fixed = [
+        procs.to_string(),
+        protocol.to_string(),
+        a.latency.to_string(),
+        a.overhead.to_string(),
+        if protocol.gossips() {
+            t.to_string()
+        } else {
+            String::new()
+        },
+        if protocol == CgProtocol::Ocg {
+            c.to_string()
+        } else {
+            String::new()
+        },
+        if needs_model {
+            format!("{delta:e}")
+        } else {
+            String::new()
+        },
+        a.seed.to_string(),
+    ];
+    let mut printer = Printer::new(a.format, &COLUMNS, &["protocol", "crashes"]);
+    for run in 0..a.runs {
+        let r = point
+            .run(a.seed, run)
+            .map_err(|e| UsageError(format!("simulation: {}", e.0)))?;
+        let mut row = fixed.to_vec();
+        let faults: Vec<String> = r.faults.iter().map(u32::to_string).collect();
+        let crashes: Vec<String> = r.crashes.iter().map(|(k, t)| format!("{k}@{t}")).collect();
+        row.extend([
+            run.to_string(),
+            faults.join(" "),
+            crashes.join(" "),
+            r.coloring_latency.to_string(),
+            r.quiescence_latency.to_string(),
+            r.completion_latency
+                .map_or(String::new(), |t| t.to_string()),
+            r.work().to_string(),
+            r.messages[0].to_string(),
+            r.messages[1].to_string(),
+            r.messages[2].to_string(),
+            r.undelivered.to_string(),
+            r.gnodes.to_string(),
+        ]);
+        printer.row(row, out)?;
+    }
+    printer.finish(out)?;
     Ok(())
 }

@@ -45,7 +45,8 @@ enum Command {
     Tree(tree_cmd::TreeArgs),
     /// Print the ranks a tree leaves uncolored under a failure set, and the ring gaps.
     Gaps(tree_cmd::GapsArgs),
-    /// Simulate Corrected Tree broadcasts under LogP, or FTCO collectives (--collective).
+    /// Simulate Corrected Tree broadcasts under LogP, FTCO collectives (--collective) or Corrected
+    /// Gossip and its baselines (--gossip).
     Simulate(simulate_cmd::SimulateArgs),
     /// `simulate` for FTCO only (--collective required): the same flags and code.
     FtcoSimulate(simulate_cmd::SimulateArgs),

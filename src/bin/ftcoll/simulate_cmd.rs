@@ -1,4 +1,5 @@
-//! `ftcoll simulate`: one or more seeded runs of a Corrected Tree broadcast under LogP.
+//! `ftcoll simulate`: one or more seeded runs of a Corrected Tree broadcast under LogP (FTCO with
+//! `--collective`, Corrected Gossip with `--gossip`).
 
 use std::io::Write;
 
@@ -237,7 +238,7 @@ pub fn rate(s: &str) -> Result<f64, String> {
 }
 
 /// `ftcoll simulate` (and its alias `ftco-simulate`): the Corrected Tree flags, FTCO's (with
-/// `--collective`), and what both share (processes, L, faults, arrivals, seed, runs, output).
+/// `--collective`), Corrected Gossip's (with `--gossip`), and what they share (processes, L, faults, arrivals, seed, runs, output).
 #[derive(Args, Debug)]
 #[command(group = clap::ArgGroup::new("fault_spec").multiple(false).args(["faults", "fault_count", "fault_rate"]))]
 pub struct SimulateArgs {
@@ -299,6 +300,9 @@ pub struct SimulateArgs {
     /// FTCO's flags.
     #[command(flatten)]
     pub ftco: crate::ftco_cmd::FtcoFlags,
+    /// Corrected Gossip's flags.
+    #[command(flatten)]
+    pub gossip: crate::gossip_cmd::GossipFlags,
 }
 
 impl SimulateArgs {
@@ -392,6 +396,15 @@ const TABLE_SIZING_ROWS: usize = 256;
 /// Runs the simulations; validates everything before printing, then prints each run as it
 /// completes (memory stays that of one run, whatever `--runs`).
 pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
+    if a.gossip.gossip.is_some() {
+        return crate::gossip_cmd::simulate(&a, out);
+    }
+    if let Some(flag) = a.gossip.first_given() {
+        return Err(UsageError(format!(
+            "{flag}: a Corrected Gossip flag, accepted only with --gossip gos|ocg|ccg|fcg:F"
+        ))
+        .into());
+    }
     if a.ftco.collective.is_some() {
         return crate::ftco_cmd::simulate(&a, &a.ftco, out);
     }

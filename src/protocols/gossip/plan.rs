@@ -299,6 +299,33 @@ impl Model {
         smallest_below(delta, self.procs, v, beta)
     }
 
+    /// GOS's gossip time (CG §IV.A, §IV.B.1): the smallest `T` (a multiple of `O`) whose
+    /// expected number of live processes still uncolored when the last gossip message lands,
+    /// `n − c(T + L + O)` by Lemma 1, is below `δ`. No `O` is added: at `N = 4096`, `L = 2`,
+    /// `O = 1`, `δ = 6.9315·10⁻⁷` this is Table 7's `T = 50` as is (`tests/reproduce_cg.rs`).
+    pub fn gos_time(&self, delta: f64) -> Result<Time, PlanError> {
+        if !(delta > 0.0 && delta < 1.0) {
+            return Err(PlanError::OutOfRange {
+                field: "delta",
+                allowed: "a probability strictly between 0 and 1",
+            });
+        }
+        let o = self.logp.overhead();
+        let lag = self.logp.latency() / o + 1;
+        let n = f64::from(self.active);
+        let mut steps = 64u64;
+        loop {
+            let c = self.gnodes(steps + lag);
+            if let Some(k) = (0..=steps).find(|&k| n - c[(k + lag) as usize] < delta) {
+                return Ok(k * o);
+            }
+            if steps >= 8 * u64::from(self.procs) + 64 {
+                return Ok(steps * o);
+            }
+            steps *= 2;
+        }
+    }
+
     /// The plan for `protocol` at `δ`: `T_opt` by Eq. 3, 4 or 5, the smallest minimizer.
     pub fn plan(&self, protocol: PlanProtocol, delta: f64) -> Result<Plan, PlanError> {
         if !(delta > 0.0 && delta < 1.0) {

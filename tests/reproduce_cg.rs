@@ -1,0 +1,257 @@
+//! `ftcoll reproduce cg` at the test scale (`--smoke`: the same code path and output layout as
+//! `--quick`, a few runs; Table 7 still at N = 4096): every file is written, the rows whose
+//! values follow from a formula independent of the code match it (BIG's and BFB's fault-free
+//! latency and work, Table 7's T from the model), the same seed gives the same bytes, a row
+//! equals the `simulate --gossip` command it lists, and without `--output` nothing goes to a
+//! committed results directory.
+#![cfg(feature = "cli")]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use ftcoll::protocols::gossip::plan;
+use ftcoll::topology::LogP;
+
+const CSV: [&str; 6] = [
+    "table7",
+    "fig3_ocg",
+    "fig5_ccg",
+    "fig1_gnodes",
+    "fig7a_fault_free",
+    "fig7b_failures",
+];
+const SVG: [&str; 5] = [
+    "fig3_ocg",
+    "fig5_ccg",
+    "fig1_gnodes",
+    "fig7a_fault_free",
+    "fig7b_failures",
+];
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ftcoll-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn run(cwd: &Path, args: &[&str]) -> String {
+    std::fs::create_dir_all(cwd).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ftcoll"))
+        .current_dir(cwd)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn reproduce(dir: &Path, extra: &[&str]) {
+    let mut args = vec![
+        "reproduce",
+        "cg",
+        "--smoke",
+        "--output",
+        dir.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    run(dir, &args);
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The cells of the Table 7 row `protocol,fhat,source,`, by column name.
+fn row(csv: &str, prefix: &str) -> Vec<(String, String)> {
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let line = lines
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no row {prefix:?} in\n{csv}"));
+    header
+        .iter()
+        .zip(line.split(','))
+        .map(|(h, v)| (h.to_string(), v.to_string()))
+        .collect()
+}
+
+fn cell<'a>(row: &'a [(String, String)], name: &str) -> &'a str {
+    &row.iter()
+        .find(|c| c.0 == name)
+        .unwrap_or_else(|| panic!("no column {name}"))
+        .1
+}
+
+#[test]
+fn reproduce_cg_writes_every_file_and_the_fault_free_baselines_match_their_formulas() {
+    let dir = temp("reproduce-cg");
+    reproduce(&dir, &[]);
+    let md = read(&dir.join("cg.md"));
+    for needle in [
+        "## Table 7: N = 4096, L = 2, O = 1",
+        "**Differences from the paper, and why.**",
+        "## Fig. 3",
+        "## Fig. 5",
+        "## Fig. 1",
+        "## Fig. 7",
+        "runs in",
+    ] {
+        assert!(md.contains(needle), "cg.md lacks {needle:?}:\n{md}");
+    }
+    for file in CSV {
+        let csv = read(&dir.join("cg").join(format!("{file}.csv")));
+        assert!(csv.lines().count() > 1, "{file}");
+    }
+    for file in SVG {
+        let svg = read(&dir.join("cg").join(format!("{file}.svg")));
+        assert!(svg.starts_with("<svg") && svg.contains("</svg>"), "{file}");
+    }
+    let t7 = read(&dir.join("cg/table7.csv"));
+    let logp = LogP::new(2, 1).unwrap();
+    // BIG fault-free (CG §IV.B.3, independent of the automaton): the binomial tree colors the
+    // last process at (2O + L)·log₂ N = 4·12 = 48, which is the paper's formula minus its
+    // O·log₂ N = 12 receives; that process then starts its 12 sends at 48..=59, the last lands
+    // at 59 + 2O + L = 63. Work P·log₂ P = 49,152 (plan::big_work).
+    let big = row(&t7, "big,0,model,");
+    assert_eq!(plan::big_latency(4096, logp), 60);
+    assert_eq!(cell(&big, "coloring_mean"), "48.000");
+    assert_eq!(cell(&big, "latency_mean"), "63.000");
+    assert_eq!(
+        cell(&big, "work_mean"),
+        format!("{}.0", plan::big_work(4096))
+    );
+    assert_eq!(cell(&big, "paper_latency"), "60");
+    // BFB fault-free: 2(2O + L)·log₂ N = 96 (plan::bfb_latency), one DATA and one ACK per
+    // non-root: 2·4095.
+    let bfb = row(&t7, "bfb,0,model,");
+    assert_eq!(
+        cell(&bfb, "latency_mean"),
+        format!("{}.000", plan::bfb_latency(4096, logp))
+    );
+    assert_eq!(cell(&bfb, "work_mean"), "8190.0");
+    assert_eq!(cell(&bfb, "incomplete_runs"), "0");
+    // Table 7's T, from the model: GOS 50, OCG 32 (C = K̄O + L + O = 5 + 3), CCG 34 at f̂ = 3,
+    // FCG 37 at f̂ = 0; CCG's f̂ = 0 row at the paper's 36 is run too.
+    for (prefix, t) in [
+        ("gos,0,model,", "50"),
+        ("gos,3,model,", "50"),
+        ("ocg,0,model,", "32"),
+        ("ccg,3,model,", "34"),
+        ("ccg,0,paper,", "36"),
+        ("fcg:1,0,model,", "37"),
+    ] {
+        let r = row(&t7, prefix);
+        assert_eq!(cell(&r, "T"), t, "{prefix}");
+        assert_eq!(cell(&r, "paper_T"), t, "{prefix}");
+    }
+    assert_eq!(cell(&row(&t7, "ocg,0,model,"), "C"), "8");
+    // The corrected variants reach everyone in these runs; CCG and FCG always do without
+    // crashes during the operation (CG Claims 3, 4).
+    for prefix in [
+        "ccg,0,model,",
+        "ccg,3,model,",
+        "fcg:1,0,model,",
+        "fcg:1,3,model,",
+    ] {
+        assert_eq!(
+            cell(&row(&t7, prefix), "inconsistent_runs"),
+            "0",
+            "{prefix}"
+        );
+    }
+    // Fig. 1: Lemma 1 and the simulation start the same: the root alone until the first message
+    // lands at 2O + L = 3.
+    let fig1 = read(&dir.join("cg/fig1_gnodes.csv"));
+    assert!(fig1.contains("\n0,1.000,1.000\n"), "{fig1}");
+    assert!(fig1.contains("\n3,2.000,2.000\n"), "{fig1}");
+    // Fig. 7a, fault-free BIG and BFB by formula: BIG colors the last process at
+    // (2O + L)·log₂ N and it starts its log₂ N sends one per O from then, the last landing
+    // 2O + L later: 4·6 + 5 + 4 = 33 at N = 64 (23 at N = 16); BFB 2(2O + L)·log₂ N = 48.
+    let fig7a = read(&dir.join("cg/fig7a_fault_free.csv"));
+    assert!(fig7a.contains("\n16,big,0,0,2,23,"), "{fig7a}");
+    assert!(fig7a.contains("\n64,big,0,0,2,33,"), "{fig7a}");
+    let bfb64 = format!("\n64,bfb,0,0,2,{},", plan::bfb_latency(64, logp));
+    assert!(fig7a.contains(&bfb64), "{fig7a}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn reproduce_cg_is_deterministic_for_a_seed_and_matches_simulate() {
+    let (a, b, c) = (temp("cg-a"), temp("cg-b"), temp("cg-c"));
+    reproduce(&a, &["--seed", "7"]);
+    reproduce(&b, &["--seed", "7"]);
+    reproduce(&c, &["--seed", "8"]);
+    for file in CSV {
+        let name = format!("cg/{file}.csv");
+        assert_eq!(read(&a.join(&name)), read(&b.join(&name)), "{file}");
+    }
+    let strip = |md: String| -> String {
+        md.lines()
+            .filter(|l| !l.contains("runs in"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(strip(read(&a.join("cg.md"))), strip(read(&b.join("cg.md"))));
+    assert_ne!(
+        read(&a.join("cg/table7.csv")),
+        read(&c.join("cg/table7.csv"))
+    );
+    // The GOS f̂ = 3 row is the mean of `simulate --gossip gos … --seed 7 --runs 2`.
+    let t7 = read(&a.join("cg/table7.csv"));
+    let gos = row(&t7, "gos,3,model,");
+    let text = run(
+        &a,
+        &[
+            "simulate",
+            "--gossip",
+            "gos",
+            "--procs",
+            "4096",
+            "-L",
+            "2",
+            "-o",
+            "1",
+            "--gossip-time",
+            "50",
+            "--fault-count",
+            "3",
+            "--seed",
+            "7",
+            "--runs",
+            "2",
+            "--format",
+            "csv",
+        ],
+    );
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (mut work, mut latency) = (0u64, 0u64);
+    for line in lines {
+        let cells: Vec<&str> = line.split(',').collect();
+        work += cells[col("messages")].parse::<u64>().unwrap();
+        latency += cells[col("quiescence_latency")].parse::<u64>().unwrap();
+    }
+    assert_eq!(cell(&gos, "work_mean"), format!("{:.1}", work as f64 / 2.0));
+    assert_eq!(
+        cell(&gos, "latency_mean"),
+        format!("{:.3}", latency as f64 / 2.0)
+    );
+    for d in [a, b, c] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+#[test]
+fn reproduce_cg_without_output_writes_results_quick_not_docs() {
+    let cwd = temp("cg-default");
+    run(&cwd, &["reproduce", "cg", "--smoke"]);
+    assert!(cwd.join("results/quick/cg.md").exists());
+    assert!(cwd.join("results/quick/cg/table7.csv").exists());
+    assert!(!cwd.join("docs").exists());
+    let _ = std::fs::remove_dir_all(&cwd);
+}
