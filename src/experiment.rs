@@ -353,3 +353,46 @@ impl Prepared {
         }
     }
 }
+
+/// One line of a chart.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChartSeries {
+    /// Legend.
+    pub name: String,
+    /// `(x, y)` points.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A line chart for the caller to draw (the CLI writes SVG).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chart {
+    /// File name without directory, e.g. `fig7_fault_free_latency.svg`.
+    pub file: String,
+    /// Title.
+    pub title: String,
+    /// X axis label.
+    pub x_label: String,
+    /// Y axis label.
+    pub y_label: String,
+    /// Lines.
+    pub series: Vec<ChartSeries>,
+    /// Logarithmic x axis.
+    pub log_x: bool,
+    /// Logarithmic y axis.
+    pub log_y: bool,
+}
+
+/// What a paper's `reproduce` gives ([`ftco::reproduce`], [`cg::reproduce`],
+/// [`pap::reproduce`]): the report and every data file, for the caller to write.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Output {
+    /// The report (`ftco.md`, `cg.md`, `pap.md`), without the closing line on run time (the
+    /// caller measures it).
+    pub markdown: String,
+    /// `(file name, CSV text)`, written beside the charts.
+    pub csv: Vec<(String, String)>,
+    /// Charts.
+    pub charts: Vec<Chart>,
+    /// Runs made.
+    pub runs: u64,
+}

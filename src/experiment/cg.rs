@@ -28,7 +28,7 @@ use alloc::vec::Vec;
 use core::fmt::{self, Write as _};
 use core::str::FromStr;
 
-use super::ftco::{Chart, ChartSeries, Output};
+use super::{Chart, ChartSeries, Output};
 use super::{Histogram, PointError};
 use crate::protocols::gossip::plan::{self, Model, PlanError, PlanProtocol};
 use crate::protocols::gossip::{

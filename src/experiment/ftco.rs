@@ -629,46 +629,7 @@ impl Scale {
     }
 }
 
-/// One line of a chart.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ChartSeries {
-    /// Legend.
-    pub name: String,
-    /// `(x, y)` points.
-    pub points: Vec<(f64, f64)>,
-}
-
-/// A line chart for the caller to draw (the CLI writes SVG).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Chart {
-    /// File name without directory, e.g. `fig7_fault_free_latency.svg`.
-    pub file: String,
-    /// Title.
-    pub title: String,
-    /// X axis label.
-    pub x_label: String,
-    /// Y axis label.
-    pub y_label: String,
-    /// Lines.
-    pub series: Vec<ChartSeries>,
-    /// Logarithmic x axis.
-    pub log_x: bool,
-    /// Logarithmic y axis.
-    pub log_y: bool,
-}
-
-/// What [`reproduce`] gives: the report and every data file.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Output {
-    /// `ftco.md`, without the closing line on run time (the caller measures it).
-    pub markdown: String,
-    /// `(file name, CSV text)`, written beside the charts.
-    pub csv: Vec<(String, String)>,
-    /// Charts.
-    pub charts: Vec<Chart>,
-    /// Runs made.
-    pub runs: u64,
-}
+pub use super::{Chart, ChartSeries, Output};
 
 /// The multi-root (`R = k`) or single-root k-nomial of least fault-free latency.
 fn best(collective: Collective, procs: u32, roots: Roots) -> Result<FtcoTopology, PointError> {

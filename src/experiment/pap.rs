@@ -520,46 +520,7 @@ impl Executor for Serial {
     }
 }
 
-/// One line of a chart.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ChartSeries {
-    /// Legend.
-    pub name: String,
-    /// `(x, y)` points.
-    pub points: Vec<(f64, f64)>,
-}
-
-/// A line chart for the caller to draw (the CLI writes SVG).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Chart {
-    /// File name without directory.
-    pub file: String,
-    /// Title.
-    pub title: String,
-    /// X axis label.
-    pub x_label: String,
-    /// Y axis label.
-    pub y_label: String,
-    /// Lines.
-    pub series: Vec<ChartSeries>,
-    /// Logarithmic x axis.
-    pub log_x: bool,
-    /// Logarithmic y axis.
-    pub log_y: bool,
-}
-
-/// What [`reproduce`] gives: the report and every data file.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Output {
-    /// `pap.md`, without the closing line on run time (the caller measures it).
-    pub markdown: String,
-    /// `(file name, CSV text)`.
-    pub csv: Vec<(String, String)>,
-    /// Charts.
-    pub charts: Vec<Chart>,
-    /// Runs made (one algorithm on one pattern in one mode).
-    pub runs: u64,
-}
+pub use super::{Chart, ChartSeries, Output};
 
 /// Every point of `scale`, in the order of the report: figure, `n`, mode, x.
 pub fn jobs(scale: &Scale) -> Vec<PointJob> {

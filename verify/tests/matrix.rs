@@ -142,10 +142,10 @@ parts! {
     #[ignore = "slow (2.4 M states): .ci/run's second step runs it"]
     async_optimized: 2_419_582 => asynchronous(&["optimized:2"]);
     ftco_claims: 0 => Part::FtcoClaims;
-    ftco_together: 901_680 => ftco(&["bcast", "reduce", "allreduce"], |r| !late(r));
+    ftco_together: 899_970 => ftco(&["bcast", "reduce", "allreduce"], |r| !late(r));
     ftco_late_bcast_reduce: 959_413 => ftco(&["bcast", "reduce"], late);
     #[ignore = "slow (3.7 M states): .ci/run's second step runs it"]
-    ftco_late_allreduce: 3_726_859 => ftco(&["allreduce"], late);
+    ftco_late_allreduce: 3_702_286 => ftco(&["allreduce"], late);
 }
 
 /// Concatenation of grid parts.

@@ -146,6 +146,100 @@ impl Runner {
     }
 }
 
+/// Runs `work(0)`, …, `work(tasks − 1)` on every core (`RAYON_NUM_THREADS` threads if set), each
+/// thread taking the next index, so the caller orders the tasks (costliest first). The first
+/// error stops the other workers at their next task. Returns `(index, result)` in completion
+/// order; every paper's statistics merge in any order.
+pub(crate) fn parallel<S: Send>(
+    tasks: usize,
+    work: impl Fn(usize) -> Result<S, ftcoll::experiment::PointError> + Sync,
+) -> Result<Vec<(usize, S)>, ftcoll::experiment::PointError> {
+    use ftcoll::experiment::PointError;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let threads = rayon::current_num_threads().max(1);
+    type Done<S> = Result<Vec<(usize, S)>, PointError>;
+    let partials: Vec<Done<S>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= tasks {
+                            return Ok(done);
+                        }
+                        let s = work(i).inspect_err(|_| next.store(tasks, Ordering::Relaxed))?;
+                        done.push((i, s));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join()
+                    .unwrap_or_else(|_| Err(PointError("a worker panicked".into())))
+            })
+            .collect()
+    });
+    let mut all = Vec::new();
+    for part in partials {
+        all.extend(part?);
+    }
+    Ok(all)
+}
+
+/// Writes a paper's [`ftcoll::experiment::Output`]: `NAME.md` into `output` (with the run
+/// count and wall time since `started` as its last line) and the CSV and SVG files into
+/// `output/NAME/`.
+pub(crate) fn write_outputs(
+    output: &Path,
+    name: &str,
+    result: ftcoll::experiment::Output,
+    started: Instant,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let dir = output.join(name);
+    for (file, text) in &result.csv {
+        write_file(&dir.join(file), text)?;
+    }
+    for c in &result.charts {
+        let series: Vec<Series> = c
+            .series
+            .iter()
+            .map(|s| Series::line(s.name.clone(), s.points.clone()))
+            .collect();
+        chart(
+            &dir.join(&c.file),
+            &c.title,
+            &c.x_label,
+            &c.y_label,
+            &series,
+            c.log_x,
+            c.log_y,
+        )?;
+    }
+    let md = format!(
+        "{}\n\n---\n\n{} runs in {:.1} s on {} threads.\n",
+        result.markdown.trim_end_matches('\n'),
+        result.runs,
+        started.elapsed().as_secs_f64(),
+        rayon::current_num_threads()
+    );
+    let report = output.join(format!("{name}.md"));
+    write_file(&report, &md)?;
+    writeln!(out, "wrote {} and {}", report.display(), dir.display())?;
+    Ok(())
+}
+
+/// Creates `output/NAME/` for [`write_outputs`] before any work.
+pub(crate) fn output_dir(output: &Path, name: &str) -> Result<(), CliError> {
+    let dir = output.join(name);
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| UsageError(format!("--output: cannot create {}: {e}", dir.display())).into())
+}
+
 fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
     std::fs::write(path, text)
         .map_err(|e| UsageError(format!("--output: cannot write {}: {e}", path.display())).into())

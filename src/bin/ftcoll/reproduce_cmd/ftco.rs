@@ -8,18 +8,15 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use ftcoll::experiment::ftco::{self, Executor, FtcoStats, Job, Mode};
 use ftcoll::experiment::PointError;
 
-use super::{chart, write_file, Series};
+use super::{output_dir, parallel, write_outputs};
 use crate::sweep_cmd::progress_bar;
 use crate::{CliError, UsageError};
 
-/// Runs a batch on every core (`RAYON_NUM_THREADS` threads if set): the runs are cut into
-/// chunks, the chunks of the costliest points first (greedy longest-first, so that a minute-long
-/// Table 2 run does not start last), each thread taking the next chunk.
+/// Runs a batch on every core: the runs are cut into chunks, the chunks of the costliest points
+/// first (greedy longest-first, so that a minute-long Table 2 run does not start last).
 struct Parallel;
 
 impl Executor for Parallel {
@@ -43,45 +40,19 @@ impl Executor for Parallel {
             [] => String::new(),
         };
         let bar = progress_bar(total, &label);
-        let next = AtomicUsize::new(0);
-        let threads = rayon::current_num_threads().max(1);
-        let partials: Vec<Result<Vec<(usize, FtcoStats)>, PointError>> =
-            std::thread::scope(|scope| {
-                let workers: Vec<_> = (0..threads)
-                    .map(|_| {
-                        scope.spawn(|| {
-                            let mut done = Vec::new();
-                            loop {
-                                let i = next.fetch_add(1, Ordering::Relaxed);
-                                let Some(&(_, j, first, n)) = chunks.get(i) else {
-                                    return Ok(done);
-                                };
-                                let stats =
-                                    jobs[j].point.run_many(seed, first, n).map_err(|e| {
-                                        // Stop the other workers at their next chunk.
-                                        next.store(chunks.len(), Ordering::Relaxed);
-                                        PointError(format!("{}: {}", jobs[j].label, e.0))
-                                    })?;
-                                bar.inc(n);
-                                done.push((j, stats));
-                            }
-                        })
-                    })
-                    .collect();
-                workers
-                    .into_iter()
-                    .map(|w| {
-                        w.join()
-                            .unwrap_or_else(|_| Err(PointError("a worker panicked".into())))
-                    })
-                    .collect()
-            });
+        let done = parallel(chunks.len(), |i| {
+            let (_, j, first, n) = chunks[i];
+            let stats = jobs[j]
+                .point
+                .run_many(seed, first, n)
+                .map_err(|e| PointError(format!("{}: {}", jobs[j].label, e.0)))?;
+            bar.inc(n);
+            Ok(stats)
+        });
         bar.finish_and_clear();
         let mut stats = vec![FtcoStats::default(); jobs.len()];
-        for part in partials {
-            for (j, s) in part? {
-                stats[j].merge(&s);
-            }
+        for (i, s) in done? {
+            stats[chunks[i].1].merge(&s);
         }
         Ok(stats)
     }
@@ -95,44 +66,9 @@ pub fn reproduce(
     output: &Path,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
-    let dir = output.join("ftco");
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| UsageError(format!("--output: cannot create {}: {e}", dir.display())))?;
+    output_dir(output, "ftco")?;
     let started = Instant::now();
     let result = ftco::reproduce(mode, seed, &mut Parallel)
         .map_err(|e| UsageError(format!("reproduce ftco: {}", e.0)))?;
-    for (name, text) in &result.csv {
-        write_file(&dir.join(name), text)?;
-    }
-    for c in &result.charts {
-        let series: Vec<Series> = c
-            .series
-            .iter()
-            .map(|s| Series::line(s.name.clone(), s.points.clone()))
-            .collect();
-        chart(
-            &dir.join(&c.file),
-            &c.title,
-            &c.x_label,
-            &c.y_label,
-            &series,
-            c.log_x,
-            c.log_y,
-        )?;
-    }
-    let mut md = result.markdown;
-    md.push_str(&format!(
-        "---\n\n{} runs in {:.1} s on {} threads.\n",
-        result.runs,
-        started.elapsed().as_secs_f64(),
-        rayon::current_num_threads()
-    ));
-    write_file(&output.join("ftco.md"), &md)?;
-    writeln!(
-        out,
-        "wrote {} and {}",
-        output.join("ftco.md").display(),
-        dir.display()
-    )?;
-    Ok(())
+    write_outputs(output, "ftco", result, started, out)
 }
