@@ -12,8 +12,8 @@
 //! Between rounds the root waits (it sends nothing until an ARRIVED comes). A sub-group
 //! broadcast is a chain in the order the ARRIVED messages came.
 
-use super::subgroup::{Receiver, RootBook};
-use super::{PapConfig, PapMsg, PAYLOAD};
+use super::subgroup::Aware;
+use super::{PapConfig, PapMsg};
 use crate::automaton::{Automaton, Outbox, TimerId};
 use crate::{Rank, Time};
 
@@ -21,10 +21,7 @@ use crate::{Rank, Time};
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ArrivalBNode {
-    rank: Rank,
-    receiver: Receiver,
-    /// The root's book (empty at receivers).
-    book: RootBook,
+    aware: Aware,
 }
 
 impl Automaton for ArrivalBNode {
@@ -34,46 +31,23 @@ impl Automaton for ArrivalBNode {
 
     fn new(config: &PapConfig, rank: Rank) -> Self {
         Self {
-            rank,
-            receiver: Receiver::default(),
-            book: if rank == 0 {
-                RootBook::new(config.procs)
-            } else {
-                RootBook::default()
-            },
+            aware: Aware::new(config, rank),
         }
     }
 
     fn on_start(&mut self, _config: &PapConfig, _now: Time, out: &mut Outbox<PapMsg>) {
-        if self.receiver.arrived {
-            out.ignore("started twice");
-            return;
-        }
-        self.receiver.arrived = true;
-        if self.rank == 0 {
-            self.receiver.has = true;
-            out.deliver(PAYLOAD);
-        }
+        self.aware.on_start(out);
     }
 
     fn on_message(
         &mut self,
         config: &PapConfig,
-        _now: Time,
+        now: Time,
         from: Rank,
         msg: PapMsg,
         out: &mut Outbox<PapMsg>,
     ) {
-        if from >= config.procs || from == self.rank {
-            out.ignore("sender is not another rank of this operation");
-            return;
-        }
-        match msg {
-            PapMsg::Arrived if self.rank == 0 => self.book.arrived(from),
-            PapMsg::Arrived => out.ignore("ARRIVED at a receiver"),
-            PapMsg::Data { .. } if self.rank == 0 => out.ignore("data at the root"),
-            PapMsg::Data { rest, .. } => self.receiver.on_data(config, self.rank, rest, out),
-        }
+        self.aware.on_message(config, now, from, msg, out);
     }
 
     fn on_timer(
@@ -87,10 +61,10 @@ impl Automaton for ArrivalBNode {
     }
 
     fn on_send_slot(&mut self, config: &PapConfig, _now: Time, out: &mut Outbox<PapMsg>) {
-        if self.rank != 0 {
-            self.receiver.on_send_slot(config, true, out);
-        } else if self.receiver.arrived && self.book.unsent > 0 {
-            self.book.subgroup(config, out);
+        if self.aware.rank != 0 {
+            self.aware.receiver.on_send_slot(config, true, out);
+        } else if self.aware.receiver.arrived && self.aware.book.unsent > 0 {
+            self.aware.book.subgroup(config, out);
         }
     }
 }

@@ -17,8 +17,8 @@
 //! direct receivers in rank order. A sub-group broadcast is a chain in the order the ARRIVED
 //! messages came (PAP: "e.g. using the nearopt algorithm").
 
-use super::subgroup::{Receiver, RootBook};
-use super::{PapConfig, PapMsg, PAYLOAD};
+use super::subgroup::Aware;
+use super::{PapConfig, PapMsg};
 use crate::automaton::{Automaton, Outbox, TimerId};
 use crate::{Rank, Time};
 
@@ -26,10 +26,7 @@ use crate::{Rank, Time};
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ArrivalNbNode {
-    rank: Rank,
-    receiver: Receiver,
-    /// The root's book (empty at receivers).
-    book: RootBook,
+    aware: Aware,
     /// The root's next candidate for a direct send (line 7).
     cursor: Rank,
 }
@@ -41,47 +38,24 @@ impl Automaton for ArrivalNbNode {
 
     fn new(config: &PapConfig, rank: Rank) -> Self {
         Self {
-            rank,
-            receiver: Receiver::default(),
-            book: if rank == 0 {
-                RootBook::new(config.procs)
-            } else {
-                RootBook::default()
-            },
+            aware: Aware::new(config, rank),
             cursor: 1,
         }
     }
 
     fn on_start(&mut self, _config: &PapConfig, _now: Time, out: &mut Outbox<PapMsg>) {
-        if self.receiver.arrived {
-            out.ignore("started twice");
-            return;
-        }
-        self.receiver.arrived = true;
-        if self.rank == 0 {
-            self.receiver.has = true;
-            out.deliver(PAYLOAD);
-        }
+        self.aware.on_start(out);
     }
 
     fn on_message(
         &mut self,
         config: &PapConfig,
-        _now: Time,
+        now: Time,
         from: Rank,
         msg: PapMsg,
         out: &mut Outbox<PapMsg>,
     ) {
-        if from >= config.procs || from == self.rank {
-            out.ignore("sender is not another rank of this operation");
-            return;
-        }
-        match msg {
-            PapMsg::Arrived if self.rank == 0 => self.book.arrived(from),
-            PapMsg::Arrived => out.ignore("ARRIVED at a receiver"),
-            PapMsg::Data { .. } if self.rank == 0 => out.ignore("data at the root"),
-            PapMsg::Data { rest, .. } => self.receiver.on_data(config, self.rank, rest, out),
-        }
+        self.aware.on_message(config, now, from, msg, out);
     }
 
     fn on_timer(
@@ -95,21 +69,21 @@ impl Automaton for ArrivalNbNode {
     }
 
     fn on_send_slot(&mut self, config: &PapConfig, _now: Time, out: &mut Outbox<PapMsg>) {
-        if self.rank != 0 {
-            self.receiver.on_send_slot(config, true, out);
+        if self.aware.rank != 0 {
+            self.aware.receiver.on_send_slot(config, true, out);
             return;
         }
-        if !self.receiver.arrived || self.book.unsent == 0 {
+        if !self.aware.receiver.arrived || self.aware.book.unsent == 0 {
             return;
         }
-        if self.book.subgroup(config, out) {
+        if self.aware.book.subgroup(config, out) {
             return;
         }
-        while self.cursor < config.procs && self.book.was_sent(self.cursor) {
+        while self.cursor < config.procs && self.aware.book.was_sent(self.cursor) {
             self.cursor += 1;
         }
         if self.cursor < config.procs {
-            self.book.mark_sent(self.cursor);
+            self.aware.book.mark_sent(self.cursor);
             out.send(self.cursor, config.data(alloc::vec::Vec::new()));
         }
     }

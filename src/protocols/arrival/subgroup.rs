@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 
 use super::{PapConfig, PapMsg, PAYLOAD};
 use crate::automaton::Outbox;
-use crate::Rank;
+use crate::{Rank, Time};
 
 /// A receiver of `arrival_nb` or `arrival_b`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -121,5 +121,63 @@ impl RootBook {
             out.send(first, config.data(group));
         }
         true
+    }
+}
+
+/// What `arrival_nb` and `arrival_b` share: a rank's receiver side and, at the root, its book.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub(super) struct Aware {
+    pub rank: Rank,
+    pub receiver: Receiver,
+    /// The root's book (empty at receivers).
+    pub book: RootBook,
+}
+
+impl Aware {
+    pub fn new(config: &PapConfig, rank: Rank) -> Self {
+        Self {
+            rank,
+            receiver: Receiver::default(),
+            book: if rank == 0 {
+                RootBook::new(config.procs)
+            } else {
+                RootBook::default()
+            },
+        }
+    }
+
+    /// The process arrives; the root holds the message from the start.
+    pub fn on_start(&mut self, out: &mut Outbox<PapMsg>) {
+        if self.receiver.arrived {
+            out.ignore("started twice");
+            return;
+        }
+        self.receiver.arrived = true;
+        if self.rank == 0 {
+            self.receiver.has = true;
+            out.deliver(PAYLOAD);
+        }
+    }
+
+    /// ARRIVED goes into the root's book; DATA to a receiver (Figs. 4–5).
+    pub fn on_message(
+        &mut self,
+        config: &PapConfig,
+        _now: Time,
+        from: Rank,
+        msg: PapMsg,
+        out: &mut Outbox<PapMsg>,
+    ) {
+        if from >= config.procs || from == self.rank {
+            out.ignore("sender is not another rank of this operation");
+            return;
+        }
+        match msg {
+            PapMsg::Arrived if self.rank == 0 => self.book.arrived(from),
+            PapMsg::Arrived => out.ignore("ARRIVED at a receiver"),
+            PapMsg::Data { .. } if self.rank == 0 => out.ignore("data at the root"),
+            PapMsg::Data { rest, .. } => self.receiver.on_data(config, self.rank, rest, out),
+        }
     }
 }
