@@ -387,7 +387,7 @@ impl Corrector {
 
     /// Whether this process is in failure-proof SOS mode.
     pub fn in_sos(&self) -> bool {
-        matches!(&self.state, Correction::FailProof(fp) if fp.sos_next.is_some())
+        matches!(&self.state, Correction::FailProof(fp) if fp.in_sos())
     }
 
     /// The send port is free: the next correction message, if any.
@@ -512,6 +512,24 @@ impl Corrector {
             (Correction::FailProof(fp), _) => fp.poll_send(ring),
             _ => None,
         }
+    }
+}
+
+impl FailProof {
+    /// `f`: the crashes during correction this process tolerates.
+    pub fn faults(&self) -> u32 {
+        self.faults
+    }
+
+    /// As a c-node: the distinct correctors it has heard of so far (senders and the lists
+    /// their messages carried), at most `f + 1` (CG Alg. 3, lines 11–13).
+    pub fn heard(&self) -> &[Rank] {
+        &self.heard
+    }
+
+    /// Whether this process is in SOS mode (CG Alg. 3, line 23 or 28, or the c-node timeout).
+    pub fn in_sos(&self) -> bool {
+        self.sos_next.is_some()
     }
 }
 

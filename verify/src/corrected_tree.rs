@@ -3,9 +3,12 @@
 //! properties. The timed model itself ([`crate::timed`]) knows no protocol.
 
 use ftcoll::automaton::Automaton;
-use ftcoll::protocols::corrected_tree::{CorrectedTreeNode, CorrectionSpec};
-use ftcoll::protocols::correction::CorrectionKind;
+use ftcoll::protocols::corrected_tree::{
+    CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
+};
+use ftcoll::protocols::correction::{Correction, CorrectionKind, Corrector};
 use ftcoll::sim::PortModel;
+use ftcoll::Time;
 
 use crate::budget::Halt;
 use crate::timed::{
@@ -13,26 +16,58 @@ use crate::timed::{
 };
 use crate::{property, ProtocolSpec};
 
-/// What the Corrected Tree family's rule properties read from a configuration: the correction
-/// variant. The real automaton implements it, and so does the mutant of [`crate::mutants`].
+/// What the Corrected Tree family's rule properties read from a configuration and a process.
+/// The real automaton implements it, and so does the mutant of [`crate::mutants`].
 pub trait CorrectionView: Automaton {
     /// The correction variant of `config`.
     fn correction(config: &Self::Config) -> CorrectionKind;
+    /// Synchronized or overlapped correction.
+    fn start(config: &Self::Config) -> StartMode;
+    /// The synchronized correction start (the tree's fault-free deadline).
+    fn correction_start(config: &Self::Config) -> Time;
+    /// The process's correction state.
+    fn corrector(&self) -> &Corrector;
 }
 
 impl CorrectionView for CorrectedTreeNode {
-    fn correction(
-        config: &ftcoll::protocols::corrected_tree::CorrectedTreeConfig,
-    ) -> CorrectionKind {
+    fn correction(config: &CorrectedTreeConfig) -> CorrectionKind {
         config.correction
+    }
+
+    fn start(config: &CorrectedTreeConfig) -> StartMode {
+        config.start
+    }
+
+    fn correction_start(config: &CorrectedTreeConfig) -> Time {
+        config.correction_start
+    }
+
+    fn corrector(&self) -> &Corrector {
+        CorrectedTreeNode::corrector(self)
     }
 }
 
-/// The Corrected Tree family's protocol rules ([`property::RULES`]), checked in every state.
+/// The Corrected Tree family's protocol rules and quantitative claims ([`property::RULES`]).
+/// The per-state rules are checked in every state; the claims about a whole run at its end
+/// (quiescence), so a run cut at the horizon leaves them undecided.
 pub fn correction_rule_properties<A: CorrectionView>() -> Vec<TimedProperty<A>> {
     vec![
         TimedProperty::always(property::SEND_BOUND, send_bound::<A>),
         TimedProperty::always(property::C_NODES_SILENT, c_nodes_silent::<A>),
+        TimedProperty::always_at_quiescence(property::CHECKED_MESSAGES, checked_messages::<A>),
+        TimedProperty::always_at_quiescence(property::CHECKED_LATENCY, checked_latency::<A>),
+        TimedProperty::always_at_quiescence(
+            property::CHECKED_GAP_LATENCY,
+            checked_gap_latency::<A>,
+        ),
+        TimedProperty::always_at_quiescence(property::OPTIMIZED_MESSAGES, optimized_messages::<A>),
+        TimedProperty::always_at_quiescence(property::DELAYED_MESSAGES, delayed_messages::<A>),
+        TimedProperty::always(property::FAILPROOF_WAITS, failproof_waits::<A>),
+        TimedProperty::always_at_quiescence(property::FAILPROOF_NO_SOS, failproof_no_sos::<A>),
+        TimedProperty::always(
+            property::FAILPROOF_FAULT_FREE_NO_SOS,
+            failproof_fault_free_no_sos::<A>,
+        ),
     ]
 }
 
@@ -63,6 +98,180 @@ fn c_nodes_silent<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> bo
         report.delivered_at[r].is_none()
             || report.by_dissemination[r]
             || report.sent[r][CORRECTION] == 0
+    })
+}
+
+/// `(L, o)` of the model.
+fn lo<A: Automaton>(m: &TimedModel<A>) -> (u64, u64) {
+    (m.logp.latency(), m.logp.overhead().max(1))
+}
+
+/// CT Lemma 2's `L_FF = 4o + L + ⌊L/o⌋·o`, as printed.
+fn lemma2_latency<A: Automaton>(m: &TimedModel<A>) -> u64 {
+    let (l, o) = lo(m);
+    4 * o + l + (l / o) * o
+}
+
+/// CT Corollary 1's `3 + ⌊L/o⌋`, as printed.
+fn corollary1_messages<A: Automaton>(m: &TimedModel<A>) -> u64 {
+    let (l, o) = lo(m);
+    3 + l / o
+}
+
+/// A fault-free corrector sends at every slot until both neighbours' first messages arrived:
+/// `3 + ⌈L/o⌉` slots (tests/sim_lemmas.rs). The ring must hold more processes than that for
+/// the sweep not to wrap (the papers' `P ≫` assumption).
+fn ring_exceeds_sweep<A: Automaton>(m: &TimedModel<A>) -> bool {
+    let (l, o) = lo(m);
+    u64::from(m.procs) > 4 + l.div_ceil(o)
+}
+
+/// The run ended (quiescent, no driver error) with synchronized checked correction.
+fn ended_checked_sync<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    A::correction(&m.config) == CorrectionKind::Checked
+        && A::start(&m.config) == StartMode::Synchronized
+        && s.error.is_none()
+        && s.sim.next_time().is_none()
+}
+
+fn checked_messages<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    if !(ended_checked_sync(m, s) && s.crashes == 0 && ring_exceeds_sweep(m)) {
+        return true;
+    }
+    let n = corollary1_messages(m);
+    s.sim
+        .report()
+        .sent
+        .iter()
+        .all(|sent| u64::from(sent[CORRECTION]) == n)
+}
+
+/// How long the correction lasted: from the synchronized start to the last activity.
+fn correction_duration<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> u64 {
+    s.sim
+        .report()
+        .quiescence_latency()
+        .saturating_sub(A::correction_start(&m.config))
+}
+
+fn checked_latency<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    if !(ended_checked_sync(m, s) && s.crashes == 0 && ring_exceeds_sweep(m)) {
+        return true;
+    }
+    correction_duration(m, s) == lemma2_latency(m)
+}
+
+fn checked_gap_latency<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    // Only crashes before the operation (CT Lemma 3's setting).
+    let pre_only = m.timing == CrashTiming::Pre || s.crashes == 0;
+    if !(ended_checked_sync(m, s) && pre_only) {
+        return true;
+    }
+    let report = s.sim.report();
+    let g = report.gmax_after_dissemination();
+    let (l, o) = lo(m);
+    // P ≫ g_max, read as: two gaps of g_max and a fault-free sweep fit in the ring (the
+    // proof's picture, CT App. A, Fig. 13). With less room the bound fails: P = 12, g_max = 7
+    // ends at L_FF + 6 (docs/verification.md).
+    if !lemma3_applies(m.procs, g, l, o) {
+        return true;
+    }
+    let lff = lemma2_latency(m);
+    let d = correction_duration(m, s);
+    lff + g * o <= d && d <= lff + (2 * g + 1) * o
+}
+
+/// CT Lemma 3's `P ≫ g_max`, made exact: `P ≥ 2·g_max + 3 + ⌈L/o⌉`. Checked exhaustively up to
+/// P = 14 with 4 crashes on five trees, both numberings and three `(L, o)`; `P ≥ g_max + 3 +
+/// ⌈L/o⌉` is not enough (the claims section's counterexample).
+pub fn lemma3_applies(procs: u32, gmax: u64, l: u64, o: u64) -> bool {
+    u64::from(procs) >= 2 * gmax + 3 + l.div_ceil(o.max(1))
+}
+
+fn optimized_messages<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    if !(matches!(A::correction(&m.config), CorrectionKind::Optimized { .. })
+        && s.crashes == 0
+        && s.error.is_none()
+        && s.sim.next_time().is_none())
+    {
+        return true;
+    }
+    let report = s.sim.report();
+    let per_process = corollary1_messages(m).min(u64::from(m.procs) - 1);
+    let total: u64 = report.sent.iter().map(|x| u64::from(x[CORRECTION])).sum();
+    total <= per_process * u64::from(m.procs)
+}
+
+fn delayed_messages<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    let CorrectionKind::Delayed { delay } = A::correction(&m.config) else {
+        return true;
+    };
+    if !(A::start(&m.config) == StartMode::Synchronized
+        && delay > m.logp.hop()
+        && s.crashes == 0
+        && s.error.is_none()
+        && s.sim.next_time().is_none()
+        && m.procs > 1)
+    {
+        return true;
+    }
+    s.sim.report().sent.iter().all(|x| x[CORRECTION] == 1)
+}
+
+fn failproof_waits<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    if !matches!(A::correction(&m.config), CorrectionKind::FailProof { .. }) {
+        return true;
+    }
+    let report = s.sim.report();
+    (0..m.procs).all(|r| {
+        let i = r as usize;
+        if report.delivered_at[i].is_none() || report.by_dissemination[i] {
+            return true;
+        }
+        let Some(node) = s.sim.automaton(r) else {
+            return true;
+        };
+        match node.corrector().state() {
+            Correction::FailProof(fp) => fp.in_sos() || fp.heard().len() > fp.faults() as usize,
+            _ => true,
+        }
+    })
+}
+
+fn failproof_fault_free_no_sos<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    if !matches!(A::correction(&m.config), CorrectionKind::FailProof { .. }) || s.crashes > 0 {
+        return true;
+    }
+    (0..m.procs).all(|r| {
+        s.sim
+            .automaton(r)
+            .is_none_or(|node| !node.corrector().in_sos())
+    })
+}
+
+fn failproof_no_sos<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    let CorrectionKind::FailProof { faults, .. } = A::correction(&m.config) else {
+        return true;
+    };
+    // CG starts correction at T, after dissemination; an overlapped corrector can loop the
+    // ring before the others are colored (the claims section's counterexample).
+    if A::start(&m.config) != StartMode::Synchronized
+        || s.crashes > faults
+        || s.error.is_some()
+        || s.sim.next_time().is_some()
+    {
+        return true;
+    }
+    let report = s.sim.report();
+    let gnodes = report.by_dissemination.iter().filter(|&&g| g).count() as u64;
+    let f = u64::from(faults);
+    if gnodes < f * f + f + 1 {
+        return true;
+    }
+    (0..m.procs).all(|r| {
+        s.sim
+            .automaton(r)
+            .is_none_or(|node| !node.corrector().in_sos())
     })
 }
 

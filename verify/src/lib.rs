@@ -25,6 +25,7 @@ pub mod corrected_tree;
 pub mod ftco;
 pub mod matrix;
 pub mod mutants;
+pub mod search;
 pub mod timed;
 
 pub use asynchronous::AsyncModel;
@@ -62,8 +63,57 @@ pub mod property {
     /// Protocol rule (CG §III.B–C; module docs of `correction`): c-nodes never correct.
     pub const C_NODES_SILENT: &str =
         "c-nodes stay silent: a process colored by correction sends no correction message (CG §III.B–C; failure-proof correction's SOS excepted)";
-    /// The protocol rules of the Corrected Tree family, decided in the claims section.
-    pub const RULES: [&str; 2] = [SEND_BOUND, C_NODES_SILENT];
+    /// Message complexity (CT Corollary 1): fault-free synchronized checked correction.
+    pub const CHECKED_MESSAGES: &str =
+        "message complexity: fault-free, synchronized checked correction sends exactly 3 + ⌊L/o⌋ correction messages per process (CT Corollary 1; rings of more than 3 + ⌈L/o⌉ other processes)";
+    /// Latency (CT Lemma 2): fault-free synchronized checked correction.
+    pub const CHECKED_LATENCY: &str =
+        "latency: fault-free, synchronized checked correction is quiescent exactly 4o + L + ⌊L/o⌋·o after it starts (CT Lemma 2; rings of more than 3 + ⌈L/o⌉ other processes)";
+    /// Latency (CT Lemma 3): synchronized checked correction after pre-operation crashes.
+    pub const CHECKED_GAP_LATENCY: &str =
+        "latency with gaps: after pre-operation crashes, synchronized checked correction is quiescent between L_FF + g_max·o and L_FF + (2·g_max + 1)·o after it starts (CT Lemma 3; P ≫ g_max read as P ≥ 2·g_max + 3 + ⌈L/o⌉)";
+    /// Message complexity (CT §4.1): optimized opportunistic correction, fault-free.
+    pub const OPTIMIZED_MESSAGES: &str =
+        "message complexity: fault-free, optimized opportunistic correction sends at most as many correction messages as synchronized checked correction, min(3 + ⌊L/o⌋, P − 1) per process on average (CT §4.1)";
+    /// Message complexity (CT §3.3): delayed correction, fault-free.
+    pub const DELAYED_MESSAGES: &str =
+        "message complexity: fault-free, synchronized delayed correction with a delay longer than 2o + L sends exactly one correction message per process (CT §3.3)";
+    /// Protocol rule (CG Alg. 3, lines 11–14): a failure-proof c-node waits for `f + 1`.
+    pub const FAILPROOF_WAITS: &str =
+        "f + 1 rule: a failure-proof c-node delivers only once it knows f + 1 correctors, or after SOS (CG Alg. 3, lines 11–14)";
+    /// CG Claim 5: enough g-nodes make SOS unnecessary.
+    pub const FAILPROOF_NO_SOS: &str =
+        "no SOS: with at most f crashes and at least f² + f + 1 g-nodes, synchronized failure-proof(f) correction completes without SOS (CG Claim 5)";
+    /// SOS is CG's pathological case: never without a crash, in either start mode.
+    pub const FAILPROOF_FAULT_FREE_NO_SOS: &str =
+        "no SOS fault-free: failure-proof correction enters SOS only after a crash, in either start mode (CG §III.D: SOS is the pathological case)";
+    /// The protocol rules and quantitative claims of the Corrected Tree family, checked in every
+    /// cell; each applies only to the variant (and the conditions) its text names.
+    pub const RULES: [&str; 10] = [
+        SEND_BOUND,
+        C_NODES_SILENT,
+        CHECKED_MESSAGES,
+        CHECKED_LATENCY,
+        CHECKED_GAP_LATENCY,
+        OPTIMIZED_MESSAGES,
+        DELAYED_MESSAGES,
+        FAILPROOF_WAITS,
+        FAILPROOF_NO_SOS,
+        FAILPROOF_FAULT_FREE_NO_SOS,
+    ];
+    /// Short names of [`RULES`], for the matrix's cells.
+    pub const RULES_SHORT: [&str; 10] = [
+        "send bound",
+        "c-nodes silent",
+        "Corollary 1 messages",
+        "Lemma 2 latency",
+        "Lemma 3 latency",
+        "optimized messages",
+        "delayed messages",
+        "f + 1 rule",
+        "Claim 5 no SOS",
+        "no SOS fault-free",
+    ];
 }
 
 /// A Corrected Tree broadcast to check: everything but the fault pattern.

@@ -349,6 +349,13 @@ fn protocol(
     }
 }
 
+fn with_logp(spec: ProtocolSpec, latency: u64, overhead: u64) -> ProtocolSpec {
+    ProtocolSpec {
+        logp: LogP::new(latency, overhead).expect("valid LogP"),
+        ..spec
+    }
+}
+
 fn exhaustive(
     spec: ProtocolSpec,
     crashes: u32,
@@ -442,6 +449,46 @@ pub fn claims() -> Vec<Claim> {
                 exhaustive(protocol(lame, Interleaved, C(Checked), sync, 8), 2, any, property::C_NODES_SILENT, Some(true)),
                 exhaustive(protocol(TreeKind::Binomial, Interleaved, C(Delayed { delay: 4 }), Overlapped, 8), 2, any, property::C_NODES_SILENT, Some(true)),
                 exhaustive(protocol(binary, InOrder, C(Opportunistic { distance: 1 }), sync, 8), 2, any, property::C_NODES_SILENT, Some(true)),
+            ],
+        },
+        Claim {
+            text: "CT Corollary 1 and Lemma 2: fault-free, synchronized checked correction sends 3 + ⌊L/o⌋ messages per process and lasts 4o + L + ⌊L/o⌋·o. Exact when o divides L; when it does not, the LogP driver sends one message more and lasts o steps longer (3 + ⌈L/o⌉ and 4o + L + ⌈L/o⌉·o: a send at 3o + ⌊L/o⌋·o < 3o + L still happens, where the paper's proof bounds the last send by n·o ≤ 3o + L; derivation in tests/sim_lemmas.rs).",
+            checks: vec![
+                exhaustive(protocol(lame, Interleaved, C(Checked), sync, 8), 0, pre, property::CHECKED_MESSAGES, Some(true)),
+                exhaustive(protocol(lame, Interleaved, C(Checked), sync, 8), 0, pre, property::CHECKED_LATENCY, Some(true)),
+                exhaustive(with_logp(protocol(lame, Interleaved, C(Checked), sync, 8), 3, 2), 0, pre, property::CHECKED_MESSAGES, Some(true)),
+                exhaustive(with_logp(protocol(lame, Interleaved, C(Checked), sync, 8), 3, 2), 0, pre, property::CHECKED_LATENCY, Some(true)),
+            ],
+        },
+        Claim {
+            text: "CT Lemma 3: after pre-operation crashes, synchronized checked correction lasts between L_FF + g_max·o and L_FF + (2·g_max + 1)·o, for P ≫ g_max. Read as P ≥ 2·g_max + 3 + ⌈L/o⌉; with less room the lower bound fails (kary:2, P = 12, crashes {1, 6, 8}: g_max = 7, the correction lasts L_FF + 6; `verify/tests/quantitative.rs`).",
+            checks: vec![
+                exhaustive(protocol(binary, Interleaved, C(Checked), sync, 12), 3, pre, property::CHECKED_GAP_LATENCY, Some(true)),
+                exhaustive(protocol(lame, InOrder, C(Checked), sync, 12), 3, pre, property::CHECKED_GAP_LATENCY, Some(true)),
+            ],
+        },
+        Claim {
+            text: "CT §4.1: fault-free, optimized opportunistic correction sends at most as many messages as synchronized checked correction; CT §3.3: fault-free, delayed correction sends one message per corrector (synchronized, delay longer than a hop).",
+            checks: vec![
+                exhaustive(protocol(binary, Interleaved, C(Optimized { distance: 4 }), sync, 12), 0, pre, property::OPTIMIZED_MESSAGES, Some(true)),
+                exhaustive(protocol(lame, Interleaved, C(Optimized { distance: 4 }), Overlapped, 12), 0, pre, property::OPTIMIZED_MESSAGES, Some(true)),
+                exhaustive(protocol(TreeKind::Binomial, Interleaved, C(Delayed { delay: 5 }), sync, 12), 0, pre, property::DELAYED_MESSAGES, Some(true)),
+            ],
+        },
+        Claim {
+            text: "CG Alg. 3, lines 11–14: a failure-proof c-node delivers only once it knows f + 1 correctors, or after SOS.",
+            checks: vec![
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof(1), sync, 8), 1, any, property::FAILPROOF_WAITS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof(2), sync, 7), 2, any, property::FAILPROOF_WAITS, Some(true)),
+            ],
+        },
+        Claim {
+            text: "CG Claim 5: with at least f² + f + 1 g-nodes and at most f crashes, failure-proof correction completes without SOS. CG starts correction at T, after the gossip; with overlapped start a corrector can loop the ring before the others are colored and enter SOS with no crash at all (line 28), so the claim does not carry over to overlapped Corrected Trees.",
+            checks: vec![
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof(1), sync, 10), 1, any, property::FAILPROOF_NO_SOS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof(1), sync, 10), 0, pre, property::FAILPROOF_FAULT_FREE_NO_SOS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof(2), sync, 8), 2, pre, property::FAILPROOF_NO_SOS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof(1), Overlapped, 10), 0, pre, property::FAILPROOF_FAULT_FREE_NO_SOS, Option::None),
             ],
         },
         Claim {
@@ -745,7 +792,13 @@ fn render_claims(args: &MatrixArgs, traces_dir: &Path) -> Result<Rendered, Strin
                             "holds, exhaustive up to P = {procs} ({states} states at P = {procs})"
                         )
                     } else {
-                        let name = format!("claim-{}-f{}-{}.txt", slug_spec(spec), crashes, timing);
+                        let name = format!(
+                            "claim-{}-f{}-{}{}.txt",
+                            slug_spec(spec),
+                            crashes,
+                            timing,
+                            rule_suffix(property)
+                        );
                         write_trace(
                             &traces_dir.join(&name),
                             &format!("{} f={crashes} {timing}: {property}", spec.name()),
@@ -949,17 +1002,31 @@ fn short(property: &str) -> &'static str {
     property::ALL
         .iter()
         .zip(property::SHORT)
-        .chain(property::RULES.iter().zip(["send bound", "c-nodes silent"]))
+        .chain(property::RULES.iter().zip(property::RULES_SHORT))
         .find(|(p, _)| **p == property)
         .map_or("?", |(_, s)| s)
 }
 
 fn slug_spec(spec: &ProtocolSpec) -> String {
+    let logp = if spec.logp == LogP::default() {
+        String::new()
+    } else {
+        format!("-L{}o{}", spec.logp.latency(), spec.logp.overhead())
+    };
     format!(
-        "{}-{}-{}-{}-P{}",
+        "{}-{}-{}-{}-P{}{logp}",
         spec.correction, spec.tree, spec.order, spec.start, spec.procs
     )
     .replace(':', "")
+}
+
+/// A file-name suffix for a protocol rule's trace (none for the four standard properties, whose
+/// traces keep their names).
+fn rule_suffix(property: &str) -> String {
+    property::RULES
+        .iter()
+        .position(|&p| p == property)
+        .map_or(String::new(), |i| format!("-rule{i}"))
 }
 
 fn write_trace(path: &std::path::Path, title: &str, lines: &[String]) -> Result<(), String> {

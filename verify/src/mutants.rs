@@ -3,7 +3,8 @@
 //! their name says.
 
 use ftcoll::automaton::{Action, Automaton, Contributions, Outbox, Reduction, TimerId};
-use ftcoll::protocols::corrected_tree::{CorrectedTreeConfig, CorrectedTreeNode};
+use ftcoll::protocols::corrected_tree::{Coloring, CorrectedTreeConfig, CorrectedTreeNode};
+use ftcoll::protocols::correction::DELAY_TIMER;
 use ftcoll::protocols::ftco::{FtcoConfig, FtcoMsg, FtcoNode};
 use ftcoll::protocols::{Body, CorrectionMsg, Msg, Ring, Side};
 use ftcoll::{Rank, Time};
@@ -26,6 +27,22 @@ pub enum Bug {
     /// C-nodes stay silent (CG §III.B–C): a process colored by correction forwards it once to
     /// its right neighbour.
     CNodeForwards,
+    /// A late stop rule (CT Corollary 1, Lemmas 2–3): every process colored by the tree sends
+    /// one correction message more once its sweeps are done.
+    StopsOneLate,
+    /// A stop rule that only trusts neighbours (CT Lemma 3): a checked corrector stops a side
+    /// only on a message from the process next to it there, so next to a gap it sweeps the
+    /// whole ring. Fault-free it is the real protocol.
+    StopsOnlyAtNeighbours,
+    /// CT §3.3's skip rule ignored: optimized correction never learns that a nearby corrector
+    /// covers a side (it takes every correction message as coming from itself).
+    IgnoresCoverage,
+    /// Delayed correction waits one step instead of its delay, so fault-free correctors sweep.
+    ShortDelay,
+    /// CG Alg. 3 lines 11–13: a failure-proof c-node delivers on its first correction message.
+    DeliversOnFirstCorrector,
+    /// CG Claim 5: the root enters SOS at its first send slot of the correction phase.
+    PanicsIntoSos,
 }
 
 /// A Corrected Tree process with one [`Bug`].
@@ -37,9 +54,12 @@ pub struct Mutant {
     bug: Bug,
     /// Echo replies owed.
     echoes: Vec<Rank>,
-    /// The extra correction message of [`Bug::SendsOneCorrectionTooMany`] or
-    /// [`Bug::CNodeForwards`] is owed (`Some(false)`) or sent (`Some(true)`).
+    /// The extra correction message of [`Bug::SendsOneCorrectionTooMany`],
+    /// [`Bug::CNodeForwards`] or [`Bug::StopsOneLate`] is owed (`Some(false)`) or sent
+    /// (`Some(true)`).
     extra: Option<bool>,
+    /// [`Bug::DeliversOnFirstCorrector`] delivered early, or [`Bug::PanicsIntoSos`] fired.
+    fired: bool,
 }
 
 /// The configuration of a mutant run: the real configuration and the bug.
@@ -49,6 +69,42 @@ pub struct MutantConfig {
     pub inner: CorrectedTreeConfig,
     /// The injected bug.
     pub bug: Bug,
+}
+
+impl Mutant {
+    /// Passes the real automaton's actions on, with this mutant's bug applied to them; returns
+    /// whether a message was sent.
+    fn relay(&mut self, now: Time, inner: &mut Outbox<Msg>, out: &mut Outbox<Msg>) -> bool {
+        let mut sent = false;
+        for action in inner.drain() {
+            match action {
+                Action::Send { to, mut msg }
+                    if self.bug == Bug::CorruptsRelayedPayload
+                        && self.rank != 0
+                        && msg.body == Body::Tree =>
+                {
+                    msg.value ^= 1;
+                    out.send(to, msg);
+                    sent = true;
+                }
+                Action::Send { to, msg } => {
+                    out.send(to, msg);
+                    sent = true;
+                }
+                Action::SetTimer { id, .. } if self.bug == Bug::ShortDelay && id == DELAY_TIMER => {
+                    out.set_timer(id, now + 1)
+                }
+                Action::SetTimer { id, at } => out.set_timer(id, at),
+                Action::CancelTimer { id } => out.cancel_timer(id),
+                // The early delivery replaces the real one.
+                Action::Deliver(_) if self.bug == Bug::DeliversOnFirstCorrector && self.fired => {}
+                Action::Deliver(v) => out.deliver(v),
+                Action::Complete(v) => out.complete(v),
+                Action::Ignored(r) => out.ignore(r),
+            }
+        }
+        sent
+    }
 }
 
 impl Automaton for Mutant {
@@ -64,6 +120,7 @@ impl Automaton for Mutant {
             bug: config.bug,
             echoes: Vec::new(),
             extra: None,
+            fired: false,
         }
     }
 
@@ -110,14 +167,47 @@ impl Automaton for Mutant {
             self.extra = Some(false);
         }
         let value = msg.value;
-        self.inner.on_message(&config.inner, now, from, msg, out);
+        let early = self.bug == Bug::DeliversOnFirstCorrector
+            && !colored
+            && !self.fired
+            && matches!(msg.body, Body::Correction(CorrectionMsg::FailProof { .. }));
+        // The skip rule reads the sender's distance; from itself it is 0, which covers nothing.
+        let from = if self.bug == Bug::IgnoresCoverage
+            && matches!(msg.body, Body::Correction(CorrectionMsg::Ring { .. }))
+        {
+            self.rank
+        } else {
+            from
+        };
+        if self.bug == Bug::StopsOnlyAtNeighbours && self.inner.coloring() == Coloring::Tree {
+            if let Body::Correction(CorrectionMsg::Ring { toward }) = msg.body {
+                let ring = Ring {
+                    me: self.rank,
+                    procs: self.procs,
+                };
+                if ring.distance(toward.other(), from) > 1 {
+                    out.ignore("mutant: a corrector that is not a neighbour");
+                    return;
+                }
+            }
+        }
+        let mut inner_out = Outbox::new();
+        self.inner
+            .on_message(&config.inner, now, from, msg, &mut inner_out);
+        self.relay(now, &mut inner_out, out);
+        if early {
+            self.fired = true;
+            out.deliver(value);
+        }
         if self.bug == Bug::DeliversEveryCopy && colored {
             out.deliver(value);
         }
     }
 
     fn on_timer(&mut self, config: &MutantConfig, now: Time, id: TimerId, out: &mut Outbox<Msg>) {
-        self.inner.on_timer(&config.inner, now, id, out);
+        let mut inner_out = Outbox::new();
+        self.inner.on_timer(&config.inner, now, id, &mut inner_out);
+        self.relay(now, &mut inner_out, out);
     }
 
     fn on_send_slot(&mut self, config: &MutantConfig, now: Time, out: &mut Outbox<Msg>) {
@@ -130,32 +220,29 @@ impl Automaton for Mutant {
             out.send(to, msg);
             return;
         }
+        if self.bug == Bug::PanicsIntoSos
+            && self.rank == 0
+            && !self.fired
+            && now >= config.inner.correction_start
+        {
+            self.fired = true;
+            let sos = Msg {
+                value: config.inner.payload,
+                body: Body::Correction(CorrectionMsg::Sos),
+            };
+            let mut ignored = Outbox::new();
+            self.inner
+                .on_message(&config.inner, now, 1 % self.procs, sos, &mut ignored);
+        }
         let mut inner_out = Outbox::new();
         self.inner.on_send_slot(&config.inner, now, &mut inner_out);
-        let mut sent = false;
-        for action in inner_out.drain() {
-            if matches!(action, Action::Send { .. }) {
-                sent = true;
-            }
-            match action {
-                Action::Send { to, mut msg }
-                    if self.bug == Bug::CorruptsRelayedPayload
-                        && self.rank != 0
-                        && msg.body == Body::Tree =>
-                {
-                    msg.value ^= 1;
-                    out.send(to, msg);
-                }
-                Action::Send { to, msg } => out.send(to, msg),
-                Action::SetTimer { id, at } => out.set_timer(id, at),
-                Action::CancelTimer { id } => out.cancel_timer(id),
-                Action::Deliver(v) => out.deliver(v),
-                Action::Complete(v) => out.complete(v),
-                Action::Ignored(r) => out.ignore(r),
-            }
-        }
-        if self.bug == Bug::SendsOneCorrectionTooMany
-            && self.rank == 0
+        let sent = self.relay(now, &mut inner_out, out);
+        let owes_extra = match self.bug {
+            Bug::SendsOneCorrectionTooMany => self.rank == 0,
+            Bug::StopsOneLate => self.inner.coloring() == Coloring::Tree,
+            _ => false,
+        };
+        if owes_extra
             && self.extra.is_none()
             && self.inner.delivered()
             && now >= config.inner.correction_start
@@ -178,6 +265,18 @@ impl Automaton for Mutant {
 impl crate::corrected_tree::CorrectionView for Mutant {
     fn correction(config: &MutantConfig) -> ftcoll::protocols::correction::CorrectionKind {
         config.inner.correction
+    }
+
+    fn start(config: &MutantConfig) -> ftcoll::protocols::corrected_tree::StartMode {
+        config.inner.start
+    }
+
+    fn correction_start(config: &MutantConfig) -> Time {
+        config.inner.correction_start
+    }
+
+    fn corrector(&self) -> &ftcoll::protocols::correction::Corrector {
+        self.inner.corrector()
     }
 }
 

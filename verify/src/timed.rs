@@ -307,6 +307,11 @@ impl<A: Automaton> TimedModel<A> {
         }
     }
 
+    /// The initial state with `crashed` dead before the operation, tracing off.
+    pub(crate) fn initial_state(&self, crashed: &[Rank]) -> TimedState<A> {
+        self.initial(crashed, false)
+    }
+
     fn initial(&self, crashed: &[Rank], trace: bool) -> TimedState<A> {
         let scenario = self.scenario(crashed, trace);
         match Sim::new(&self.config, self.procs, &scenario) {

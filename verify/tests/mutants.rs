@@ -265,3 +265,126 @@ fn c_nodes_silent_catches_a_c_node_that_forwards() {
     let real = check(&s, 2, CrashTiming::Any, ModelKind::Timed).unwrap();
     assert!(real.holds(property::C_NODES_SILENT));
 }
+
+/// `bug` on `spec` (synchronized start unless `start` says otherwise) with `crashes`
+/// pre-operation crashes violates exactly `expected` among ALL and RULES, and the real
+/// protocol holds every one of them under the same crashes.
+fn rule_mutant(bug: Bug, mut s: ProtocolSpec, start: StartMode, crashes: u32, expected: &[&str]) {
+    s.start = start;
+    assert_eq!(
+        rules_violated_by(bug, &s, crashes, CrashTiming::Pre),
+        expected,
+        "{bug:?} on {}",
+        s.name()
+    );
+    let real = check(&s, crashes, CrashTiming::Pre, ModelKind::Timed).unwrap();
+    assert!(
+        real.violations.is_empty(),
+        "{}: {:?}",
+        s.name(),
+        real.violations
+    );
+}
+
+/// CT Corollary 1 and Lemma 2 (§4.2): a stop rule one message late costs every process one
+/// message and the operation `o` steps; both quantitative properties catch it fault-free (and
+/// no other property does: every process is still colored once).
+#[test]
+fn corollary1_and_lemma2_catch_a_stop_rule_one_message_late() {
+    let s = spec(
+        TreeKind::Lame(2),
+        CorrectionSpec::Correction(CorrectionKind::Checked),
+        8,
+    );
+    rule_mutant(
+        Bug::StopsOneLate,
+        s,
+        StartMode::Synchronized,
+        0,
+        &[property::CHECKED_MESSAGES, property::CHECKED_LATENCY],
+    );
+}
+
+/// CT Lemma 3: a stop rule that only trusts neighbours is the real protocol fault-free (Lemma 2
+/// and Corollary 1 hold), but next to a gap its corrector sweeps on past `L_FF + (2·g_max + 1)·o`.
+#[test]
+fn lemma3_catches_a_stop_rule_that_only_trusts_neighbours() {
+    let s = spec(
+        TreeKind::KAry(2),
+        CorrectionSpec::Correction(CorrectionKind::Checked),
+        10,
+    );
+    rule_mutant(
+        Bug::StopsOnlyAtNeighbours,
+        s,
+        StartMode::Synchronized,
+        2,
+        &[property::CHECKED_GAP_LATENCY],
+    );
+}
+
+/// CT §3.3/§4.1: without the skip rule, optimized(4) sends as much as opportunistic(4), 8 per
+/// process, more than checked correction's 5: caught fault-free.
+#[test]
+fn optimized_message_bound_catches_an_ignored_skip_rule() {
+    let s = spec(
+        TreeKind::KAry(2),
+        CorrectionSpec::Correction(CorrectionKind::Optimized { distance: 4 }),
+        12,
+    );
+    rule_mutant(
+        Bug::IgnoresCoverage,
+        s,
+        StartMode::Synchronized,
+        0,
+        &[property::OPTIMIZED_MESSAGES],
+    );
+}
+
+/// CT §3.3: a delay shorter than a hop makes fault-free delayed correctors sweep.
+#[test]
+fn delayed_message_count_catches_a_short_delay() {
+    let s = spec(
+        TreeKind::Binomial,
+        CorrectionSpec::Correction(CorrectionKind::Delayed { delay: 5 }),
+        8,
+    );
+    rule_mutant(
+        Bug::ShortDelay,
+        s,
+        StartMode::Synchronized,
+        0,
+        &[property::DELAYED_MESSAGES],
+    );
+}
+
+/// CG Alg. 3 lines 11–13: a c-node that delivers on its first corrector is caught (a crash
+/// before the operation makes c-nodes).
+#[test]
+fn f_plus_one_rule_catches_a_c_node_that_delivers_early() {
+    let s = spec(TreeKind::Lame(2), CorrectionSpec::FailProof(1), 8);
+    rule_mutant(
+        Bug::DeliversOnFirstCorrector,
+        s,
+        StartMode::Synchronized,
+        1,
+        &[property::FAILPROOF_WAITS],
+    );
+}
+
+/// CG Claim 5: with every process a g-node, SOS is never needed; a root that enters it anyway
+/// is caught fault-free.
+#[test]
+fn claim5_catches_an_unneeded_sos() {
+    let s = spec(TreeKind::Lame(2), CorrectionSpec::FailProof(1), 8);
+    rule_mutant(
+        Bug::PanicsIntoSos,
+        s,
+        StartMode::Synchronized,
+        0,
+        &[
+            property::FAILPROOF_NO_SOS,
+            property::FAILPROOF_FAULT_FREE_NO_SOS,
+        ],
+    );
+}
