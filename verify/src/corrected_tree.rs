@@ -185,7 +185,9 @@ fn checked_gap_latency<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) 
 /// P = 14 with 4 crashes on five trees, both numberings and three `(L, o)`; `P ≥ g_max + 3 +
 /// ⌈L/o⌉` is not enough (the claims section's counterexample).
 pub fn lemma3_applies(procs: u32, gmax: u64, l: u64, o: u64) -> bool {
-    u64::from(procs) >= 2 * gmax + 3 + l.div_ceil(o.max(1))
+    let sweep = 3 + l.div_ceil(o.max(1));
+    // The ring also exceeds a fault-free sweep, as for Lemma 2 (L_FF is its duration).
+    u64::from(procs) >= 2 * gmax + sweep && u64::from(procs) > sweep + 1
 }
 
 fn optimized_messages<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
@@ -239,7 +241,11 @@ fn failproof_waits<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> b
 }
 
 fn failproof_fault_free_no_sos<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
-    if !matches!(A::correction(&m.config), CorrectionKind::FailProof { .. }) || s.crashes > 0 {
+    let CorrectionKind::FailProof { faults, .. } = A::correction(&m.config) else {
+        return true;
+    };
+    // A ring of fewer than f + 1 other processes cannot show anyone f + 1 correctors.
+    if s.crashes > 0 || m.procs < faults + 2 {
         return true;
     }
     (0..m.procs).all(|r| {

@@ -71,7 +71,7 @@ pub mod property {
         "latency: fault-free, synchronized checked correction is quiescent exactly 4o + L + ⌊L/o⌋·o after it starts (CT Lemma 2; rings of more than 3 + ⌈L/o⌉ other processes)";
     /// Latency (CT Lemma 3): synchronized checked correction after pre-operation crashes.
     pub const CHECKED_GAP_LATENCY: &str =
-        "latency with gaps: after pre-operation crashes, synchronized checked correction is quiescent between L_FF + g_max·o and L_FF + (2·g_max + 1)·o after it starts (CT Lemma 3; P ≫ g_max read as P ≥ 2·g_max + 3 + ⌈L/o⌉)";
+        "latency with gaps: after pre-operation crashes, synchronized checked correction is quiescent between L_FF + g_max·o and L_FF + (2·g_max + 1)·o after it starts (CT Lemma 3; P ≫ g_max read as P ≥ 2·g_max + 3 + ⌈L/o⌉ and P > 4 + ⌈L/o⌉)";
     /// Message complexity (CT §4.1): optimized opportunistic correction, fault-free.
     pub const OPTIMIZED_MESSAGES: &str =
         "message complexity: fault-free, optimized opportunistic correction sends at most as many correction messages as synchronized checked correction, min(3 + ⌊L/o⌋, P − 1) per process on average (CT §4.1)";
@@ -86,7 +86,7 @@ pub mod property {
         "no SOS: with at most f crashes and at least f² + f + 1 g-nodes, synchronized failure-proof(f) correction completes without SOS (CG Claim 5)";
     /// SOS is CG's pathological case: never without a crash, in either start mode.
     pub const FAILPROOF_FAULT_FREE_NO_SOS: &str =
-        "no SOS fault-free: failure-proof correction enters SOS only after a crash, in either start mode (CG §III.D: SOS is the pathological case)";
+        "no SOS fault-free: failure-proof(f) correction enters SOS only after a crash, in either start mode, on rings of at least f + 2 processes (CG §III.D: SOS is the pathological case)";
     /// The protocol rules and quantitative claims of the Corrected Tree family, checked in every
     /// cell; each applies only to the variant (and the conditions) its text names.
     pub const RULES: [&str; 10] = [

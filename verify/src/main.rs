@@ -7,6 +7,8 @@
 //! cargo run -p ftcoll-verify --release -- explore --tree kary:2 --correction none --procs 4 --crashes 1
 //! cargo run -p ftcoll-verify --release -- ftco --collective allreduce --topology knomial:2 \
 //!     --procs 7 --crashes 2 --timing any --entry late-alg5
+//! cargo run -p ftcoll-verify --release -- search --tree lame:2 --correction checked --procs 34 \
+//!     --pre 5 --during 2 --walks 3000 --format text
 //! cargo run -p ftcoll-verify --release -- matrix --max-procs 8 --out docs/verification.md
 //! cargo run -p ftcoll-verify --release -- check --tree lame:2 --correction checked --procs 16 \
 //!     --crashes 15 --timing any --timeout 60 --memory-limit 4G --format text
@@ -35,6 +37,7 @@ use ftcoll::topology::ftco::{Collective, FtcoKind};
 use ftcoll::topology::{LogP, Order, TreeKind};
 use ftcoll_verify::budget::{self, Budget, Stop};
 use ftcoll_verify::ftco::{self, Entry, FtcoSpec};
+use ftcoll_verify::search::SearchOptions;
 use ftcoll_verify::{
     check_within, initial_states, matrix, CheckError, CrashTiming, ModelKind, ProtocolSpec,
     TimedModel, Verdict,
@@ -62,8 +65,171 @@ enum Command {
     Explore(ExploreArgs),
     /// Check consistency, termination and no false suspicion of one FTCO collective.
     Ftco(FtcoArgs),
+    /// Guided random search of the timed model beyond exhaustive sizes (a violation found is
+    /// minimized and printed with its trace; none found is "not violated in N walks").
+    Search(SearchArgs),
     /// Regenerate docs/verification.md and docs/traces/.
     Matrix(matrix::MatrixArgs),
+}
+
+#[derive(Args, Debug)]
+struct SearchArgs {
+    /// Tree kind: kary:K, binomial, lame:K or optimal.
+    #[arg(long, value_parser = tree)]
+    tree: TreeKind,
+    /// Numbering.
+    #[arg(long, default_value = "interleaved", value_parser = order)]
+    order: Order,
+    /// Correction variant.
+    #[arg(long, value_parser = correction)]
+    correction: CorrectionSpec,
+    /// Correction start.
+    #[arg(long, value_enum, default_value = "sync")]
+    start: StartArg,
+    /// Number of processes (2..=65536).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(2..=65536))]
+    procs: u32,
+    /// Crashes before the operation in every walk (0..P-1).
+    #[arg(long, default_value = "5", value_parser = clap::value_parser!(u32).range(0..=65535))]
+    pre: u32,
+    /// Crashes during the operation in every walk (0..P-1 together with --pre).
+    #[arg(long, default_value = "2", value_parser = clap::value_parser!(u32).range(0..=65535))]
+    during: u32,
+    /// Random walks (1..=10^9).
+    #[arg(long, default_value = "3000", value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
+    walks: u64,
+    /// Seed of the walks.
+    #[arg(long, default_value = "1")]
+    seed: u64,
+    /// Uniform victims instead of the ends of gaps.
+    #[arg(long)]
+    unguided: bool,
+    /// Worker threads (1..=256).
+    #[arg(long, default_value = "2", value_parser = clap::value_parser!(u32).range(1..=256))]
+    threads: u32,
+    /// LogP latency L.
+    #[arg(short = 'L', default_value = "2", value_parser = clap::value_parser!(u64).range(0..=64))]
+    latency: u64,
+    /// LogP overhead o.
+    #[arg(short = 'o', default_value = "1", value_parser = clap::value_parser!(u64).range(1..=64))]
+    overhead: u64,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "json")]
+    format: Format,
+}
+
+/// Runs `ftcoll-verify search`.
+fn run_search(a: &SearchArgs) -> ExitCode {
+    let usage = |message: String| {
+        eprintln!("error: {message}");
+        ExitCode::from(2)
+    };
+    let total = u64::from(a.pre) + u64::from(a.during);
+    if total >= u64::from(a.procs) {
+        return usage(format!(
+            "--pre/--during: {} crashes in all is out of range: allowed 0..={} (P - 1)",
+            total,
+            a.procs - 1
+        ));
+    }
+    let logp = match LogP::new(a.latency, a.overhead) {
+        Ok(l) => l,
+        Err(e) => return usage(format!("-L/-o: {e}")),
+    };
+    let spec = ProtocolSpec {
+        tree: a.tree,
+        order: a.order,
+        correction: a.correction,
+        start: match a.start {
+            StartArg::Sync => StartMode::Synchronized,
+            StartArg::Overlap => StartMode::Overlapped,
+        },
+        procs: a.procs,
+        logp,
+    };
+    let model = match TimedModel::corrected_tree(&spec, total as u32, CrashTiming::Any) {
+        Ok(m) => m,
+        Err(e) => return usage(format!("--tree/--procs: {e}")),
+    };
+    let options = SearchOptions {
+        walks: a.walks,
+        seed: a.seed,
+        pre: a.pre,
+        during: a.during,
+        guided: !a.unguided,
+        threads: a.threads,
+    };
+    let result = model.search(&options);
+    let mut out = String::new();
+    match a.format {
+        Format::Text => {
+            let _ = writeln!(
+                out,
+                "{}: {} walks ({} crashes before, {} during, seed {}), {} violating, {:.2} s",
+                spec.name(),
+                result.walks,
+                a.pre,
+                a.during,
+                a.seed,
+                result.violating_walks,
+                result.seconds
+            );
+            for p in model.always_properties() {
+                match result.found.iter().find(|f| f.property == p) {
+                    None => {
+                        let _ = writeln!(out, "  not violated in {} walks  {p}", result.walks);
+                    }
+                    Some(f) => {
+                        let _ = writeln!(
+                            out,
+                            "  violated (walk {}; minimized: before {:?}, during {:?})  {p}",
+                            f.walk, f.pre, f.during
+                        );
+                    }
+                }
+            }
+            for f in &result.found {
+                let _ = writeln!(out, "counterexample for \"{}\":", f.property);
+                for line in &f.trace {
+                    let _ = writeln!(out, "  {line}");
+                }
+            }
+        }
+        Format::Json => {
+            let found: Vec<String> = result
+                .found
+                .iter()
+                .map(|f| {
+                    let during: Vec<String> =
+                        f.during.iter().map(|(r, t)| format!("[{r},{t}]")).collect();
+                    let trace: Vec<String> = f.trace.iter().map(|l| json_string(l)).collect();
+                    format!(
+                        "{{\"property\":{},\"walk\":{},\"pre\":{:?},\"during\":[{}],\"trace\":[{}]}}",
+                        json_string(f.property),
+                        f.walk,
+                        f.pre,
+                        during.join(","),
+                        trace.join(",")
+                    )
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "{{\"protocol\":{},\"walks\":{},\"pre\":{},\"during\":{},\"seed\":{},\"guided\":{},\"violating_walks\":{},\"seconds\":{:.3},\"found\":[{}]}}",
+                json_string(&spec.name()),
+                result.walks,
+                a.pre,
+                a.during,
+                a.seed,
+                !a.unguided,
+                result.violating_walks,
+                result.seconds,
+                found.join(",")
+            );
+        }
+    }
+    let _ = std::io::stdout().write_all(out.as_bytes());
+    ExitCode::SUCCESS
 }
 
 fn collective(s: &str) -> Result<Collective, String> {
@@ -584,6 +750,7 @@ fn main() -> ExitCode {
         ExitCode::from(2)
     };
     match cli.command {
+        Command::Search(a) => run_search(&a),
         Command::Check(a) => {
             let spec = match a.spec.spec() {
                 Ok(s) => s,

@@ -516,3 +516,55 @@ fn ftco_refuses_bad_input_naming_the_flag() {
     ]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `search` (issue 13, item 5): the guided walks find checked correction's crash-during-
+/// correction failure at P = 34 and print the minimized schedule; failure-proof(2) gets "not
+/// violated"; bad budgets are one-line errors with exit code 2.
+#[test]
+fn search_finds_the_failure_and_refuses_bad_input() {
+    let base = [
+        "search",
+        "--tree",
+        "lame:2",
+        "--procs",
+        "34",
+        "--walks",
+        "1500",
+        "--correction",
+    ];
+    let run = |correction: &str| {
+        let mut args = base.to_vec();
+        args.push(correction);
+        verify(&args)
+    };
+    let out = run("checked");
+    assert!(out.status.success());
+    let json = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        json.contains("\"property\":\"non-faulty liveness: at quiescence every live process delivered\",\"walk\":"),
+        "{json}"
+    );
+    assert!(
+        json.contains("live processes that never delivered: [29, 30]"),
+        "{json}"
+    );
+    let out = run("failproof:2");
+    assert!(out.status.success());
+    let json = String::from_utf8(out.stdout).unwrap();
+    assert!(json.contains("\"violating_walks\":0,"), "{json}");
+    assert!(json.contains("\"found\":[]"), "{json}");
+    for (args, flag) in [
+        (vec!["--pre", "30", "--during", "4"], "--pre/--during"),
+        (vec!["--walks", "0"], "--walks"),
+    ] {
+        let mut all = base.to_vec();
+        all.push("checked");
+        all.extend(args);
+        let out = verify(&all);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(out.stdout.is_empty());
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(flag), "{err}");
+    }
+}
