@@ -27,6 +27,8 @@ pub mod rng;
 #[cfg(feature = "serde")]
 pub mod serde_support;
 pub mod sim;
+#[cfg(feature = "proptest")]
+pub mod strategies;
 pub mod topology;
 
 /// A process rank: `0..P`, rank 0 is the root of every collective.
