@@ -1,4 +1,4 @@
-//! [`proptest`] strategies for trees and fault sets (feature `proptest`), to property-test the
+//! [`proptest`](mod@proptest) strategies for trees and fault sets (feature `proptest`), to property-test the
 //! tree lemmas of CT §3.2 on your own trees (`examples/lemma_properties.rs`).
 //!
 //! ```

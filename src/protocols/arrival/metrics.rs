@@ -105,7 +105,7 @@ pub struct PapMetrics {
     /// `Δ = max a_i − a_0` (§3.1; 0 if every receiver arrives before the root).
     pub delta: Time,
     /// `Σ (a_0 − a_i)` over the receivers that arrive before the root. PAP §3.1 treats such a
-    /// receiver as arriving with the root "and add[s] `a_i − a_0` in calculating the total
+    /// receiver as arriving with the root "and add\[s\] `a_i − a_0` in calculating the total
     /// communication time": the OPT bounds below include it (`total_elapsed` does when the exits
     /// are measured against these true arrivals, as the PAP driver's are).
     pub early_wait: u128,
