@@ -32,6 +32,7 @@
 use alloc::vec::Vec;
 use core::ops::RangeInclusive;
 
+use num_integer::Integer;
 use proptest::prelude::*;
 use proptest::sample::subsequence;
 
@@ -97,7 +98,9 @@ pub fn interleaved_trees(
     check_procs(&procs)?;
     let params = (tree_kinds(), procs, logps()).prop_filter(
         "the optimal tree is interleaved only when o divides L",
-        |(kind, _, logp)| *kind != TreeKind::Optimal || logp.latency() % logp.overhead() == 0,
+        |(kind, _, logp)| {
+            *kind != TreeKind::Optimal || Integer::is_multiple_of(&logp.latency(), &logp.overhead())
+        },
     );
     Ok(params.prop_map(|(kind, p, logp)| {
         Tree::new(kind, Order::Interleaved, u64::from(p), logp).expect("parameters within range")
@@ -163,7 +166,10 @@ mod tests {
             let t = interleaved.new_tree(&mut runner).expect("value").current();
             assert_eq!(t.order(), Order::Interleaved);
             let logp = t.logp();
-            assert!(t.kind() != TreeKind::Optimal || logp.latency() % logp.overhead() == 0);
+            assert!(
+                t.kind() != TreeKind::Optimal
+                    || Integer::is_multiple_of(&logp.latency(), &logp.overhead())
+            );
         }
         assert!(saw_faults && saw_in_order);
         let lone = fault_sets(1, 3).new_tree(&mut runner).expect("value");
