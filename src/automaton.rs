@@ -14,6 +14,21 @@
 //!   after every message received so far has been handed to it (checked correction depends on it).
 //! - Handlers never panic on peer input: unexpected messages produce [`Action::Ignored`] with a
 //!   reason.
+//! - **Polling the send port.** A driver calls [`Automaton::on_send_slot`] after every input
+//!   (`on_start`, `on_message`, `on_timer`) while the port is free, and again each time the port
+//!   becomes free after a send. A poll that emits no send means the automaton does not want the
+//!   port until its next input: an automaton that needs the port later sets a timer. So there is
+//!   no separate "wants to send" query; a transport with an always-free port (a channel) simply
+//!   polls after each input until a poll emits no send.
+//! - **Messages that arrive before `on_start`.** A process has not joined the operation before
+//!   `on_start`, so drivers hold back every message that reaches it earlier and hand them over,
+//!   in arrival order, right after `on_start` (the LogP driver starts their receive overhead at
+//!   the arrival; the PAP driver buffers them). [`Automaton::on_message`] is never called before
+//!   [`Automaton::on_start`]; an automaton that receives one anyway (a driver that breaks this
+//!   rule) must not panic, and may ignore it, as the Corrected Tree root does.
+//! - **Done.** [`Automaton::is_done`] tells a driver that a process has finished its part: no
+//!   input can make it send, deliver, complete or set a timer any more. A transport may then
+//!   stop serving it. The default is `false` ("not known"), which is always correct.
 //! - Randomness lives in the state: a protocol that chooses at random (gossip, CG §III.A) holds
 //!   a [`SplitMix64`](crate::rng::SplitMix64) seeded in [`Automaton::new`] with
 //!   `SplitMix64::stream(seed, rank)`, `seed` taken from the config. It draws only for its own
@@ -322,6 +337,18 @@ pub trait Automaton: Clone + Eq + Hash + Debug {
         now: Time,
         out: &mut Outbox<Self::Msg, Self::Value>,
     );
+
+    /// Whether this process has finished its part of the operation: whatever it receives from
+    /// now on (messages, timer firings), it will never again send, deliver, complete or set a
+    /// timer — later inputs are at most [`Action::Ignored`] or change nothing observable. A
+    /// driver may then stop serving it (drop its later messages, end its thread).
+    ///
+    /// `false` means "not known to be done", so the default, `false`, is always correct;
+    /// protocols that can tell override it. It does not change any run: the drivers here never
+    /// call it.
+    fn is_done(&self, _config: &Self::Config) -> bool {
+        false
+    }
 
     /// Single-port model only (FTCO §2): with `queue` holding the messages waiting to be
     /// received (oldest first), choose one to handle in this step instead of sending, or `None`

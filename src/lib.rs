@@ -1,16 +1,107 @@
 //! # ftcoll — fault-tolerant collective communication
 //!
 //! Protocols from the Corrected Trees (CT), Corrected Gossip (CG), FTCO and arrival-pattern
-//! papers written as pure automata, plus the arithmetic they stand on.
+//! (PAP) papers written as pure automata, plus the arithmetic they stand on and a deterministic
+//! LogP simulator to run them.
 //!
-//! The core is `#![no_std]` + `alloc`; the default `std` feature only adds
-//! `std::error::Error` implementations; `serde` adds `Serialize`/`Deserialize` to every public
-//! configuration, spec, topology parameter, scenario, report, metric summary, trace event and
-//! protocol message. The command-line tool lives behind the `cli` feature.
+//! Three ways to use it:
+//! - **a library of automata** for your own runtime: every protocol is one
+//!   [`Automaton`](automaton::Automaton) per process, driven by your event loop (below, and
+//!   `examples/embed_in_your_transport.rs` over threads and channels);
+//! - **model checking**: the companion crate `ftcoll-verify` checks any automaton with the
+//!   standard broadcast properties (`verify/examples/check_a_variant.rs`);
+//! - **property tests** of the tree lemmas on your own trees, with the strategies of
+//!   `strategies` (feature `proptest`, `examples/lemma_properties.rs`).
+//!
+//! ## Modules
 //!
 //! - [`topology`]: the tree numberings of CT §3.2 (k-ary, binomial, Lamé, LogP-optimal; interleaved
 //!   and in-order), the ready-to-send sequences `R(t)`, the Definition 1 checker and the
-//!   dissemination reach (uncolored ranks, ring gaps, `g_max`) for a failure set.
+//!   dissemination reach (uncolored ranks, ring gaps, `g_max`) for a failure set; FTCO's trees.
+//! - [`automaton`]: the contract every protocol implements (inputs, the [`Outbox`](automaton::Outbox)
+//!   of reactions, `now` passed in, the polling and early-message rules, `is_done`).
+//! - [`protocols`]: Corrected Tree broadcast and its ring corrections, Corrected Gossip, FTCO's
+//!   Bcast/Reduce/Allreduce, and the PAP broadcasts.
+//! - [`sim`]: the deterministic driver (dual-port LogP, FTCO's single-port steps, PAP's model)
+//!   with arrivals, crash-stop faults, metrics and Chrome traces.
+//! - [`experiment`], [`fastpath`]: seeded Monte-Carlo points and the exact fast path that the
+//!   CLI's sweeps and `reproduce` use; [`rng`]: the SplitMix64 generator automata carry.
+//!
+//! ## Features
+//!
+//! The core is `#![no_std]` + `alloc`.
+//! - `std` (default): `std::error::Error` implementations.
+//! - `serde`: `Serialize`/`Deserialize` on every public configuration, spec, topology parameter,
+//!   scenario, report, metric summary, trace event and protocol message (no_std compatible).
+//! - `proptest`: the `strategies` module (trees, fault sets) for property tests.
+//! - `cli`: the `ftcoll` command-line tool and its dependencies; never needed by a library user.
+//!
+//! ## Driving an automaton by hand
+//!
+//! A driver creates one automaton per rank, calls `on_start`, hands over messages with
+//! `on_message`, fires timers with `on_timer`, and after every input polls `on_send_slot` until
+//! a poll sends nothing. Here the network is a FIFO queue, rank 3 has failed (messages to it are
+//! lost) and time is a message counter (an overlapped start sets no timers):
+//!
+//! ```
+//! use std::collections::VecDeque;
+//! use ftcoll::automaton::{Action, Automaton, Outbox};
+//! use ftcoll::protocols::corrected_tree::{CorrectedTreeNode, CorrectionSpec, StartMode};
+//! use ftcoll::protocols::Msg;
+//! use ftcoll::topology::{LogP, Order, Tree, TreeKind};
+//! use ftcoll::{Rank, Time};
+//!
+//! let tree = Tree::new(TreeKind::Binomial, Order::Interleaved, 8, LogP::new(2, 1)?)?;
+//! let config = "checked".parse::<CorrectionSpec>()?.config(tree, StartMode::Overlapped);
+//! let failed: Rank = 3;
+//! let mut nodes: Vec<_> = (0..8).map(|r| CorrectedTreeNode::new(&config, r)).collect();
+//! let mut network = VecDeque::new();
+//! let mut delivered = [0u32; 8];
+//! let mut out = Outbox::new();
+//!
+//! // After an input: apply its reactions, then poll the send port until it stays idle.
+//! type Network = VecDeque<(Rank, Rank, Msg)>;
+//! let settle = |rank: Rank, now: Time, node: &mut CorrectedTreeNode, out: &mut Outbox<Msg>,
+//!               network: &mut Network, delivered: &mut [u32]| loop {
+//!     node.on_send_slot(&config, now, out);
+//!     let mut sent = false;
+//!     for action in out.drain() {
+//!         match action {
+//!             Action::Send { to, msg } => {
+//!                 sent = true;
+//!                 network.push_back((rank, to, msg));
+//!             }
+//!             Action::Deliver(value) => {
+//!                 assert_eq!(value, config.payload);
+//!                 delivered[rank as usize] += 1;
+//!             }
+//!             _ => {} // timers (none here), ignored inputs
+//!         }
+//!     }
+//!     if !sent {
+//!         break;
+//!     }
+//! };
+//! for rank in (0..8).filter(|&r| r != failed) {
+//!     nodes[rank as usize].on_start(&config, 0, &mut out);
+//!     settle(rank, 0, &mut nodes[rank as usize], &mut out, &mut network, &mut delivered);
+//! }
+//! let mut now: Time = 0;
+//! while let Some((from, to, msg)) = network.pop_front() {
+//!     now += 1;
+//!     if to != failed {
+//!         nodes[to as usize].on_message(&config, now, from, msg, &mut out);
+//!         settle(to, now, &mut nodes[to as usize], &mut out, &mut network, &mut delivered);
+//!     }
+//! }
+//! for rank in (0..8).filter(|&r| r != failed) {
+//!     assert_eq!(delivered[rank as usize], 1, "rank {rank}");
+//!     assert!(nodes[rank as usize].is_done(&config));
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The [`sim`] driver is this loop with LogP timing; [`sim::run`] runs a whole operation.
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -27,6 +118,8 @@ pub mod rng;
 #[cfg(feature = "serde")]
 pub mod serde_support;
 pub mod sim;
+#[cfg(feature = "proptest")]
+pub mod strategies;
 pub mod topology;
 
 /// A process rank: `0..P`, rank 0 is the root of every collective.

@@ -270,6 +270,37 @@ impl Automaton for CorrectedTreeNode {
         }
     }
 
+    /// Done once it delivered, sent to every tree child, acknowledged (with acknowledgments),
+    /// and — as a corrector — finished correcting ([`Corrector::is_finished`]; never for delayed
+    /// and failure-proof correction, whose correctors answer later messages). A process colored by
+    /// correction is done after its deliveries and, overlapped, its tree sends, except under
+    /// failure-proof correction (SOS may still follow).
+    fn is_done(&self, config: &Self::Config) -> bool {
+        if !self.delivered {
+            return false;
+        }
+        let tree_pending = self.next_child.is_some_and(|index| {
+            config
+                .tree
+                .children(self.rank)
+                .nth(index as usize)
+                .is_some()
+        });
+        let ack_pending =
+            config.acknowledgments && self.coloring == Coloring::Tree && !self.ack_sent;
+        if tree_pending || ack_pending {
+            return false;
+        }
+        match self.coloring {
+            Coloring::Uncolored => false,
+            Coloring::Tree => {
+                config.correction == CorrectionKind::None
+                    || self.corrector.is_finished(config.correction)
+            }
+            Coloring::Correction => !matches!(config.correction, CorrectionKind::FailProof { .. }),
+        }
+    }
+
     fn on_send_slot(&mut self, config: &Self::Config, now: Time, out: &mut Outbox<Msg>) {
         let Some(value) = self.value else { return };
         // 1. Tree sends, in send order.

@@ -311,6 +311,26 @@ impl Corrector {
         }
     }
 
+    /// Whether this process's correction is over for good: it has begun and no message it can
+    /// still receive makes it send again (opportunistic, optimized and checked: the sweep's next
+    /// pick is empty, and receipts only shrink what is left; no correction at all: always).
+    /// Delayed and failure-proof correction answer `false` (they react to later messages and
+    /// timers: `Stop` replies, SOS), so `false` means "not known to be over".
+    pub fn is_finished(&self, kind: CorrectionKind) -> bool {
+        match &self.state {
+            Correction::None => true,
+            Correction::Opportunistic(_) | Correction::Optimized(_) | Correction::Checked(_) => {
+                // These variants' picks read neither `now` nor the outbox.
+                let mut probe = self.clone();
+                self.begun
+                    && probe
+                        .poll_variant(self.ring, kind, 0, &mut Outbox::new())
+                        .is_none()
+            }
+            Correction::Delayed(_) | Correction::FailProof(_) => false,
+        }
+    }
+
     /// Whether a failure-proof process owes its application a delivery (end of SOS or of the
     /// c-node wait); cleared by the call.
     pub fn take_delivery(&mut self) -> bool {

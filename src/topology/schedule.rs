@@ -39,16 +39,9 @@ pub(crate) struct Schedule {
     deadline: Time,
 }
 
-fn gcd(mut x: u64, mut y: u64) -> u64 {
-    while y != 0 {
-        (x, y) = (y, x % y);
-    }
-    x
-}
-
 impl Schedule {
     pub(crate) fn new(sequence: ReadySequence, procs: u32, logp: LogP) -> Self {
-        let scale = gcd(sequence.step(), sequence.ready_after());
+        let scale = num_integer::gcd(sequence.step(), sequence.ready_after());
         let step = sequence.step() / scale;
         let ready_after = sequence.ready_after() / scale;
         let procs = u64::from(procs);

@@ -5,6 +5,7 @@
 
 mod admission;
 mod args;
+mod config_file;
 mod ftco_cmd;
 mod gossip_cmd;
 mod pap_cmd;
@@ -67,7 +68,14 @@ enum Command {
 pub struct UsageError(pub String);
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let args = match config_file::expand(std::env::args_os().collect()) {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
             use clap::error::ErrorKind;

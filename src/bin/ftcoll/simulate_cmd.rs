@@ -303,6 +303,12 @@ pub struct SimulateArgs {
     /// Corrected Gossip's flags.
     #[command(flatten)]
     pub gossip: crate::gossip_cmd::GossipFlags,
+    /// Read parameters from a JSON file (TOML if its name ends in .toml), keyed by the flags'
+    /// long names ("procs", "fault-rate") or short letters ("L", "o"); flags given on the command
+    /// line override the file.
+    #[arg(long, value_name = "FILE")]
+    #[allow(dead_code)] // replaced by the file's flags before parsing (config_file::expand)
+    pub config: Option<std::path::PathBuf>,
 }
 
 impl SimulateArgs {

@@ -270,6 +270,12 @@ pub struct SweepArgs {
     /// FTCO imbalance: off (default; the driver's arrivals), alg5 (App. B).
     #[arg(long, value_parser = imbalance_list, help_heading = "FTCO (with --collective)")]
     imbalance: Option<List<ImbalanceArg>>,
+    /// Read parameters from a JSON file (TOML if its name ends in .toml), keyed by the flags'
+    /// long names ("procs", "fault-rate") or short letters ("L", "o"); flags given on the command
+    /// line override the file.
+    #[arg(long, value_name = "FILE")]
+    #[allow(dead_code)] // replaced by the file's flags before parsing (config_file::expand)
+    config: Option<std::path::PathBuf>,
 }
 
 impl SweepArgs {

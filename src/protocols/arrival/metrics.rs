@@ -19,13 +19,6 @@ pub struct Ratio {
     pub den: u128,
 }
 
-fn gcd(mut a: u128, mut b: u128) -> u128 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
-}
-
 /// `a · b` as `(high, low)` 128-bit halves.
 fn wide_mul(a: u128, b: u128) -> (u128, u128) {
     const HALF: u32 = 64;
@@ -43,7 +36,7 @@ impl Ratio {
     /// `num / den` in lowest terms; `den = 0` is taken as 1 (only for empty patterns).
     pub fn new(num: u128, den: u128) -> Self {
         let den = den.max(1);
-        let g = gcd(num, den).max(1);
+        let g = num_integer::gcd(num, den).max(1);
         Self {
             num: num / g,
             den: den / g,
@@ -62,8 +55,8 @@ impl Ratio {
             return None;
         }
         // Cross-reduce first so the products stay small when they can.
-        let g1 = gcd(self.num, other.num).max(1);
-        let g2 = gcd(other.den, self.den).max(1);
+        let g1 = num_integer::gcd(self.num, other.num).max(1);
+        let g2 = num_integer::gcd(other.den, self.den).max(1);
         let num = (self.num / g1).checked_mul(other.den / g2);
         let den = (self.den / g2).checked_mul(other.num / g1);
         match (num, den) {
@@ -105,7 +98,7 @@ pub struct PapMetrics {
     /// `Δ = max a_i − a_0` (§3.1; 0 if every receiver arrives before the root).
     pub delta: Time,
     /// `Σ (a_0 − a_i)` over the receivers that arrive before the root. PAP §3.1 treats such a
-    /// receiver as arriving with the root "and add[s] `a_i − a_0` in calculating the total
+    /// receiver as arriving with the root "and add\[s\] `a_i − a_0` in calculating the total
     /// communication time": the OPT bounds below include it (`total_elapsed` does when the exits
     /// are measured against these true arrivals, as the PAP driver's are).
     pub early_wait: u128,
