@@ -18,29 +18,19 @@ fn file(name: &str, text: &str) -> String {
     path.to_str().unwrap().to_owned()
 }
 
-const FLAGS: [&str; 15] = [
-    "--procs",
-    "512",
-    "--tree",
-    "lame:2",
-    "--correction",
-    "checked",
-    "--start",
-    "sync",
-    "--fault-rate",
-    "0.02",
-    "--seed",
-    "7",
-    "--runs",
-    "3",
-    "-L3",
-];
+/// The flags every simulate test here starts from.
+const FLAGS: &str = "--procs 512 --tree lame:2 --correction checked --start sync --fault-rate 0.02 --seed 7 --runs 3 -L3";
+
+/// `simulate` with [`FLAGS`] (the first `count` of them).
+fn simulate_flags(count: usize) -> Vec<&'static str> {
+    let mut args = vec!["simulate"];
+    args.extend(FLAGS.split(' ').take(count));
+    args
+}
 
 #[test]
 fn a_file_gives_the_flags_output_in_json_and_toml() {
-    let mut args = vec!["simulate"];
-    args.extend(FLAGS);
-    let expected = stdout(&args);
+    let expected = stdout(&simulate_flags(15));
     let json = file(
         "sim.json",
         r#"{"procs": 512, "tree": "lame:2", "correction": "checked", "start": "sync",
@@ -54,9 +44,7 @@ fn a_file_gives_the_flags_output_in_json_and_toml() {
     assert_eq!(stdout(&["simulate", "--config", &json]), expected);
     assert_eq!(stdout(&["simulate", &format!("--config={toml}")]), expected);
     // The file is not the defaults: without -L 3 the output differs.
-    let mut default_l = vec!["simulate"];
-    default_l.extend(&FLAGS[..14]);
-    assert_ne!(stdout(&default_l), expected);
+    assert_ne!(stdout(&simulate_flags(14)), expected);
 }
 
 #[test]
@@ -66,8 +54,7 @@ fn command_line_flags_override_the_file() {
         r#"{"procs": 512, "tree": "lame:2", "correction": "checked", "start": "sync",
             "fault-rate": 0.02, "seed": 99, "runs": 3, "L": 5, "format": "table"}"#,
     );
-    let mut args = vec!["simulate"];
-    args.extend(FLAGS);
+    let mut args = simulate_flags(15);
     args.extend(["--format", "json"]);
     let expected = stdout(&args);
     let got = stdout(&[
