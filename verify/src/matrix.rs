@@ -578,6 +578,15 @@ pub fn decide(
     (true, spec.procs, states, Vec::new())
 }
 
+/// How a decided check compares with the paper's prediction.
+fn agreement(expected: Option<bool>, holds: bool) -> &'static str {
+    match expected {
+        Some(e) if e == holds => "as the paper says",
+        Some(_) => "**contradicts the paper**",
+        None => "the paper predicts no outcome at this bound",
+    }
+}
+
 /// Runs a guided random search: (`property` not violated, the minimized counterexample with a
 /// first line naming the crashes).
 pub fn decide_search(
@@ -900,11 +909,7 @@ fn render_claims(args: &MatrixArgs, traces_dir: &Path) -> Result<Rendered, Strin
                         )?;
                         format!("violated: shortest counterexample at P = {procs}, [trace](traces/{name})")
                     };
-                    let agrees = match expected {
-                        Some(e) if e == holds => "as the paper says",
-                        Some(_) => "**contradicts the paper**",
-                        None => "the paper predicts no outcome at this bound",
-                    };
+                    let agrees = agreement(*expected, *holds);
                     let _ = writeln!(
                         doc,
                         "  - `{}`, f = {crashes}, {timing}: *{}* — {verdict} ({agrees})",
@@ -936,11 +941,7 @@ fn render_claims(args: &MatrixArgs, traces_dir: &Path) -> Result<Rendered, Strin
                             trace.first().map_or("", String::as_str)
                         )
                     };
-                    let agrees = match expected {
-                        Some(e) if e == holds => "as the paper says",
-                        Some(_) => "**contradicts the paper**",
-                        None => "the paper predicts no outcome at this bound",
-                    };
+                    let agrees = agreement(*expected, *holds);
                     let _ = writeln!(
                         doc,
                         "  - `{}`, search of {} walks (seed {}, {} crashes before and {} during the operation, guided to gap ends): *{}* — {verdict} ({agrees})",
