@@ -261,6 +261,53 @@ pub struct Prepared {
 #[derive(Clone, Debug, PartialEq)]
 pub struct PointError(pub String);
 
+/// A point of a reproduction whose runs can be cut into independent chunks (CG's and FTCO's
+/// points): what an [`Executor`] needs to run a batch in any order and merge the results.
+pub trait BatchPoint: Sync {
+    /// The exact statistics of some runs; merging is order-independent.
+    type Stats: Clone + Default + Send;
+    /// Relative cost of one run (executors start the costliest chunks first).
+    fn cost(&self) -> u64;
+    /// Runs `first..first + runs` with `seed`.
+    fn run_many(&self, seed: u64, first: u64, runs: u64) -> Result<Self::Stats, PointError>;
+    /// Adds `other` into `into`.
+    fn merge(into: &mut Self::Stats, other: &Self::Stats);
+    /// How many runs an executor puts in one chunk.
+    fn chunk_runs(&self) -> u64 {
+        16
+    }
+}
+
+/// One point's share of a batch: runs `0..runs`.
+#[derive(Clone, Copy, Debug)]
+pub struct Job<'a, P> {
+    /// Names the point (progress displays, errors).
+    pub label: &'a str,
+    /// The point.
+    pub point: &'a P,
+    /// How many runs.
+    pub runs: u64,
+}
+
+/// Runs batches of independent points (the CLI: chunks of runs in parallel, the costliest
+/// first, with progress).
+pub trait Executor<P: BatchPoint> {
+    /// Runs every job with `seed`; the statistics in job order.
+    fn run(&mut self, seed: u64, jobs: &[Job<'_, P>]) -> Result<Vec<P::Stats>, PointError>;
+}
+
+/// An [`Executor`] that runs everything on the calling thread.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Serial;
+
+impl<P: BatchPoint> Executor<P> for Serial {
+    fn run(&mut self, seed: u64, jobs: &[Job<'_, P>]) -> Result<Vec<P::Stats>, PointError> {
+        jobs.iter()
+            .map(|j| j.point.run_many(seed, 0, j.runs))
+            .collect()
+    }
+}
+
 impl Point {
     /// Builds the tree, the protocol configuration and, when `fast` allows it and the point is
     /// synchronized checked correction under dual-port LogP, the fast path tables.

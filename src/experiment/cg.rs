@@ -452,32 +452,28 @@ impl CgStats {
     }
 }
 
-/// One batch entry for an [`Executor`].
-#[derive(Clone, Copy, Debug)]
-pub struct Job<'a> {
-    /// Names the point (progress displays, errors).
-    pub label: &'a str,
-    /// The point.
-    pub point: &'a CgPoint,
-    /// How many runs (runs `0..runs`).
-    pub runs: u64,
-}
+/// One point's share of a batch.
+pub type Job<'a> = super::Job<'a, CgPoint>;
 
-/// Runs batches of independent points (the CLI: in parallel, with progress).
-pub trait Executor {
-    /// Runs every job with `seed`; the statistics in job order.
-    fn run(&mut self, seed: u64, jobs: &[Job<'_>]) -> Result<Vec<CgStats>, PointError>;
-}
+pub use super::{Executor, Serial};
 
-/// An [`Executor`] that runs everything on the calling thread.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Serial;
+impl super::BatchPoint for CgPoint {
+    type Stats = CgStats;
 
-impl Executor for Serial {
-    fn run(&mut self, seed: u64, jobs: &[Job<'_>]) -> Result<Vec<CgStats>, PointError> {
-        jobs.iter()
-            .map(|j| j.point.run_many(seed, 0, j.runs))
-            .collect()
+    fn cost(&self) -> u64 {
+        CgPoint::cost(self)
+    }
+
+    fn run_many(&self, seed: u64, first: u64, runs: u64) -> Result<CgStats, PointError> {
+        CgPoint::run_many(self, seed, first, runs)
+    }
+
+    fn merge(into: &mut CgStats, other: &CgStats) {
+        into.merge(other);
+    }
+
+    fn chunk_runs(&self) -> u64 {
+        8
     }
 }
 
@@ -657,7 +653,11 @@ fn percent(x: f64) -> String {
 }
 
 /// Runs the reproduction at `mode`'s scale with `seed`.
-pub fn reproduce(mode: Mode, seed: u64, exec: &mut dyn Executor) -> Result<Output, PointError> {
+pub fn reproduce(
+    mode: Mode,
+    seed: u64,
+    exec: &mut dyn Executor<CgPoint>,
+) -> Result<Output, PointError> {
     let scale = Scale::of(mode);
     let mut out = Output::default();
     let command = match mode {
@@ -1038,7 +1038,7 @@ pub fn reproduce(mode: Mode, seed: u64, exec: &mut dyn Executor) -> Result<Outpu
 fn fig7(
     scale: &Scale,
     seed: u64,
-    exec: &mut dyn Executor,
+    exec: &mut dyn Executor<CgPoint>,
     out: &mut Output,
 ) -> Result<(), PointError> {
     let logp = table7_logp();

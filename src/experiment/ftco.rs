@@ -499,33 +499,33 @@ impl FtcoPrepared {
     }
 }
 
-/// One point's share of a batch: run `0..runs`.
-#[derive(Clone, Copy, Debug)]
-pub struct Job<'a> {
-    /// Names the point (progress displays, errors).
-    pub label: &'a str,
-    /// The point.
-    pub point: &'a FtcoPrepared,
-    /// How many runs.
-    pub runs: u64,
-}
+/// One point's share of a batch.
+pub type Job<'a> = super::Job<'a, FtcoPrepared>;
 
-/// Runs batches of independent points: the CLI runs every run of a batch in parallel, the
-/// longest first, with a progress bar.
-pub trait Executor {
-    /// Runs every job with `seed`; the statistics in job order.
-    fn run(&mut self, seed: u64, jobs: &[Job<'_>]) -> Result<Vec<FtcoStats>, PointError>;
-}
+pub use super::{Executor, Serial};
 
-/// An [`Executor`] that runs everything on the calling thread.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Serial;
+impl super::BatchPoint for FtcoPrepared {
+    type Stats = FtcoStats;
 
-impl Executor for Serial {
-    fn run(&mut self, seed: u64, jobs: &[Job<'_>]) -> Result<Vec<FtcoStats>, PointError> {
-        jobs.iter()
-            .map(|j| j.point.run_many(seed, 0, j.runs))
-            .collect()
+    fn cost(&self) -> u64 {
+        FtcoPrepared::cost(self)
+    }
+
+    fn run_many(&self, seed: u64, first: u64, runs: u64) -> Result<FtcoStats, PointError> {
+        FtcoPrepared::run_many(self, seed, first, runs)
+    }
+
+    fn merge(into: &mut FtcoStats, other: &FtcoStats) {
+        into.merge(other);
+    }
+
+    /// One run per chunk for the points of 16 K nodes or more (a Table 2 run takes a second).
+    fn chunk_runs(&self) -> u64 {
+        if self.procs() >= 16_384 {
+            1
+        } else {
+            16
+        }
     }
 }
 
@@ -662,7 +662,7 @@ pub fn normal_arrival(spread: u64) -> ArrivalSpec {
 }
 
 struct Ctx<'a> {
-    exec: &'a mut dyn Executor,
+    exec: &'a mut dyn Executor<FtcoPrepared>,
     seed: u64,
     runs: u64,
     facts: Facts,
@@ -719,7 +719,11 @@ fn f2(x: f64) -> String {
 }
 
 /// Every table and figure at `mode`'s scale, from `seed`.
-pub fn reproduce(mode: Mode, seed: u64, exec: &mut dyn Executor) -> Result<Output, PointError> {
+pub fn reproduce(
+    mode: Mode,
+    seed: u64,
+    exec: &mut dyn Executor<FtcoPrepared>,
+) -> Result<Output, PointError> {
     let scale = Scale::of(mode);
     let mut ctx = Ctx {
         exec,

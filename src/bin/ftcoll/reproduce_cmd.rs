@@ -16,7 +16,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use ftcoll::experiment::{Faults, Histogram, Point, PointStats};
+use ftcoll::experiment::{
+    BatchPoint, Executor, Faults, Histogram, Job, Point, PointError, PointStats,
+};
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
 use ftcoll::protocols::correction::CorrectionKind;
 use ftcoll::protocols::Side;
@@ -188,6 +190,65 @@ pub(crate) fn parallel<S: Send>(
         all.extend(part?);
     }
     Ok(all)
+}
+
+/// Runs a batch of [`BatchPoint`]s on every core: each job's runs are cut into chunks of
+/// `chunk_runs()`, the chunks of the costliest points first (greedy longest-first, so that a
+/// minute-long FTCO Table 2 run does not start last), merged in any order (the statistics are
+/// exact histograms), with a progress bar. The executor of `reproduce cg` and `reproduce ftco`.
+pub(crate) struct Chunked;
+
+impl<P: BatchPoint> Executor<P> for Chunked {
+    fn run(&mut self, seed: u64, jobs: &[Job<'_, P>]) -> Result<Vec<P::Stats>, PointError> {
+        // (cost, job, first run, runs).
+        let mut chunks: Vec<(u64, usize, u64, u64)> = Vec::new();
+        for (j, job) in jobs.iter().enumerate() {
+            let size = job.point.chunk_runs().max(1);
+            let mut first = 0;
+            while first < job.runs {
+                let n = size.min(job.runs - first);
+                chunks.push((job.point.cost(), j, first, n));
+                first += n;
+            }
+        }
+        chunks.sort_by_key(|c| std::cmp::Reverse(c.0));
+        let total: u64 = jobs.iter().map(|j| j.runs).sum();
+        let label = match jobs {
+            [one] => one.label.to_string(),
+            [first, ..] => format!("{} (+{} points)", first.label, jobs.len() - 1),
+            [] => String::new(),
+        };
+        let bar = progress_bar(total, &label);
+        let done = parallel(chunks.len(), |i| {
+            let (_, j, first, n) = chunks[i];
+            let stats = jobs[j]
+                .point
+                .run_many(seed, first, n)
+                .map_err(|e| PointError(format!("{}: {}", jobs[j].label, e.0)))?;
+            bar.inc(n);
+            Ok(stats)
+        });
+        bar.finish_and_clear();
+        let mut stats = vec![P::Stats::default(); jobs.len()];
+        for (i, s) in done? {
+            P::merge(&mut stats[chunks[i].1], &s);
+        }
+        Ok(stats)
+    }
+}
+
+/// Runs one paper's reproduction (`run`) and writes its outputs as [`write_outputs`] does, into
+/// `output` (created or checked first by [`output_dir`]).
+pub(crate) fn reproduce_paper(
+    name: &str,
+    output: &Path,
+    out: &mut impl Write,
+    run: impl FnOnce() -> Result<ftcoll::experiment::Output, PointError>,
+) -> Result<(), CliError> {
+    output_dir(output, name)?;
+    let started = Instant::now();
+    let result = run().map_err(|e| UsageError(format!("reproduce {name}: {}", e.0)))?;
+    write_outputs(output, name, result, started, out)
 }
 
 /// Writes a paper's [`ftcoll::experiment::Output`]: `NAME.md` into `output` (with the run

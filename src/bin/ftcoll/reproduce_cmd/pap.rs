@@ -5,14 +5,13 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::time::Instant;
 
 use ftcoll::experiment::pap::{self, AlgStats, Executor, Mode, PointJob};
 use ftcoll::experiment::PointError;
 
-use super::{output_dir, parallel, write_outputs};
+use super::{parallel, reproduce_paper};
 use crate::sweep_cmd::progress_bar;
-use crate::{CliError, UsageError};
+use crate::CliError;
 
 /// Runs the points on every core, the costliest first.
 struct Parallel;
@@ -44,9 +43,7 @@ pub fn reproduce(
     output: &Path,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
-    output_dir(output, "pap")?;
-    let started = Instant::now();
-    let result = pap::reproduce(mode, seed, &mut Parallel)
-        .map_err(|e| UsageError(format!("reproduce pap: {}", e.0)))?;
-    write_outputs(output, "pap", result, started, out)
+    reproduce_paper("pap", output, out, || {
+        pap::reproduce(mode, seed, &mut Parallel)
+    })
 }
