@@ -6,8 +6,11 @@
 //! committed results directory.
 #![cfg(feature = "cli")]
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod reproduce_common;
+
+use std::path::Path;
+
+use reproduce_common::{cell, read, row, run, temp};
 
 use ftcoll::protocols::gossip::plan;
 use ftcoll::topology::LogP;
@@ -28,27 +31,6 @@ const SVG: [&str; 5] = [
     "fig7b_failures",
 ];
 
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ftcoll-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
-fn run(cwd: &Path, args: &[&str]) -> String {
-    std::fs::create_dir_all(cwd).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_ftcoll"))
-        .current_dir(cwd)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 fn reproduce(dir: &Path, extra: &[&str]) {
     let mut args = vec![
         "reproduce",
@@ -59,31 +41,6 @@ fn reproduce(dir: &Path, extra: &[&str]) {
     ];
     args.extend_from_slice(extra);
     run(dir, &args);
-}
-
-fn read(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// The cells of the Table 7 row `protocol,fhat,source,`, by column name.
-fn row(csv: &str, prefix: &str) -> Vec<(String, String)> {
-    let mut lines = csv.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let line = lines
-        .find(|l| l.starts_with(prefix))
-        .unwrap_or_else(|| panic!("no row {prefix:?} in\n{csv}"));
-    header
-        .iter()
-        .zip(line.split(','))
-        .map(|(h, v)| (h.to_string(), v.to_string()))
-        .collect()
-}
-
-fn cell<'a>(row: &'a [(String, String)], name: &str) -> &'a str {
-    &row.iter()
-        .find(|c| c.0 == name)
-        .unwrap_or_else(|| panic!("no column {name}"))
-        .1
 }
 
 #[test]

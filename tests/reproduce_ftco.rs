@@ -4,8 +4,12 @@
 //! same parameters, and without `--output` nothing goes to a committed results directory.
 #![cfg(feature = "cli")]
 
-use std::path::{Path, PathBuf};
+mod reproduce_common;
+
+use std::path::Path;
 use std::process::Command;
+
+use reproduce_common::{cell, read, row, run, temp};
 
 const CSV: [&str; 6] = [
     "table2",
@@ -23,50 +27,10 @@ const SVG: [&str; 4] = [
     "fig10_inactive_and_runtime",
 ];
 
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ftcoll-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
 fn reproduce(cwd: &Path, extra: &[&str]) {
-    std::fs::create_dir_all(cwd).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_ftcoll"))
-        .current_dir(cwd)
-        .args(["reproduce", "ftco", "--smoke"])
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn read(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// `(header, row)` pairs of the CSV line whose first cells are `prefix`.
-fn row(csv: &str, prefix: &str) -> Vec<(String, String)> {
-    let mut lines = csv.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let line = lines
-        .find(|l| l.starts_with(prefix))
-        .unwrap_or_else(|| panic!("no row {prefix:?} in\n{csv}"));
-    header
-        .iter()
-        .zip(line.split(','))
-        .map(|(h, v)| (h.to_string(), v.to_string()))
-        .collect()
-}
-
-fn cell<'a>(row: &'a [(String, String)], name: &str) -> &'a str {
-    &row.iter()
-        .find(|c| c.0 == name)
-        .unwrap_or_else(|| panic!("no column {name}"))
-        .1
+    let mut args = vec!["reproduce", "ftco", "--smoke"];
+    args.extend_from_slice(extra);
+    run(cwd, &args);
 }
 
 #[test]

@@ -5,8 +5,11 @@
 //! committed results directory.
 #![cfg(feature = "cli")]
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod reproduce_common;
+
+use std::path::Path;
+
+use reproduce_common::{cell, read, row, run, temp};
 
 use ftcoll::rng::SplitMix64;
 
@@ -17,50 +20,10 @@ const CSV: [&str; 4] = [
     "fig10_late_msize",
 ];
 
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ftcoll-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
 fn reproduce(cwd: &Path, extra: &[&str]) {
-    std::fs::create_dir_all(cwd).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_ftcoll"))
-        .current_dir(cwd)
-        .args(["reproduce", "pap", "--quick"])
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn read(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// The cells of the CSV row whose first cells are `prefix`, by column name.
-fn row(csv: &str, prefix: &str) -> Vec<(String, String)> {
-    let mut lines = csv.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let line = lines
-        .find(|l| l.starts_with(prefix))
-        .unwrap_or_else(|| panic!("no row {prefix:?} in\n{csv}"));
-    header
-        .iter()
-        .zip(line.split(','))
-        .map(|(h, v)| (h.to_string(), v.to_string()))
-        .collect()
-}
-
-fn cell<'a>(row: &'a [(String, String)], name: &str) -> &'a str {
-    &row.iter()
-        .find(|c| c.0 == name)
-        .unwrap_or_else(|| panic!("no column {name}"))
-        .1
+    let mut args = vec!["reproduce", "pap", "--quick"];
+    args.extend_from_slice(extra);
+    run(cwd, &args);
 }
 
 #[test]
