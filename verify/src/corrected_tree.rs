@@ -181,9 +181,10 @@ fn checked_gap_latency<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) 
     lff + g * o <= d && d <= lff + (2 * g + 1) * o
 }
 
-/// CT Lemma 3's `P ≫ g_max`, made exact: `P ≥ 2·g_max + 3 + ⌈L/o⌉`. Checked exhaustively up to
-/// P = 14 with 4 crashes on five trees, both numberings and three `(L, o)`; `P ≥ g_max + 3 +
-/// ⌈L/o⌉` is not enough (the claims section's counterexample).
+/// CT Lemma 3's `P ≫ g_max`, made exact: `P ≥ 2·g_max + 3 + ⌈L/o⌉` on a ring larger than a
+/// fault-free sweep. The property holds under it exhaustively at P = 9 and 12 with 3 crashes
+/// before the operation, on five trees, both numberings and three `(L, o)`
+/// (`verify/tests/quantitative.rs`); `P ≥ g_max + 3 + ⌈L/o⌉` is not enough (same file).
 pub fn lemma3_applies(procs: u32, gmax: u64, l: u64, o: u64) -> bool {
     let sweep = 3 + l.div_ceil(o.max(1));
     // The ring also exceeds a fault-free sweep, as for Lemma 2 (L_FF is its duration).

@@ -508,7 +508,7 @@ pub fn claims() -> Vec<Claim> {
             ],
         },
         Claim {
-            text: "CT Lemma 3: after pre-operation crashes, synchronized checked correction lasts between L_FF + g_max·o and L_FF + (2·g_max + 1)·o, for P ≫ g_max. Read as P ≥ 2·g_max + 3 + ⌈L/o⌉; with less room the lower bound fails (kary:2, P = 12, crashes {1, 6, 8}: g_max = 7, the correction lasts L_FF + 6; `verify/tests/quantitative.rs`).",
+            text: "CT Lemma 3: after pre-operation crashes, synchronized checked correction lasts between L_FF + g_max·o and L_FF + (2·g_max + 1)·o, for P ≫ g_max. Read as P ≥ 2·g_max + 3 + ⌈L/o⌉ on a ring larger than a fault-free sweep (P > 4 + ⌈L/o⌉); with less room the lower bound fails (kary:2, P = 12, crashes {1, 6, 8}: g_max = 7, the correction lasts L_FF + 6; `verify/tests/quantitative.rs`).",
             checks: vec![
                 exhaustive(protocol(binary, Interleaved, C(Checked), sync, 12), 3, pre, property::CHECKED_GAP_LATENCY, Some(true)),
                 exhaustive(protocol(lame, InOrder, C(Checked), sync, 12), 3, pre, property::CHECKED_GAP_LATENCY, Some(true)),

@@ -43,3 +43,42 @@ fn lemma3_lower_bound_needs_p_much_larger_than_gmax() {
     assert!(!lemma3_applies(12, g, l, o));
     assert!(lemma3_applies(12, 3, l, o) && !lemma3_applies(12, 4, l, o));
 }
+
+/// The reading of "P ≫ g_max" in [`lemma3_applies`] is enough: the Lemma 3 property holds
+/// exhaustively (every crash set of at most 3 ranks before the operation) on five trees, both
+/// numberings and three `(L, o)`, at P = 9 and 12 — while the reading without the factor 2 fails
+/// (the test above).
+#[test]
+fn lemma3_holds_wherever_the_matrix_applies_it() {
+    use ftcoll_verify::{check, property, CrashTiming, ModelKind};
+    let trees = [
+        TreeKind::Lame(2),
+        TreeKind::KAry(2),
+        TreeKind::KAry(3),
+        TreeKind::Binomial,
+        TreeKind::Optimal,
+    ];
+    for tree in trees {
+        for order in [Order::Interleaved, Order::InOrder] {
+            for (l, o) in [(2, 1), (1, 1), (4, 2)] {
+                for procs in [9, 12] {
+                    let spec = ProtocolSpec {
+                        tree,
+                        order,
+                        correction: CorrectionSpec::Correction(CorrectionKind::Checked),
+                        start: StartMode::Synchronized,
+                        procs,
+                        logp: LogP::new(l, o).unwrap(),
+                    };
+                    let result = check(&spec, 3, CrashTiming::Pre, ModelKind::Timed).unwrap();
+                    assert!(
+                        result.holds(property::CHECKED_GAP_LATENCY),
+                        "{}: {:?}",
+                        spec.name(),
+                        result.violations
+                    );
+                }
+            }
+        }
+    }
+}
