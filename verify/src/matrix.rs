@@ -363,7 +363,8 @@ fn protocol(
     }
 }
 
-/// A search with `pre` crashes before the operation and 2 during it, on both cores.
+/// A search with `pre` crashes before the operation and 2 during it (one thread: the matrix
+/// runs its checks in parallel already).
 fn search(
     spec: ProtocolSpec,
     walks: u64,

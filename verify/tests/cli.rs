@@ -185,7 +185,7 @@ fn a_tiny_budget_gives_a_partial_verdict() {
             "no violation found within {states} states (budget: states)"
         ))
         .count(),
-        // The four broadcast properties and the family's two protocol rules.
+        // The four broadcast properties and the family's protocol rules and quantitative claims.
         4 + ftcoll_verify::property::RULES.len(),
         "{text}"
     );

@@ -36,7 +36,7 @@ fn lemma3_lower_bound_needs_p_much_larger_than_gmax() {
     assert_eq!(report.undelivered(), 0);
     let g = report.gmax_after_dissemination();
     let lasted = report.quiescence_latency() - config.correction_start;
-    let (l, o) = (2, 1);
+    let (l, o) = (spec.logp.latency(), spec.logp.overhead());
     let lff = 4 * o + l + (l / o) * o;
     assert_eq!((g, lasted), (7, 14));
     assert!(lasted < lff + g * o, "the lower bound fails here");
@@ -80,5 +80,28 @@ fn lemma3_holds_wherever_the_matrix_applies_it() {
                 }
             }
         }
+    }
+}
+
+/// CG Claim 5 as the claims section states it: with one crash at any instant, failure-proof(1)
+/// enters SOS on rings of 3 to 5 processes (Alg. 3's line 28) and not from 6 to 10.
+#[test]
+fn claim5_fails_on_small_rings_and_holds_from_six_processes() {
+    use ftcoll_verify::{check, property, CrashTiming, ModelKind};
+    for procs in 3..=10 {
+        let spec = ProtocolSpec {
+            tree: TreeKind::Lame(2),
+            order: Order::Interleaved,
+            correction: CorrectionSpec::FailProof(1),
+            start: StartMode::Synchronized,
+            procs,
+            logp: LogP::default(),
+        };
+        let result = check(&spec, 1, CrashTiming::Any, ModelKind::Timed).unwrap();
+        assert_eq!(
+            result.holds(property::FAILPROOF_NO_SOS),
+            procs >= 6,
+            "P = {procs}"
+        );
     }
 }

@@ -135,7 +135,7 @@ fn unguided_walks_miss_what_guided_walks_find() {
     });
     let guided = model.search(&OPTIONS);
     assert!(
-        unguided.violating_walks * 10 < guided.violating_walks.max(1),
+        guided.violating_walks > 0 && unguided.violating_walks == 0,
         "{} vs {}",
         unguided.violating_walks,
         guided.violating_walks
