@@ -383,3 +383,72 @@ fn alg4_a_due_keepalive_is_not_starved_by_owed_acks() {
         root9.suspected()
     );
 }
+
+/// The sends of `node` at its idle send slots from `from` on (one poll per step), up to `n`.
+fn idle_sends(
+    node: &mut ftcoll::protocols::ftco::FtcoNode<Sum>,
+    cfg: &FtcoConfig<Sum>,
+    from: Time,
+    n: usize,
+) -> Vec<(Rank, ftcoll::protocols::ftco::FtcoMsg<u64>)> {
+    use ftcoll::automaton::{Action, Automaton, Outbox};
+    let mut sent = Vec::new();
+    let mut now = from;
+    while sent.len() < n && now < from + 200 {
+        let mut out = Outbox::new();
+        node.on_send_slot(cfg, now, &mut out);
+        for a in out.drain() {
+            if let Action::Send { to, msg } = a {
+                sent.push((to, msg));
+            }
+        }
+        now += 1;
+    }
+    sent
+}
+
+/// docs/protocols.md rule 11 (fair fault service), both halves, on one process driven by hand:
+/// rank 1 of a binary Reduce owes ACKs to its parent (a KEEPALIVE from 0) and to child 3 (its
+/// partial) while child 4 is silent past its ETA, so a KEEPALIVE to 4 is due. The two kinds
+/// alternate — ACK, KEEPALIVE, ACK — where Alg. 4's order would send both ACKs first and a
+/// KEEPALIVE-first order both ACKs after. With only ACKs owed (before 4's ETA), Alg. 4's order
+/// is unchanged: the ACKs go out back to back.
+#[test]
+fn rule11_owed_acks_and_a_due_keepalive_alternate() {
+    use ftcoll::automaton::{Automaton, Outbox};
+    use ftcoll::protocols::ftco::{FtcoMsg, FtcoNode};
+    let cfg = config(
+        topology(FtcoKind::KAry(2), 1, 7),
+        Collective::Reduce,
+        Sum,
+        sum_operand,
+        2,
+    );
+    let start = || {
+        let mut node = FtcoNode::new(&cfg, 1);
+        let mut sink = Outbox::new();
+        node.on_start(&cfg, 0, &mut sink);
+        node.on_message(&cfg, 1, 3, FtcoMsg::Partial(4), &mut sink);
+        node.on_message(&cfg, 2, 0, FtcoMsg::Keepalive, &mut sink);
+        node
+    };
+    // Late enough for 4's ETA to have passed.
+    let late = 60;
+    let kinds = |sends: &[(Rank, FtcoMsg<u64>)]| -> Vec<FtcoMsg<u64>> {
+        sends.iter().map(|(_, m)| m.clone()).collect()
+    };
+    let mut node = start();
+    let sends = idle_sends(&mut node, &cfg, late, 3);
+    assert_eq!(
+        kinds(&sends),
+        [FtcoMsg::Ack, FtcoMsg::Keepalive, FtcoMsg::Ack],
+        "{sends:?}"
+    );
+    let mut acked: Vec<Rank> = vec![sends[0].0, sends[2].0];
+    acked.sort_unstable();
+    assert_eq!((acked, sends[1].0), (vec![0, 3], 4));
+    // Before 4's ETA no KEEPALIVE is due: the two ACKs go out back to back (Alg. 4's order).
+    let mut node = start();
+    let sends = idle_sends(&mut node, &cfg, 3, 2);
+    assert_eq!(kinds(&sends), [FtcoMsg::Ack, FtcoMsg::Ack], "{sends:?}");
+}
