@@ -119,7 +119,7 @@ fn ftco_3_no_false_suspicion_without_faults() {
                     "{kind} {collective:?} rank {r}"
                 );
                 assert_eq!(node.keepalives(), 0, "{kind} {collective:?} rank {r}");
-                assert!(node.is_done(), "{kind} {collective:?} rank {r}");
+                assert!(node.completed(), "{kind} {collective:?} rank {r}");
                 let parent = cfg.topology.parent(r);
                 if roots == 1 || r >= roots as u32 {
                     assert_eq!(

@@ -155,8 +155,10 @@ impl<R: Reduction> FtcoNode<R> {
         self.down.iter().map(|p| p.rank)
     }
 
-    /// Whether the process completed (Alg. 3's `is_done`).
-    pub fn is_done(&self) -> bool {
+    /// Whether the process completed (Alg. 3's `is_done`). Not [`Automaton::is_done`]: a
+    /// completed process still answers KEEPALIVEs and owes ACKs, so a transport must keep
+    /// serving it.
+    pub fn completed(&self) -> bool {
         self.done
     }
 
@@ -1030,10 +1032,15 @@ where
         self.progress(config, true, out);
         let me = self.rank;
         let distance = Self::served(config, me, now);
+        // With the service distance 0 (`none`) the second call would repeat the first.
         let choice = self
             .tree_send(config)
             .or_else(|| self.fault_send(config, now, distance))
-            .or_else(|| self.fault_send(config, now, 0));
+            .or_else(|| {
+                (distance != 0)
+                    .then(|| self.fault_send(config, now, 0))
+                    .flatten()
+            });
         match choice {
             Some(Send::Partial(side, i)) => {
                 let Some(v) = self.partial.clone() else {
