@@ -212,3 +212,31 @@ fn reproduce_cg_without_output_writes_results_quick_not_docs() {
     assert!(!cwd.join("docs").exists());
     let _ = std::fs::remove_dir_all(&cwd);
 }
+
+/// `CgStats::incomplete_runs` counts BFB roots that never completed, and nothing for the
+/// protocols that have no completion (they used to count every run): GOS and CCG runs report 0,
+/// and a fault-free BFB run completes and is not incomplete.
+#[test]
+fn incomplete_runs_count_only_protocols_that_complete() {
+    use ftcoll::experiment::cg::{CgPoint, CgProtocol};
+    use ftcoll::sim::scenario::FaultSpec;
+    let logp = LogP::new(2, 1).unwrap();
+    for protocol in [CgProtocol::Gos, CgProtocol::Ccg] {
+        let point = CgPoint::new(
+            protocol,
+            CgPoint::scenario(64, logp, FaultSpec::None),
+            12,
+            8,
+        );
+        let stats = point.run_many(1, 0, 5).unwrap();
+        assert_eq!(stats.incomplete_runs, 0, "{protocol:?}");
+    }
+    let bfb = CgPoint::new(
+        CgProtocol::Bfb,
+        CgPoint::scenario(64, logp, FaultSpec::None),
+        0,
+        0,
+    );
+    let run = bfb.run(1, 0).unwrap();
+    assert!(run.completion_latency.is_some() && !run.incomplete);
+}

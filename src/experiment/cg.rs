@@ -184,8 +184,11 @@ pub struct CgRun {
     pub coloring_latency: Time,
     /// The end of all activity (last message received, last timer).
     pub quiescence_latency: Time,
-    /// BFB only: the root's completion (every ACK back), `None` if it never completed.
+    /// BFB only: the root's completion (every ACK back), `None` if it never completed (and
+    /// for every other protocol).
     pub completion_latency: Option<Time>,
+    /// BFB only: the root never completed (`false` for the protocols without completion).
+    pub incomplete: bool,
     /// Messages per phase: dissemination (gossip, BIG's sends, BFB's DATA), correction,
     /// acknowledgment (BFB's ACK and NACK).
     pub messages: [u64; 3],
@@ -320,6 +323,7 @@ impl CgPoint {
                 .map(|c| c.1.saturating_sub(report.root_start)),
             _ => None,
         };
+        let incomplete = self.protocol == CgProtocol::Bfb && completion_latency.is_none();
         let is_gnode =
             |r: usize| report.delivered_at[r].is_some() && (report.by_dissemination[r] || r == 0);
         let gnodes = (0..procs as usize).filter(|&r| is_gnode(r)).count() as u64;
@@ -341,6 +345,7 @@ impl CgPoint {
             coloring_latency: report.coloring_latency(),
             quiescence_latency: report.quiescence_latency(),
             completion_latency,
+            incomplete,
             messages: report.messages,
             undelivered: u64::from(report.undelivered()),
             live: (0..procs).filter(|&r| report.is_live(r)).count() as u64,
@@ -401,7 +406,7 @@ impl CgStats {
         for (s, m) in self.phase_messages.iter_mut().zip(r.messages) {
             *s += m;
         }
-        self.incomplete_runs += u64::from(r.completion_latency.is_none());
+        self.incomplete_runs += u64::from(r.incomplete);
         if self.curve.len() < r.curve.len() {
             self.curve.resize(r.curve.len(), 0);
         }
@@ -795,11 +800,7 @@ pub fn reproduce(
             s.phase_mean(2),
             s.inconsistency_percent(),
             s.inconsistent_runs,
-            if row.protocol == CgProtocol::Bfb {
-                s.incomplete_runs
-            } else {
-                0
-            },
+            s.incomplete_runs,
             s.gnodes.mean(),
             if gossips { paper.2 } else { 0 },
             paper.3,
