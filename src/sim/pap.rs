@@ -315,9 +315,23 @@ impl<A: Automaton> Run<A> {
     }
 
     fn flush_inner(&mut self, rank: Rank, now: Time, slot: bool) -> Result<(), SimError> {
+        // The outbox is taken out and put back, so no handler call allocates.
+        let mut outbox = core::mem::take(&mut self.outbox);
+        let result = self.apply_actions(rank, now, slot, &mut outbox);
+        outbox.drain();
+        self.outbox = outbox;
+        result
+    }
+
+    fn apply_actions(
+        &mut self,
+        rank: Rank,
+        now: Time,
+        slot: bool,
+        outbox: &mut Outbox<A::Msg, A::Value>,
+    ) -> Result<(), SimError> {
         let mut sends = 0;
-        let actions: Vec<Action<A::Msg, A::Value>> = self.outbox.drain().collect();
-        for action in actions {
+        for action in outbox.drain() {
             match action {
                 Action::Send { to, msg } => {
                     sends += 1;
