@@ -130,3 +130,47 @@ fn reproduce_pap_without_output_writes_the_git_ignored_quick_directory() {
     assert!(!cwd.join("docs").exists(), "a quick run wrote docs/");
     let _ = std::fs::remove_dir_all(&cwd);
 }
+
+/// The committed report's prose about Figs. 9 and 11 agrees with its committed data
+/// (`docs/results/pap/fig9_late_max_if.csv`, the full run): nearopt's non-blocking ē/T is flat in
+/// MAX_IF, arrival_nb's stays within `[1.7, 2]` and never rises, and arrival_b non-blocking
+/// exceeds PERF 3 with 16 processes (not with 128).
+#[test]
+fn committed_pap_report_prose_matches_its_data() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results");
+    let md = read(&root.join("pap.md"));
+    for needle in [
+        "nearopt's non-blocking curve is flat in MAX_IF and arrival_nb's stays near `2T`",
+        "arrival_b non-blocking exceeds 3 with 16 processes",
+    ] {
+        assert!(md.contains(needle), "{needle}");
+    }
+    let csv = read(&root.join("pap/fig9_late_max_if.csv"));
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (procs, mode, alg, over_t, perf) = (
+        col("procs"),
+        col("mode"),
+        col("algorithm"),
+        col("mean_elapsed_over_t"),
+        col("perf_high_max"),
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let series = |n: &str, a: &str, c: usize| -> Vec<f64> {
+        rows.iter()
+            .filter(|r| r[procs] == n && r[mode] == "non-blocking" && r[alg] == a)
+            .map(|r| r[c].parse().unwrap())
+            .collect()
+    };
+    for n in ["16", "128"] {
+        let near = series(n, "nearopt", over_t);
+        assert!(near.windows(2).all(|w| w[0] == w[1]), "{near:?}");
+        let nb = series(n, "arrival_nb", over_t);
+        assert!(nb.iter().all(|&x| (1.7..=2.0).contains(&x)), "{nb:?}");
+        assert!(nb.windows(2).all(|w| w[1] <= w[0]), "{nb:?}");
+    }
+    let max = |v: Vec<f64>| v.into_iter().fold(0.0, f64::max);
+    assert!(max(series("16", "arrival_b", perf)) > 3.0);
+    assert!(max(series("128", "arrival_b", perf)) <= 3.0);
+}
