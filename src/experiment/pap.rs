@@ -439,6 +439,21 @@ pub struct AlgStats {
 }
 
 impl AlgStats {
+    /// Adds `other`'s runs (of the same algorithm) to these.
+    pub fn merge(&mut self, other: &Self) {
+        let max = |a: Option<Ratio>, b: Option<Ratio>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        self.runs += other.runs;
+        self.total_elapsed += other.total_elapsed;
+        self.worst_elapsed = self.worst_elapsed.max(other.worst_elapsed);
+        self.perf_low_max = max(self.perf_low_max, other.perf_low_max);
+        self.perf_high_max = max(self.perf_high_max, other.perf_high_max);
+        self.data_messages += other.data_messages;
+        self.control_messages += other.control_messages;
+    }
+
     /// The mean `ē` over the runs.
     pub fn mean_elapsed(&self, procs: u32) -> f64 {
         Ratio::new(
@@ -453,6 +468,11 @@ impl PointJob {
     /// Runs every algorithm on the point's `runs` patterns (run `r`: [`draw_pattern`] with
     /// `seed`, `r`).
     pub fn run(&self, seed: u64) -> Result<Vec<AlgStats>, PointError> {
+        self.run_range(seed, 0, self.runs)
+    }
+
+    /// Runs every algorithm on the patterns `first..first + runs`.
+    fn run_range(&self, seed: u64, first: u64, runs: u64) -> Result<Vec<AlgStats>, PointError> {
         let base = PapConfig::new(u64::from(self.procs), self.msize)
             .map_err(|e| PointError(e.to_string()))?;
         let spec = self.figure.spec(self.max_if, self.msize);
@@ -463,23 +483,22 @@ impl PointJob {
                 ..AlgStats::default()
             })
             .collect();
-        for run in 0..self.runs {
+        for run in first..first + runs {
             let arrivals = draw_pattern(&spec, self.procs, seed, run);
             for s in &mut stats {
                 let Some(alg) = s.algorithm else { continue };
                 let o = run_one(alg, base, self.mode, &arrivals)?;
                 let (lo, hi) = o.metrics.perf(self.mode, self.msize);
-                s.runs += 1;
-                s.total_elapsed += o.metrics.total_elapsed;
-                s.worst_elapsed = s.worst_elapsed.max(o.metrics.worst_elapsed);
-                if let Some(lo) = lo {
-                    s.perf_low_max = Some(s.perf_low_max.map_or(lo, |m| m.max(lo)));
-                }
-                if let Some(hi) = hi {
-                    s.perf_high_max = Some(s.perf_high_max.map_or(hi, |m| m.max(hi)));
-                }
-                s.data_messages += o.data_messages;
-                s.control_messages += o.control_messages;
+                s.merge(&AlgStats {
+                    algorithm: s.algorithm,
+                    runs: 1,
+                    total_elapsed: o.metrics.total_elapsed,
+                    worst_elapsed: o.metrics.worst_elapsed,
+                    perf_low_max: lo,
+                    perf_high_max: hi,
+                    data_messages: o.data_messages,
+                    control_messages: o.control_messages,
+                });
             }
         }
         Ok(stats)
@@ -504,19 +523,33 @@ impl PointJob {
     }
 }
 
-/// Runs points; the CLI runs them in parallel.
-pub trait Executor {
-    /// The statistics of every job, in the jobs' order.
-    fn run(&mut self, seed: u64, jobs: &[PointJob]) -> Result<Vec<Vec<AlgStats>>, PointError>;
-}
+pub use super::{Executor, Job, Serial};
 
-/// An [`Executor`] that runs everything on the calling thread.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Serial;
+/// Each point is one chunk: its patterns are drawn per run, so any split gives the same
+/// statistics, and a point of 20 patterns is cheap enough to run whole.
+impl super::BatchPoint for PointJob {
+    type Stats = Vec<AlgStats>;
 
-impl Executor for Serial {
-    fn run(&mut self, seed: u64, jobs: &[PointJob]) -> Result<Vec<Vec<AlgStats>>, PointError> {
-        jobs.iter().map(|j| j.run(seed)).collect()
+    fn cost(&self) -> u64 {
+        PointJob::cost(self)
+    }
+
+    fn run_many(&self, seed: u64, first: u64, runs: u64) -> Result<Vec<AlgStats>, PointError> {
+        self.run_range(seed, first, runs)
+    }
+
+    fn merge(into: &mut Vec<AlgStats>, other: &Vec<AlgStats>) {
+        if into.is_empty() {
+            into.clone_from(other);
+        } else {
+            for (a, b) in into.iter_mut().zip(other) {
+                a.merge(b);
+            }
+        }
+    }
+
+    fn chunk_runs(&self) -> u64 {
+        self.runs
     }
 }
 
@@ -610,10 +643,34 @@ fn bound(alg: &str, mode: PapMode) -> &'static str {
 
 /// Runs every figure at `mode`'s scale with `seed` and returns the report, the CSV files and
 /// the charts.
-pub fn reproduce(mode: Mode, seed: u64, exec: &mut dyn Executor) -> Result<Output, PointError> {
+pub fn reproduce(
+    mode: Mode,
+    seed: u64,
+    exec: &mut dyn Executor<PointJob>,
+) -> Result<Output, PointError> {
     let scale = Scale::of(mode);
     let jobs = jobs(&scale);
-    let results = exec.run(seed, &jobs)?;
+    let labels: Vec<String> = jobs
+        .iter()
+        .map(|j| {
+            format!(
+                "reproduce pap: {} n={} x={}",
+                j.figure.stem(),
+                j.procs,
+                j.x()
+            )
+        })
+        .collect();
+    let batch: Vec<Job<'_, PointJob>> = jobs
+        .iter()
+        .zip(&labels)
+        .map(|(point, label)| Job {
+            label,
+            point,
+            runs: point.runs,
+        })
+        .collect();
+    let results = exec.run(seed, &batch)?;
     let mut out = Output::default();
     let md = &mut out.markdown;
     let _ = writeln!(

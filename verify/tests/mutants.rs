@@ -22,33 +22,6 @@ fn spec(tree: TreeKind, correction: CorrectionSpec, procs: u32) -> ProtocolSpec 
     }
 }
 
-/// Runs the timed model of `spec` with `bug` injected; returns the violated properties.
-fn violated_by(
-    bug: Bug,
-    spec: &ProtocolSpec,
-    crashes: u32,
-    timing: CrashTiming,
-) -> Vec<&'static str> {
-    let real = TimedModel::corrected_tree(spec, crashes, timing).unwrap();
-    let mutant = TimedModel::<Mutant>::new(
-        MutantConfig {
-            inner: spec.config().unwrap(),
-            bug,
-        },
-        spec.procs,
-        spec.logp,
-        real.payload,
-        crashes,
-        timing,
-        real.horizon,
-    );
-    let checker = mutant.checker().spawn_bfs().join();
-    property::ALL
-        .into_iter()
-        .filter(|p| checker.discovery(p).is_some())
-        .collect()
-}
-
 fn holds_everything(spec: &ProtocolSpec, crashes: u32, timing: CrashTiming) -> usize {
     let result = check(spec, crashes, timing, ModelKind::Timed).unwrap();
     assert!(
