@@ -127,3 +127,8 @@ pub type Rank = u32;
 
 /// Simulated time in integer LogP steps.
 pub type Time = u64;
+
+/// The README's code (its Rust example runs as a doctest, so it cannot drift from the crate).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
