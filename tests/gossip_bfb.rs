@@ -527,3 +527,39 @@ fn bfb_serde_round_trip() {
         assert_eq!(&serde_json::from_str::<BfbNode>(&json).unwrap(), n);
     }
 }
+
+/// BFB's NACK rule: a child may only report a failure inside its own subtree. The root sends
+/// DATA to its first two children; a NACK from the first naming the second (outside the first's
+/// subtree) is ignored and restarts nothing, while a NACK from the first naming itself is a
+/// failure report the root acts on (not ignored).
+#[test]
+fn bfb_ignores_a_nack_naming_a_rank_outside_the_childs_subtree() {
+    let c = config(8, 2, 1);
+    let mut out = Outbox::new();
+    let mut root = BfbNode::new(&c, 0);
+    root.on_start(&c, 0, &mut out);
+    out.drain();
+    let mut children = Vec::new();
+    for now in 0..4 {
+        root.on_send_slot(&c, now, &mut out);
+        for a in out.drain() {
+            if let Action::Send { to, .. } = a {
+                children.push(to);
+            }
+        }
+    }
+    assert!(children.len() >= 2, "{children:?}");
+    let (first, second) = (children[0], children[1]);
+    let attempt = root.attempt();
+    let nack = |failed| BfbMsg {
+        attempt,
+        body: BfbBody::Nack { failed },
+    };
+    root.on_message(&c, 5, first, nack(second), &mut out);
+    assert!(ignored(&out), "{:?}", out.actions());
+    assert_eq!(root.attempt(), attempt);
+    out.drain();
+    let mut fresh = root.clone();
+    fresh.on_message(&c, 5, first, nack(first), &mut out);
+    assert!(!ignored(&out), "{:?}", out.actions());
+}
