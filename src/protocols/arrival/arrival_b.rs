@@ -62,7 +62,7 @@ impl Automaton for ArrivalBNode {
 
     fn on_send_slot(&mut self, config: &PapConfig, _now: Time, out: &mut Outbox<PapMsg>) {
         if self.aware.rank != 0 {
-            self.aware.receiver.on_send_slot(config, true, out);
+            self.aware.receiver.on_send_slot(config, out);
         } else if self.aware.receiver.arrived && self.aware.book.unsent > 0 {
             self.aware.book.subgroup(config, out);
         }

@@ -70,7 +70,7 @@ impl Automaton for ArrivalNbNode {
 
     fn on_send_slot(&mut self, config: &PapConfig, _now: Time, out: &mut Outbox<PapMsg>) {
         if self.aware.rank != 0 {
-            self.aware.receiver.on_send_slot(config, true, out);
+            self.aware.receiver.on_send_slot(config, out);
             return;
         }
         if !self.aware.receiver.arrived || self.aware.book.unsent == 0 {

@@ -47,9 +47,9 @@ impl Receiver {
         out.deliver(PAYLOAD);
     }
 
-    /// The send slot: forward the chain (pipelined: at once), else announce the arrival when
-    /// `announce` says so and the message is not there yet.
-    pub fn on_send_slot(&mut self, config: &PapConfig, announce: bool, out: &mut Outbox<PapMsg>) {
+    /// The send slot: forward the chain (pipelined: at once), else announce the arrival once
+    /// if the message is not there yet (Fig. 4 lines 1–2: a receiver holding it just copies).
+    pub fn on_send_slot(&mut self, config: &PapConfig, out: &mut Outbox<PapMsg>) {
         if !self.arrived {
             return;
         }
@@ -60,7 +60,7 @@ impl Receiver {
                     out.send(next, config.data(rest));
                 }
             }
-        } else if announce && !self.announced {
+        } else if !self.announced {
             self.announced = true;
             out.send(0, PapMsg::Arrived);
         }
@@ -179,5 +179,55 @@ impl Aware {
             PapMsg::Data { .. } if self.rank == 0 => out.ignore("data at the root"),
             PapMsg::Data { rest, .. } => self.receiver.on_data(config, self.rank, rest, out),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fig. 4 line 3 / Fig. 5 line 2, defended against any peer: an ARRIVED from the root, from
+    /// a receiver already sent the message, or a second one from a waiting receiver is dropped;
+    /// the others wait in the order they came, and a sub-group send marks them sent.
+    #[test]
+    fn root_book_keeps_only_new_arrivals_of_receivers_not_yet_sent() {
+        let mut book = RootBook::new(8);
+        book.mark_sent(1);
+        for r in [0, 1, 5, 3, 5] {
+            book.arrived(r);
+        }
+        assert_eq!(book.waiting, [5, 3]);
+        assert_eq!(book.unsent, 6);
+        let config = PapConfig::new(8, 4).unwrap();
+        let mut out = Outbox::new();
+        assert!(book.subgroup(&config, &mut out));
+        assert!(book.was_sent(5) && book.was_sent(3) && book.waiting.is_empty());
+        assert_eq!(book.unsent, 4);
+        book.arrived(3);
+        assert!(book.waiting.is_empty());
+        assert!(!book.subgroup(&config, &mut out));
+    }
+
+    /// Fig. 4 lines 1–2: a receiver that already holds the message copies it and sends no
+    /// ARRIVED; one that does not announces itself exactly once.
+    #[test]
+    fn a_receiver_announces_once_and_only_without_the_message() {
+        let config = PapConfig::new(4, 4).unwrap();
+        let sends = |r: &mut Receiver| {
+            let mut out = Outbox::new();
+            r.on_send_slot(&config, &mut out);
+            out.actions().len()
+        };
+        let mut holder = Receiver {
+            arrived: true,
+            has: true,
+            ..Receiver::default()
+        };
+        assert_eq!(sends(&mut holder), 0);
+        let mut waiting = Receiver {
+            arrived: true,
+            ..Receiver::default()
+        };
+        assert_eq!((sends(&mut waiting), sends(&mut waiting)), (1, 0));
     }
 }
