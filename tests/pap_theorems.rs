@@ -2,9 +2,12 @@
 //! (`sim::pap`, §3.1): `T(msize) = msize` time units, 1-port, forwarding from the first bit,
 //! free control messages, blocking and non-blocking.
 //!
-//! Every bound here is the paper's formula, computed from the pattern; none comes from the
-//! code under test. Each theorem's check is also run on a deliberately broken algorithm and
-//! shown to fail (the `mutant_*` tests).
+//! Every theorem's bound here is the paper's formula, computed from the pattern in this file.
+//! Lemma 2 and the PERF checks read `OPT`'s bounds and PERF from `arrival::metrics`, whose
+//! formulas are unit-tested against hand-computed values there (`metrics.rs`); the
+//! Lemma 1–2 mutants below show those checks can fail. Each theorem's check is also run on a
+//! broken algorithm and shown to fail (the `mutant_*` tests; for Theorem 5, arrival_nb without
+//! its sub-group broadcasts, which is the flat tree).
 
 use ftcoll::automaton::{Action, Automaton, Outbox, TimerId, Value};
 use ftcoll::protocols::arrival::arrival_b::ArrivalBNode;
