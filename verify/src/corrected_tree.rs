@@ -8,7 +8,7 @@ use ftcoll::protocols::corrected_tree::{
 };
 use ftcoll::protocols::correction::{Correction, CorrectionKind, Corrector};
 use ftcoll::sim::PortModel;
-use ftcoll::Time;
+use ftcoll::{Rank, Time};
 
 use crate::budget::Halt;
 use crate::timed::{
@@ -330,6 +330,36 @@ impl TimedModel<CorrectedTreeNode> {
                 .collect(),
             arrivals: Vec::new(),
             vocabulary: Vocabulary::BROADCAST,
+            guide: Some(ring_gaps::<CorrectedTreeNode>),
         })
     }
+}
+
+/// The ring corrections' guide for [`crate::search`] ([`TimedModel::guide`]): every maximal ring
+/// run of processes that do not hold the payload (live or crashed) with a live one in it, as
+/// the nearest live holders bounding it on the left and on the right — the correctors a gap
+/// depends on (CT §3.2, CG Claims 1–4).
+pub fn ring_gaps<A: Automaton>(m: &TimedModel<A>, state: &TimedState<A>) -> Vec<(Rank, Rank)> {
+    let report = state.sim.report();
+    let n = m.procs;
+    let holder = |r: Rank| !state.sim.has_crashed(r) && report.delivered_at[r as usize].is_some();
+    let Some(start) = (0..n).find(|&r| holder(r)) else {
+        return Vec::new();
+    };
+    let mut gaps = Vec::new();
+    let mut left = start;
+    let mut stranded = false;
+    for i in 1..=n {
+        let r = (start + i) % n;
+        if holder(r) {
+            if stranded {
+                gaps.push((left, r));
+            }
+            left = r;
+            stranded = false;
+        } else if !state.sim.has_crashed(r) {
+            stranded = true;
+        }
+    }
+    gaps
 }

@@ -291,6 +291,7 @@ pub fn model_of<A: FtcoProcess>(
             Vec::new()
         },
         vocabulary: Vocabulary::FTCO,
+        guide: None,
     })
 }
 

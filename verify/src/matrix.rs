@@ -624,20 +624,11 @@ pub fn decide_scenario(
         CrashTiming::Any,
     )
     .expect("valid spec");
-    let actions = model.schedule(pre, crash_at);
-    let (events, report) = model.replay(pre, &actions);
-    let mut trace = vec![format!(
-        "before the operation: ranks {pre:?} crash; during it: {crash_at:?} (rank, time)"
-    )];
-    trace.extend(events.iter().map(crate::describe));
-    let undelivered: Vec<u32> = (0..report.procs)
-        .filter(|&r| report.is_live(r) && report.delivered_at[r as usize].is_none())
-        .collect();
-    trace.push(format!(
-        "end: t={}, live processes that never delivered: {undelivered:?}",
-        report.last_activity
-    ));
-    (undelivered.is_empty(), trace)
+    model.describe_run(
+        pre,
+        crash_at,
+        format!("before the operation: ranks {pre:?} crash; during it: {crash_at:?} (rank, time)"),
+    )
 }
 
 /// A part of the matrix document that can be regenerated alone: `run` regenerates every part

@@ -11,10 +11,12 @@
 //! A walk draws `pre` crashes before the operation (uniform over the crashable ranks) and
 //! up to `during` crashes at instants of the operation. The instants are spread evenly over the
 //! fault-free run's correction window (from full coloring to quiescence), and the victim is
-//! *guided* to the ends of gaps: a gap is a ring run of processes without the payload with a
-//! live one in it, and its ends are the nearest live holders on either side (the correctors it
-//! depends on). With probability 7/8 a crash takes the other end of the gap the previous crash
-//! hit, else with probability 7/8 an end of a random gap, else any live crashable process.
+//! *guided* by the family's [`TimedModel::guide`]: pairs of processes a still-uncovered part of
+//! the operation depends on — for the ring corrections (`corrected_tree::ring_gaps`), the two
+//! ends of each gap, a gap being a ring run of processes without the payload with a live one in
+//! it. With probability 7/8 a crash takes the other end of the pair the previous crash hit,
+//! else with probability 7/8 an end of a random pair, else any live crashable process; a family
+//! without a guide gets uniform victims. This module knows no protocol.
 //! The guide only biases which paths are tried; every violation found is a real path of the
 //! model.
 //!
@@ -148,7 +150,13 @@ where
                 continue;
             };
             let (pre, during) = self.minimize(p.condition, pre.clone(), during.clone());
-            let trace = self.describe_schedule(&pre, &during);
+            let (_, trace) = self.describe_run(
+                &pre,
+                &during,
+                format!(
+                    "before the operation: ranks {pre:?} crash; during it: {during:?} (rank, instant it is dead from)"
+                ),
+            );
             found.push(Found {
                 property: p.name,
                 pre,
@@ -169,15 +177,12 @@ where
     /// the payload (dissemination is over, correction is under way) to quiescence, as (first
     /// instant, instants in the window).
     fn crash_window(&self) -> (Time, u64) {
-        let mut state = self.initial_state(&[]);
         let mut times = Vec::new();
-        while let Some(time) = state.sim.next_time().filter(|&t| t <= self.horizon) {
-            if state.sim.step(&self.config).is_err() {
-                break;
-            }
-            times.push(time);
-        }
-        let colored = state.sim.report().coloring_latency();
+        let end = self.run_crashes(&[], &[], |s| {
+            times.extend(s.sim.next_time().filter(|&t| t <= self.horizon));
+            true
+        });
+        let colored = end.sim.report().coloring_latency();
         let first = times
             .iter()
             .copied()
@@ -190,15 +195,7 @@ where
     /// The state right before the first instant at or after `until`, with `pre` crashed
     /// before the operation.
     fn run_until(&self, pre: &[Rank], until: Time) -> TimedState<A> {
-        let mut state = self.initial_state(pre);
-        while let Some(time) = state.sim.next_time().filter(|&t| t < until) {
-            let _ = time;
-            if let Err(e) = state.sim.step(&self.config) {
-                state.error = Some(e);
-                break;
-            }
-        }
-        state
+        self.run_crashes(pre, &[], |s| s.sim.next_time().is_some_and(|t| t < until))
     }
 
     /// The first `always` property `state` violates.
@@ -230,7 +227,8 @@ where
             if options.guided && !pre.is_empty() && rng.below(8) != 0 {
                 let after = self.run_until(&pre, first);
                 let ends: Vec<Rank> = self
-                    .gaps(&after)
+                    .guide
+                    .map_or_else(Vec::new, |guide| guide(self, &after))
                     .into_iter()
                     .flat_map(|(l, r)| [l, r])
                     .filter(|r| self.crashable.binary_search(r).is_ok() && !pre.contains(r))
@@ -299,7 +297,7 @@ where
                     return Some((p, None));
                 }
             }
-            let gaps = self.gaps(state);
+            let gaps = self.guide.map_or_else(Vec::new, |guide| guide(self, state));
             if !gaps.is_empty() && rng.below(8) != 0 {
                 let (left, right) = gaps[rng.below(gaps.len() as u64) as usize];
                 let ends: Vec<(Rank, Rank)> = [(left, right), (right, left)]
@@ -324,35 +322,6 @@ where
         Some((live[rng.below(live.len() as u64) as usize], None))
     }
 
-    /// The gaps of `state`: every maximal ring run of processes that do not hold the payload
-    /// (live or crashed) with a live one in it, as the nearest live holders bounding it on the
-    /// left and on the right — the correctors a gap depends on (CT §3.2, CG Claims 1–4).
-    pub fn gaps(&self, state: &TimedState<A>) -> Vec<(Rank, Rank)> {
-        let report = state.sim.report();
-        let n = self.procs;
-        let holder =
-            |r: Rank| !state.sim.has_crashed(r) && report.delivered_at[r as usize].is_some();
-        let Some(start) = (0..n).find(|&r| holder(r)) else {
-            return Vec::new();
-        };
-        let mut gaps = Vec::new();
-        let mut left = start;
-        let mut stranded = false;
-        for i in 1..=n {
-            let r = (start + i) % n;
-            if holder(r) {
-                if stranded {
-                    gaps.push((left, r));
-                }
-                left = r;
-                stranded = false;
-            } else if !state.sim.has_crashed(r) {
-                stranded = true;
-            }
-        }
-        gaps
-    }
-
     /// Whether the schedule's run reaches a state violating `condition`.
     fn fails(
         &self,
@@ -360,30 +329,12 @@ where
         pre: &[Rank],
         during: &[(Rank, Time)],
     ) -> bool {
-        let mut state = self.initial_state(pre);
-        let mut pending = during.to_vec();
-        pending.sort_by_key(|&(r, t)| (t, r));
-        let mut next = 0;
-        loop {
-            if !condition(self, &state) {
-                return true;
-            }
-            let Some(time) = state.sim.next_time().filter(|&t| t <= self.horizon) else {
-                return false;
-            };
-            while next < pending.len() && pending[next].1 <= time {
-                let rank = pending[next].0;
-                if !state.sim.has_crashed(rank) {
-                    state.sim.crash(rank, time);
-                    state.crashes += 1;
-                }
-                next += 1;
-            }
-            if let Err(e) = state.sim.step(&self.config) {
-                state.error = Some(e);
-                return !condition(self, &state);
-            }
-        }
+        let mut failed = false;
+        self.run_crashes(pre, during, |s| {
+            failed = !condition(self, s);
+            !failed
+        });
+        failed
     }
 
     /// Fewer crashes, then earlier crash instants, then smaller ranks before the operation,
@@ -468,27 +419,5 @@ where
         }
         during.sort_by_key(|&(r, t)| (t, r));
         (pre, during)
-    }
-
-    /// The schedule replayed with tracing on, as trace lines.
-    fn describe_schedule(&self, pre: &[Rank], during: &[(Rank, Time)]) -> Vec<String> {
-        let actions = self.schedule(pre, during);
-        let (events, report) = self.replay(pre, &actions);
-        let mut trace = vec![format!(
-            "before the operation: ranks {pre:?} crash; during it: {during:?} (rank, instant it is dead from)"
-        )];
-        trace.extend(
-            events
-                .iter()
-                .map(|e| crate::describe_in(e, &self.vocabulary)),
-        );
-        let undelivered: Vec<u32> = (0..report.procs)
-            .filter(|&r| report.is_live(r) && report.delivered_at[r as usize].is_none())
-            .collect();
-        trace.push(format!(
-            "end: t={}, live processes that never delivered: {undelivered:?}",
-            report.last_activity
-        ));
-        trace
     }
 }

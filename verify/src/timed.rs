@@ -163,7 +163,14 @@ pub struct TimedModel<A: Automaton> {
     /// How counterexample traces name the messages of each phase (dissemination, correction,
     /// acknowledgment) and what they call completing.
     pub vocabulary: Vocabulary,
+    /// The family's guide for [`crate::search`]: the pairs of processes a still-uncovered part
+    /// of the operation depends on (for the ring corrections, the two ends of each gap), whose
+    /// crashes a guided walk prefers. `None`: uniform victims.
+    pub guide: Option<Guide<A>>,
 }
+
+/// See [`TimedModel::guide`].
+pub type Guide<A> = fn(&TimedModel<A>, &TimedState<A>) -> Vec<(Rank, Rank)>;
 
 /// The words a counterexample trace uses for a protocol family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -247,6 +254,7 @@ impl<A: Automaton> TimedModel<A> {
             properties: broadcast_properties(),
             arrivals: Vec::new(),
             vocabulary: Vocabulary::BROADCAST,
+            guide: None,
         }
     }
 
@@ -305,6 +313,66 @@ impl<A: Automaton> TimedModel<A> {
             crashes: crashed.iter().map(|&r| (r, 0)).collect(),
             trace,
         }
+    }
+
+    /// Runs the deterministic schedule `pre` (dead before the operation) and `during` (each
+    /// `(rank, time)` dead from the first instant at or after `time`), calling `visit` on every
+    /// state before its next instant (and on the last one); stops when `visit` returns `false`,
+    /// at quiescence, at the horizon or after a driver error. Returns the last state.
+    pub fn run_crashes(
+        &self,
+        pre: &[Rank],
+        during: &[(Rank, Time)],
+        mut visit: impl FnMut(&TimedState<A>) -> bool,
+    ) -> TimedState<A> {
+        let mut state = self.initial(pre, false);
+        let mut pending = during.to_vec();
+        pending.sort_by_key(|&(r, t)| (t, r));
+        let mut next = 0;
+        while visit(&state) && state.error.is_none() {
+            let Some(time) = state.sim.next_time().filter(|&t| t <= self.horizon) else {
+                break;
+            };
+            while next < pending.len() && pending[next].1 <= time {
+                let rank = pending[next].0;
+                if !state.sim.has_crashed(rank) {
+                    state.sim.crash(rank, time);
+                    state.crashes += 1;
+                }
+                next += 1;
+            }
+            if let Err(e) = state.sim.step(&self.config) {
+                state.error = Some(e);
+            }
+        }
+        state
+    }
+
+    /// The schedule `pre`/`during` ([`Self::schedule`]) replayed with tracing on, as trace lines:
+    /// `first`, one line per event in the family's words, and an end line naming the live
+    /// processes that never delivered; with whether there is none.
+    pub fn describe_run(
+        &self,
+        pre: &[Rank],
+        during: &[(Rank, Time)],
+        first: String,
+    ) -> (bool, Vec<String>) {
+        let actions = self.schedule(pre, during);
+        let (events, report) = self.replay(pre, &actions);
+        let mut trace = vec![first];
+        trace.extend(
+            events
+                .iter()
+                .map(|e| crate::describe_in(e, &self.vocabulary)),
+        );
+        let undelivered: Vec<u32> = (0..report.procs)
+            .filter(|&r| report.is_live(r) && report.delivered_at[r as usize].is_none())
+            .collect();
+        trace.push(format!(
+            "end: t={}, live processes that never delivered: {undelivered:?}",
+            report.last_activity
+        ));
+        (undelivered.is_empty(), trace)
     }
 
     /// The initial state with `crashed` dead before the operation, tracing off.
