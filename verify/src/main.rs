@@ -74,18 +74,8 @@ enum Command {
 
 #[derive(Args, Debug)]
 struct SearchArgs {
-    /// Tree kind: kary:K, binomial, lame:K or optimal.
-    #[arg(long, value_parser = tree)]
-    tree: TreeKind,
-    /// Numbering.
-    #[arg(long, default_value = "interleaved", value_parser = order)]
-    order: Order,
-    /// Correction variant.
-    #[arg(long, value_parser = correction)]
-    correction: CorrectionSpec,
-    /// Correction start.
-    #[arg(long, value_enum, default_value = "sync")]
-    start: StartArg,
+    #[command(flatten)]
+    protocol: ProtocolArgs,
     /// Number of processes (2..=65536).
     #[arg(long, value_parser = clap::value_parser!(u32).range(2..=65536))]
     procs: u32,
@@ -107,12 +97,6 @@ struct SearchArgs {
     /// Worker threads (1..=256).
     #[arg(long, default_value = "2", value_parser = clap::value_parser!(u32).range(1..=256))]
     threads: u32,
-    /// LogP latency L.
-    #[arg(short = 'L', default_value = "2", value_parser = clap::value_parser!(u64).range(0..=64))]
-    latency: u64,
-    /// LogP overhead o.
-    #[arg(short = 'o', default_value = "1", value_parser = clap::value_parser!(u64).range(1..=64))]
-    overhead: u64,
     /// Output format.
     #[arg(long, value_enum, default_value = "json")]
     format: Format,
@@ -132,20 +116,9 @@ fn run_search(a: &SearchArgs) -> ExitCode {
             a.procs - 1
         ));
     }
-    let logp = match LogP::new(a.latency, a.overhead) {
-        Ok(l) => l,
-        Err(e) => return usage(format!("-L/-o: {e}")),
-    };
-    let spec = ProtocolSpec {
-        tree: a.tree,
-        order: a.order,
-        correction: a.correction,
-        start: match a.start {
-            StartArg::Sync => StartMode::Synchronized,
-            StartArg::Overlap => StartMode::Overlapped,
-        },
-        procs: a.procs,
-        logp,
+    let spec = match a.protocol.spec(a.procs) {
+        Ok(s) => s,
+        Err(m) => return usage(m),
     };
     let model = match TimedModel::corrected_tree(&spec, total as u32, CrashTiming::Any) {
         Ok(m) => m,
@@ -399,8 +372,9 @@ fn correction(s: &str) -> Result<CorrectionSpec, String> {
         .map_err(|e: ftcoll::topology::TopologyError| e.to_string())
 }
 
+/// The protocol of a check or a search: everything but `P` and the faults.
 #[derive(Args, Debug)]
-struct SpecArgs {
+struct ProtocolArgs {
     /// Tree kind: kary:K, binomial, lame:K or optimal.
     #[arg(long, value_parser = tree)]
     tree: TreeKind,
@@ -413,18 +387,40 @@ struct SpecArgs {
     /// Correction start.
     #[arg(long, value_enum, default_value = "sync")]
     start: StartArg,
-    /// Number of processes (2..=16; state spaces grow fast).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(2..=16))]
-    procs: u32,
-    /// At most this many crashes (0..P-1).
-    #[arg(long, default_value = "1", value_parser = clap::value_parser!(u32).range(0..=15))]
-    crashes: u32,
     /// LogP latency L.
     #[arg(short = 'L', default_value = "2", value_parser = clap::value_parser!(u64).range(0..=64))]
     latency: u64,
     /// LogP overhead o.
     #[arg(short = 'o', default_value = "1", value_parser = clap::value_parser!(u64).range(1..=64))]
     overhead: u64,
+}
+
+impl ProtocolArgs {
+    fn spec(&self, procs: u32) -> Result<ProtocolSpec, String> {
+        Ok(ProtocolSpec {
+            tree: self.tree,
+            order: self.order,
+            correction: self.correction,
+            start: match self.start {
+                StartArg::Sync => StartMode::Synchronized,
+                StartArg::Overlap => StartMode::Overlapped,
+            },
+            procs,
+            logp: LogP::new(self.latency, self.overhead).map_err(|e| format!("-L/-o: {e}"))?,
+        })
+    }
+}
+
+#[derive(Args, Debug)]
+struct SpecArgs {
+    #[command(flatten)]
+    protocol: ProtocolArgs,
+    /// Number of processes (2..=16; state spaces grow fast).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(2..=16))]
+    procs: u32,
+    /// At most this many crashes (0..P-1).
+    #[arg(long, default_value = "1", value_parser = clap::value_parser!(u32).range(0..=15))]
+    crashes: u32,
 }
 
 impl SpecArgs {
@@ -436,17 +432,7 @@ impl SpecArgs {
                 self.procs - 1
             ));
         }
-        Ok(ProtocolSpec {
-            tree: self.tree,
-            order: self.order,
-            correction: self.correction,
-            start: match self.start {
-                StartArg::Sync => StartMode::Synchronized,
-                StartArg::Overlap => StartMode::Overlapped,
-            },
-            procs: self.procs,
-            logp: LogP::new(self.latency, self.overhead).map_err(|e| format!("-L/-o: {e}"))?,
-        })
+        self.protocol.spec(self.procs)
     }
 }
 
