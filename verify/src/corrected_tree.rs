@@ -68,6 +68,10 @@ pub fn correction_rule_properties<A: CorrectionView>() -> Vec<TimedProperty<A>> 
             property::FAILPROOF_FAULT_FREE_NO_SOS,
             failproof_fault_free_no_sos::<A>,
         ),
+        TimedProperty::always(
+            property::STOPPED_SILENT,
+            crate::timed::stopped_stays_silent::<A>,
+        ),
     ]
 }
 

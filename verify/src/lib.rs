@@ -87,9 +87,13 @@ pub mod property {
     /// SOS is CG's pathological case: never without a crash, in either start mode.
     pub const FAILPROOF_FAULT_FREE_NO_SOS: &str =
         "no SOS fault-free: failure-proof(f) correction enters SOS only after a crash, in either start mode, on rings of at least f + 2 processes (CG §III.D: SOS is the pathological case)";
+    /// The stop rule (`Automaton::is_done`'s promise; CT §3.1, CG Alg. 1–3): a stopped process
+    /// stays silent.
+    pub const STOPPED_SILENT: &str =
+        "stop rule: a process that has stopped (is_done) never sends, delivers or completes again (CT §3.1; CG Alg. 1–3; the Automaton contract)";
     /// The protocol rules and quantitative claims of the Corrected Tree family, checked in every
     /// cell; each applies only to the variant (and the conditions) its text names.
-    pub const RULES: [&str; 10] = [
+    pub const RULES: [&str; 11] = [
         SEND_BOUND,
         C_NODES_SILENT,
         CHECKED_MESSAGES,
@@ -100,9 +104,10 @@ pub mod property {
         FAILPROOF_WAITS,
         FAILPROOF_NO_SOS,
         FAILPROOF_FAULT_FREE_NO_SOS,
+        STOPPED_SILENT,
     ];
     /// Short names of [`RULES`], for the matrix's cells.
-    pub const RULES_SHORT: [&str; 10] = [
+    pub const RULES_SHORT: [&str; 11] = [
         "send bound",
         "c-nodes silent",
         "Corollary 1 messages",
@@ -113,6 +118,7 @@ pub mod property {
         "f + 1 rule",
         "Claim 5 no SOS",
         "no SOS fault-free",
+        "stop rule",
     ];
 }
 

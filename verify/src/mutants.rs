@@ -43,6 +43,11 @@ pub enum Bug {
     DeliversOnFirstCorrector,
     /// CG Claim 5: the root enters SOS at its first send slot of the correction phase.
     PanicsIntoSos,
+    /// The stop rule's promise (`Automaton::is_done`): a process says it has stopped as soon as
+    /// it is colored, while its correction sweeps are still to come. Every run is the real
+    /// protocol's; only a driver that trusts `is_done` (and stops serving the process) would
+    /// lose the sweeps.
+    ClaimsDoneWhenColored,
 }
 
 /// A Corrected Tree process with one [`Bug`].
@@ -258,6 +263,16 @@ impl Automaton for Mutant {
                 body: Body::Correction(CorrectionMsg::Ring { toward: Side::Left }),
             };
             out.send((self.rank + 1) % self.procs, msg);
+        }
+    }
+
+    /// The real process's answer, except for [`Bug::ClaimsDoneWhenColored`]. The bugs that
+    /// send more than the real protocol do so once the real process has stopped, so the stop
+    /// rule sees them too.
+    fn is_done(&self, config: &MutantConfig) -> bool {
+        match self.bug {
+            Bug::ClaimsDoneWhenColored => self.inner.delivered(),
+            _ => self.inner.is_done(&config.inner),
         }
     }
 }

@@ -273,9 +273,7 @@ where
                 }
                 instant += 1;
             }
-            if let Err(e) = state.sim.step(&self.config) {
-                state.error = Some(e);
-            }
+            self.step(&mut state);
         }
     }
 

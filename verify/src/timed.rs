@@ -209,6 +209,10 @@ pub struct TimedState<A: Automaton> {
     pub crashes: u32,
     /// A driver error (an automaton broke the contract), if any.
     pub error: Option<SimError>,
+    /// The first process seen acting after it said it had stopped: it sent, delivered or
+    /// completed in an instant that began with its [`Automaton::is_done`] true. `None` in
+    /// every state of a protocol that keeps the promise (so it never splits a state).
+    pub acted_after_done: Option<Rank>,
 }
 
 /// An action of the timed model.
@@ -341,11 +345,40 @@ impl<A: Automaton> TimedModel<A> {
                 }
                 next += 1;
             }
-            if let Err(e) = state.sim.step(&self.config) {
-                state.error = Some(e);
-            }
+            self.step(&mut state);
         }
         state
+    }
+
+    /// Applies every event of the next instant to `state`: the one way every caller (the
+    /// checker, replays, [`crate::search`]) advances a run. Records a driver error in
+    /// [`TimedState::error`] and the first process that acts although it had stopped in
+    /// [`TimedState::acted_after_done`].
+    pub fn step(&self, state: &mut TimedState<A>) {
+        let watch = state.acted_after_done.is_none();
+        let before: Vec<(Rank, u64)> = if watch {
+            (0..self.procs)
+                .filter(|&r| {
+                    state
+                        .sim
+                        .automaton(r)
+                        .is_some_and(|a| a.is_done(&self.config))
+                })
+                .map(|r| (r, activity(state.sim.report(), r)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if let Err(e) = state.sim.step(&self.config) {
+            state.error = Some(e);
+        }
+        if watch {
+            let report = state.sim.report();
+            state.acted_after_done = before
+                .into_iter()
+                .find(|&(r, seen)| activity(report, r) != seen)
+                .map(|(r, _)| r);
+        }
     }
 
     /// The schedule `pre`/`during` ([`Self::schedule`]) replayed with tracing on, as trace lines:
@@ -387,12 +420,14 @@ impl<A: Automaton> TimedModel<A> {
                 sim,
                 crashes: crashed.len() as u32,
                 error: None,
+                acted_after_done: None,
             },
             Err(e) => TimedState {
                 sim: Sim::new(&self.config, self.procs, &self.scenario(&[], trace))
                     .expect("empty scenario is valid"),
                 crashes: 0,
                 error: Some(e),
+                acted_after_done: None,
             },
         }
     }
@@ -417,11 +452,7 @@ impl<A: Automaton> TimedModel<A> {
     fn apply(&self, state: &TimedState<A>, action: TimedAction) -> Option<TimedState<A>> {
         let mut next = state.clone();
         match action {
-            TimedAction::Step { .. } => {
-                if let Err(e) = next.sim.step(&self.config) {
-                    next.error = Some(e);
-                }
-            }
+            TimedAction::Step { .. } => self.step(&mut next),
             TimedAction::Crash { rank, time } => {
                 next.sim.crash(rank, time);
                 next.crashes += 1;
@@ -465,6 +496,23 @@ impl<A: Automaton> TimedModel<A> {
     pub fn quiescent(state: &TimedState<A>) -> bool {
         state.sim.next_time().is_none() || state.error.is_some()
     }
+}
+
+/// What a process has done so far that a stopped process must not do again: its sends, its
+/// deliveries and its completions, summed.
+fn activity<V>(report: &Report<V>, rank: Rank) -> u64 {
+    let i = rank as usize;
+    let sent: u64 = report.sent[i].iter().map(|&n| u64::from(n)).sum();
+    let completions = report.completions.iter().filter(|c| c.0 == rank).count() as u64;
+    sent + u64::from(report.deliveries[i]) + completions
+}
+
+/// The stop rule every family that implements [`Automaton::is_done`] promises (its contract,
+/// `src/automaton.rs`; for the ring corrections CT §3.1's stop rule and CG Alg. 1–3): a process
+/// that has stopped never sends, delivers or completes again. A driver may stop serving a
+/// stopped process, so breaking the promise loses messages in a real runtime.
+pub fn stopped_stays_silent<A: Automaton>(_: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    s.acted_after_done.is_none()
 }
 
 /// Non-root subsets of `1..procs` with at most `max` elements, in lexicographic order.

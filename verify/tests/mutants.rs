@@ -69,7 +69,8 @@ fn no_duplicates_catches_a_process_that_delivers_every_copy() {
         TreeKind::Lame(2),
         4,
         0,
-        &[property::NO_DUPLICATES],
+        // The extra deliveries come after the process has stopped.
+        &[property::NO_DUPLICATES, property::STOPPED_SILENT],
     );
 }
 
@@ -103,7 +104,8 @@ fn termination_catches_a_process_that_echoes_forever() {
         TreeKind::Lame(2),
         3,
         0,
-        &[property::TERMINATION],
+        // The echoes answer messages that reach a process after it has stopped.
+        &[property::TERMINATION, property::STOPPED_SILENT],
     );
 }
 
@@ -222,7 +224,8 @@ fn send_bound_catches_one_correction_message_too_many() {
         );
         assert_eq!(
             rules_violated_by(Bug::SendsOneCorrectionTooMany, &s, 0, CrashTiming::Pre),
-            [property::SEND_BOUND],
+            // The extra message comes after the root has stopped: the stop rule sees it too.
+            [property::SEND_BOUND, property::STOPPED_SILENT],
             "{}",
             s.name()
         );
@@ -370,4 +373,37 @@ fn claim5_catches_an_unneeded_sos() {
             property::FAILPROOF_FAULT_FREE_NO_SOS,
         ],
     );
+}
+
+/// The stop rule (the `Automaton::is_done` contract; CT §3.1): a process that says it has
+/// stopped as soon as it is colored, while its correction sweeps are still to come, is caught
+/// — and only by the stop rule, since its runs are the real protocol's. The real checked and
+/// opportunistic correction keep the promise under two crashes at any instant.
+#[test]
+fn stop_rule_catches_a_process_that_claims_done_too_early() {
+    let s = spec(
+        TreeKind::Lame(2),
+        CorrectionSpec::Correction(CorrectionKind::Checked),
+        6,
+    );
+    rule_mutant(
+        Bug::ClaimsDoneWhenColored,
+        s,
+        StartMode::Synchronized,
+        0,
+        &[property::STOPPED_SILENT],
+    );
+    for correction in [
+        CorrectionSpec::Correction(CorrectionKind::Checked),
+        CorrectionSpec::Correction(CorrectionKind::Opportunistic { distance: 2 }),
+    ] {
+        let real = check(
+            &spec(TreeKind::Lame(2), correction, 6),
+            2,
+            CrashTiming::Any,
+            ModelKind::Timed,
+        )
+        .unwrap();
+        assert!(real.holds(property::STOPPED_SILENT), "{correction:?}");
+    }
 }
