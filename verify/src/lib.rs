@@ -606,6 +606,7 @@ pub fn timed_result<A, C>(
 where
     A: ftcoll::automaton::Automaton + Send + Sync + 'static,
     A::Msg: Send + Sync,
+    A::Value: Send + Sync,
     A::Config: Send + Sync + 'static,
     C: stateright::Checker<TimedModel<A>>,
 {
@@ -638,41 +639,32 @@ where
                     actions = path;
                 }
             }
+            let mut during: Vec<(ftcoll::Rank, ftcoll::Time)> = actions
+                .iter()
+                .filter_map(|a| match *a {
+                    timed::TimedAction::Crash { rank, time } => Some((rank, time)),
+                    timed::TimedAction::Step { .. } => None,
+                })
+                .collect();
+            // Crashes at any instant: BFS gives a shortest path, not the fewest crashes at the
+            // earliest instants; minimize it the way `search` does (kept only while the same
+            // property still fails).
+            if model.timing == CrashTiming::Any {
+                if let Some(p) = model.properties.iter().find(|p| p.name == name) {
+                    if let Some((pre, d)) = model.minimized(p.condition, &initial, &during) {
+                        actions = model.schedule(&pre, &d);
+                        initial = pre;
+                        during = d;
+                    }
+                }
+            }
             let (events, report) = model.replay(&initial, &actions);
             let mut trace = Vec::new();
             if !initial.is_empty() {
                 trace.push(format!("before the operation: ranks {initial:?} crash"));
             }
-            for action in &actions {
-                if let timed::TimedAction::Crash { rank, time } = action {
-                    trace.push(format!("rank {rank} crashes at t={time}"));
-                }
-            }
-            trace.extend(events.iter().map(|e| describe_in(e, &model.vocabulary)));
-            if model.vocabulary.completes {
-                let incomplete: Vec<u32> = (0..report.procs)
-                    .filter(|&r| report.is_live(r) && !report.completions.iter().any(|c| c.0 == r))
-                    .collect();
-                let completions: Vec<String> = report
-                    .completions
-                    .iter()
-                    .map(|(r, t, v)| format!("rank {r} at t={t}: {v:?}"))
-                    .collect();
-                trace.push(format!(
-                    "end: t={}, completions: [{}], live processes without a completion: {incomplete:?}",
-                    report.last_activity,
-                    completions.join("; ")
-                ));
-            } else {
-                let undelivered: Vec<u32> = (0..report.procs)
-                    .filter(|&r| report.is_live(r) && report.delivered_at[r as usize].is_none())
-                    .collect();
-                trace.push(format!(
-                    "end: t={}, live processes that never delivered: {undelivered:?}, duplicate deliveries: {}",
-                    report.last_activity,
-                    report.duplicates()
-                ));
-            }
+            trace.extend(timeline(&model.vocabulary, &during, &events, &report));
+            trace.push(end_line(&model.vocabulary, &report));
             violations.push(Violation {
                 property: name,
                 trace,
@@ -702,6 +694,91 @@ where
         stopped: None,
         properties,
         cut_by_horizon,
+    }
+}
+
+/// A run as a timeline a person can follow (issue 13, item 3): one line per happening, in the
+/// order of the instant it begins — a crash during the operation (`during`: rank, instant it is
+/// dead from), a message at the instant its send starts (with the instant it is received or
+/// lost), a first delivery or a completion, an ignored input — so every message appears after
+/// whatever made its sender send it. Happenings of one instant: crashes, then deliveries and
+/// completions, then messages and ignored inputs in the driver's order.
+pub fn timeline<V: core::fmt::Debug>(
+    words: &timed::Vocabulary,
+    during: &[(ftcoll::Rank, ftcoll::Time)],
+    events: &[ftcoll::sim::TraceEvent],
+    report: &Report<V>,
+) -> Vec<String> {
+    use ftcoll::sim::TraceEvent;
+    let mut lines: Vec<(ftcoll::Time, u8, usize, String)> = Vec::new();
+    for (i, &(rank, time)) in during.iter().enumerate() {
+        lines.push((time, 0, i, format!("t={time}: rank {rank} crashes")));
+    }
+    if words.completes {
+        for (i, (rank, time, value)) in report.completions.iter().enumerate() {
+            lines.push((
+                *time,
+                1,
+                i,
+                format!("t={time}: rank {rank} completes: {value:?}"),
+            ));
+        }
+    } else {
+        for (rank, at) in report.delivered_at.iter().enumerate() {
+            if let Some(time) = *at {
+                let how = if rank == 0 {
+                    "its own payload (the root)".to_string()
+                } else if report.by_dissemination[rank] {
+                    format!("colored by a {}", words.messages[0].to_lowercase())
+                } else {
+                    format!("colored by a {}", words.messages[1].to_lowercase())
+                };
+                lines.push((
+                    time,
+                    1,
+                    rank,
+                    format!("t={time}: rank {rank} delivers, {how}"),
+                ));
+            }
+        }
+    }
+    for (i, event) in events.iter().enumerate() {
+        let at = match event {
+            TraceEvent::Message { sent, .. } | TraceEvent::Lost { sent, .. } => *sent,
+            TraceEvent::Ignored { at, .. } => *at,
+        };
+        lines.push((at, 2, i, describe_in(event, words)));
+    }
+    lines.sort_by_key(|&(time, kind, i, _)| (time, kind, i));
+    lines.into_iter().map(|(.., line)| line).collect()
+}
+
+/// The last line of a trace: when the run ended and who was left without a delivery (or a
+/// completion).
+pub fn end_line<V: core::fmt::Debug>(words: &timed::Vocabulary, report: &Report<V>) -> String {
+    if words.completes {
+        let incomplete: Vec<u32> = (0..report.procs)
+            .filter(|&r| report.is_live(r) && !report.completions.iter().any(|c| c.0 == r))
+            .collect();
+        let completions: Vec<String> = report
+            .completions
+            .iter()
+            .map(|(r, t, v)| format!("rank {r} at t={t}: {v:?}"))
+            .collect();
+        format!(
+            "end: t={}, completions: [{}], live processes without a completion: {incomplete:?}",
+            report.last_activity,
+            completions.join("; ")
+        )
+    } else {
+        let undelivered: Vec<u32> = (0..report.procs)
+            .filter(|&r| report.is_live(r) && report.delivered_at[r as usize].is_none())
+            .collect();
+        format!(
+            "end: t={}, live processes that never delivered: {undelivered:?}, duplicate deliveries: {}",
+            report.last_activity,
+            report.duplicates()
+        )
     }
 }
 

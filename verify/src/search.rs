@@ -335,6 +335,20 @@ where
         failed
     }
 
+    /// The schedule `pre`/`during` minimized for `condition` ([`Self::search`]'s rule: fewer
+    /// crashes, then earlier instants, then smaller ranks), or `None` when its run does not
+    /// violate `condition` (replayed as a schedule: crashes before the first instant at or
+    /// after their time).
+    pub fn minimized(
+        &self,
+        condition: fn(&Self, &TimedState<A>) -> bool,
+        pre: &[Rank],
+        during: &[(Rank, Time)],
+    ) -> Option<(Vec<Rank>, Vec<(Rank, Time)>)> {
+        self.fails(condition, pre, during)
+            .then(|| self.minimize(condition, pre.to_vec(), during.to_vec()))
+    }
+
     /// Fewer crashes, then earlier crash instants, then smaller ranks before the operation,
     /// each step kept only while `condition` still fails, repeated until nothing changes (a
     /// smaller rank can make another crash unnecessary).

@@ -392,20 +392,20 @@ impl<A: Automaton> TimedModel<A> {
     ) -> (bool, Vec<String>) {
         let actions = self.schedule(pre, during);
         let (events, report) = self.replay(pre, &actions);
-        let mut trace = vec![first];
-        trace.extend(
-            events
-                .iter()
-                .map(|e| crate::describe_in(e, &self.vocabulary)),
-        );
-        let undelivered: Vec<u32> = (0..report.procs)
-            .filter(|&r| report.is_live(r) && report.delivered_at[r as usize].is_none())
+        // The instants the crashes took effect at (the first instant at or after each asked one).
+        let during: Vec<(Rank, Time)> = actions
+            .iter()
+            .filter_map(|a| match *a {
+                TimedAction::Crash { rank, time } => Some((rank, time)),
+                TimedAction::Step { .. } => None,
+            })
             .collect();
-        trace.push(format!(
-            "end: t={}, live processes that never delivered: {undelivered:?}",
-            report.last_activity
-        ));
-        (undelivered.is_empty(), trace)
+        let mut trace = vec![first];
+        trace.extend(crate::timeline(&self.vocabulary, &during, &events, &report));
+        trace.push(crate::end_line(&self.vocabulary, &report));
+        let all = (0..report.procs)
+            .all(|r| !report.is_live(r) || report.delivered_at[r as usize].is_some());
+        (all, trace)
     }
 
     /// The initial state with `crashed` dead before the operation, tracing off.
