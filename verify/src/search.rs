@@ -97,8 +97,9 @@ impl SearchResult {
     }
 }
 
-/// One walk's crash schedule and the first property it violated.
-type Schedule = (Vec<Rank>, Vec<(Rank, Time)>);
+/// A crash schedule: the ranks crashed before the operation, and `(rank, instant)` crashes
+/// during it.
+pub type Schedule = (Vec<Rank>, Vec<(Rank, Time)>);
 
 impl<A> TimedModel<A>
 where
@@ -344,7 +345,7 @@ where
         condition: fn(&Self, &TimedState<A>) -> bool,
         pre: &[Rank],
         during: &[(Rank, Time)],
-    ) -> Option<(Vec<Rank>, Vec<(Rank, Time)>)> {
+    ) -> Option<Schedule> {
         self.fails(condition, pre, during)
             .then(|| self.minimize(condition, pre.to_vec(), during.to_vec()))
     }
