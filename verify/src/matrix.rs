@@ -696,12 +696,18 @@ pub fn head(args: &MatrixArgs) -> String {
          and each shown able to fail by a mutant (`verify/tests/mutants.rs`), are decided in the claims \
          section on the configurations they are about (including where a claim does not hold as \
          printed), by `check` and `search`, and by the fast suite's pinned cells \
-         (`verify/tests/pinned_cells.rs`); the grid's columns show the four properties above. A rule \
+         (`verify/tests/pinned_cells.rs`); the grid's exhaustive columns show the four properties above, \
+         and its last column searches each row at P = {GRID_SEARCH_PROCS} ({} guided walks, {} crashes before and {} during \
+         the operation, seed {}) for a violation of any of them or of a rule. A rule \
          applies only to the variant and conditions its text names: {}. Checks marked *search* are guided \
          random walks of the same timed model at sizes exhaustive search cannot reach \
          (`ftcoll-verify search`, `verify/src/search.rs`): crashes go to the ends of gaps, a \
          violation found is minimized (fewest crashes, then earliest instants, then smallest ranks) \
          and replayed, and finding none is only \"not violated in N walks\".\n",
+        GRID_SEARCH.walks,
+        GRID_SEARCH.pre,
+        GRID_SEARCH.during,
+        GRID_SEARCH.seed,
         property::RULES.iter().map(|p| format!("*{p}*")).collect::<Vec<_>>().join("; ")
     );
     let _ = writeln!(doc, "## Claims\n");
@@ -720,6 +726,8 @@ pub fn grid_head(args: &MatrixArgs) -> String {
             rule.push_str("---|");
         }
     }
+    let _ = write!(header, " search, P = {GRID_SEARCH_PROCS} |");
+    rule.push_str("---|");
     let _ = writeln!(doc, "{header}\n{rule}");
     doc
 }
@@ -806,7 +814,15 @@ pub fn render(args: &MatrixArgs, part: &Part, traces_dir: &Path) -> Result<Rende
             let cells = parallel(jobs, args.threads, |(row, timing, crashes)| {
                 check_cell(row, timing, crashes, max_procs)
             });
-            table(&cells, 2 * args.max_crashes as usize, "", traces_dir)
+            let searches = parallel(rows.clone(), args.threads, search_row);
+            let mut rendered = table(&cells, 2 * args.max_crashes as usize, "", traces_dir)?;
+            let mut text = String::new();
+            for (line, (row, result)) in rendered.text.lines().zip(rows.iter().zip(&searches)) {
+                let cell = search_text(row, result, traces_dir)?;
+                let _ = writeln!(text, "{line} {cell} |");
+            }
+            rendered.text = text;
+            Ok(rendered)
         }
         Part::Async(rows) => {
             let mut jobs = Vec::new();
@@ -822,6 +838,83 @@ pub fn render(args: &MatrixArgs, part: &Part, traces_dir: &Path) -> Result<Rende
             table(&cells, 2, "async-", traces_dir)
         }
     }
+}
+
+/// The grid's last column (issue 13, item 5): a guided random search of each row beyond the
+/// exhaustive bound — [`GRID_SEARCH_PROCS`] processes, the walks of [`GRID_SEARCH`] — over every
+/// property the family declares (the four above and the rules), counterexamples minimized.
+pub const GRID_SEARCH: SearchOptions = SearchOptions {
+    walks: 1000,
+    seed: 1,
+    pre: 5,
+    during: 2,
+    guided: true,
+    threads: 1,
+};
+
+/// `P` of the grid's search column: the smallest ring the known crash-during-correction failure
+/// of checked correction fits in (CG §III.C; `tests/sim_correction.rs`).
+pub const GRID_SEARCH_PROCS: u32 = 34;
+
+/// The grid's search of one row ([`GRID_SEARCH`]).
+pub fn search_row(row: Row) -> crate::search::SearchResult {
+    let options = GRID_SEARCH;
+    crate::TimedModel::corrected_tree(
+        &spec(&row, GRID_SEARCH_PROCS),
+        options.pre + options.during,
+        CrashTiming::Any,
+    )
+    .expect("valid spec")
+    .search(&options)
+}
+
+/// The text of a row's search cell: "not violated in N walks", or each violated property with
+/// the walk that first found it and a link to the minimized counterexamples (written here).
+fn search_text(
+    row: &Row,
+    result: &crate::search::SearchResult,
+    traces_dir: &Path,
+) -> Result<String, String> {
+    if result.found.is_empty() {
+        return Ok(format!("not violated in {} walks", result.walks));
+    }
+    let names = property::ALL
+        .iter()
+        .chain(&property::RULES)
+        .zip(property::SHORT.iter().chain(&property::RULES_SHORT));
+    let short = |p: &str| {
+        names
+            .clone()
+            .find(|(n, _)| **n == p)
+            .map_or(p.to_string(), |(_, s)| s.to_string())
+    };
+    let mut violated = Vec::new();
+    let mut body = Vec::new();
+    for found in &result.found {
+        violated.push(format!("{} ✗ walk {}", short(found.property), found.walk));
+        body.push(format!(
+            "== {} (short: {}), found in walk {} of {}, minimized to crashes {:?} before and {:?} (rank, instant) during the operation",
+            found.property,
+            short(found.property),
+            found.walk,
+            result.walks,
+            found.pre,
+            found.during
+        ));
+        body.extend(found.trace.iter().cloned());
+    }
+    let name = format!(
+        "search-{}-{}-{}-{}.txt",
+        row.correction, row.tree, row.order, row.start
+    )
+    .replace(':', "");
+    let o = GRID_SEARCH;
+    let title = format!(
+        "{} {} {} {} P={GRID_SEARCH_PROCS} search of {} walks (seed {}, {} crashes before and {} during the operation, guided to gap ends)",
+        row.correction, row.tree, row.order, row.start, o.walks, o.seed, o.pre, o.during
+    );
+    write_trace(&traces_dir.join(&name), &title, &body)?;
+    Ok(format!("{} [trace](traces/{name})", violated.join(", ")))
 }
 
 /// The table rows of `cells`, `per_row` cells a row.
