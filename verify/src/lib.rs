@@ -137,7 +137,7 @@ impl ProtocolSpec {
     /// The protocol configuration.
     pub fn config(&self) -> Result<CorrectedTreeConfig, ftcoll::topology::TopologyError> {
         let tree = Tree::new(self.tree, self.order, u64::from(self.procs), self.logp)?;
-        Ok(self.correction.config(tree, self.start))
+        Ok(CorrectedTreeConfig::new(tree, self.correction, self.start))
     }
 
     /// A one-line name: `lame:2 interleaved checked sync P=8 L=2 o=1`.

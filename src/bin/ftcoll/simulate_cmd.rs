@@ -4,7 +4,9 @@
 use std::io::Write;
 
 use clap::{Args, ValueEnum};
-use ftcoll::protocols::corrected_tree::{CorrectedTreeNode, CorrectionSpec, StartMode};
+use ftcoll::protocols::corrected_tree::{
+    CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
+};
 use ftcoll::protocols::Side;
 use ftcoll::sim::scenario::{self, ArrivalSpec, FaultSpec};
 use ftcoll::sim::{self as driver, chrome_trace_json, PortModel, Report, RunMetrics};
@@ -444,7 +446,7 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
         StartArg::Sync => StartMode::Synchronized,
         StartArg::Overlap => StartMode::Overlapped,
     };
-    let mut config = correction.config(tree, start);
+    let mut config = CorrectedTreeConfig::new(tree, correction, start);
     config.first_side = match a.first_side.unwrap_or(SideArg::Left) {
         SideArg::Left => Side::Left,
         SideArg::Right => Side::Right,

@@ -442,6 +442,10 @@ impl Automaton for BfbNode {
     type Value = Value;
     type Config = BfbConfig;
 
+    fn procs(config: &BfbConfig) -> Option<u32> {
+        Some(config.procs)
+    }
+
     fn new(_config: &BfbConfig, rank: Rank) -> Self {
         Self {
             rank,

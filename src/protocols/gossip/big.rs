@@ -112,6 +112,10 @@ impl Automaton for BigNode {
     type Value = Value;
     type Config = BigConfig;
 
+    fn procs(config: &BigConfig) -> Option<u32> {
+        Some(config.procs)
+    }
+
     fn new(_config: &BigConfig, rank: Rank) -> Self {
         Self {
             rank,
