@@ -29,6 +29,7 @@ pub const CORRECTION_START: TimerId = TimerId(1);
 /// When correcting processes start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum StartMode {
     /// At the tree's fault-free deadline, all together (CT §3.3, CG's fixed instant).
     Synchronized,
@@ -39,6 +40,7 @@ pub enum StartMode {
 /// Parameters shared by every process of one Corrected Tree broadcast.
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct CorrectedTreeConfig {
     /// The dissemination tree.
     pub tree: Tree,

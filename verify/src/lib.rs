@@ -738,5 +738,7 @@ pub fn describe_in(event: &ftcoll::sim::TraceEvent, words: &timed::Vocabulary) -
         TraceEvent::Ignored { rank, at, reason } => {
             format!("t={at}: rank {rank} ignores a message: {reason}")
         }
+        // `TraceEvent` is `#[non_exhaustive]`: an event kind added later is shown as recorded.
+        other => format!("{other:?}"),
     }
 }

@@ -131,6 +131,8 @@ impl std::fmt::Display for ArrivalArg {
                 write!(f, "late:{fraction}:{delay}")
             }
             Self::Spec(ArrivalSpec::Times(t)) => write!(f, "times:{}", t.len()),
+            // `ArrivalSpec` is `#[non_exhaustive]`; the CLI parses none beyond the above.
+            Self::Spec(other) => write!(f, "{other:?}"),
         }
     }
 }
@@ -374,6 +376,7 @@ pub fn scenario_error(e: scenario::ScenarioError) -> UsageError {
         scenario::ScenarioError::BadRank { .. } => "--faults",
         scenario::ScenarioError::TooManyFaults { .. } => "--fault-count",
         scenario::ScenarioError::BadRate => "--fault-rate",
+        _ => return UsageError(e.to_string()),
     };
     UsageError(format!(
         "{flag}: {}",

@@ -32,6 +32,7 @@ use crate::{Rank, Time};
 /// BIG's configuration.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct BigConfig {
     /// `P`.
     pub procs: u32,

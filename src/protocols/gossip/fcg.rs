@@ -29,6 +29,7 @@ use crate::Time;
 /// FCG's configuration: the gossip phase, `f` and the c-node timeout.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct FcgConfig {
     /// The gossip phase.
     pub gossip: GossipConfig,

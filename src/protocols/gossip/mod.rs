@@ -86,6 +86,7 @@ pub const CORRECTION_START: TimerId = TimerId(1);
 /// Parameters of the gossip phase shared by every process of one operation.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct GossipConfig {
     /// `N`: the ranks `0..N` (rank 0 is the root).
     pub procs: u32,
