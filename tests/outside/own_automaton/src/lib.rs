@@ -126,7 +126,7 @@ mod tests {
     use ftcoll_verify::property;
 
     #[test]
-    fn flat_broadcast_holds_fault_free_and_loses_liveness_only_if_the_root_could_crash() {
+    fn flat_broadcast_holds_every_property_with_up_to_one_non_root_crash() {
         // Crashes are of non-root processes: a crashed receiver is simply not live, so the flat
         // broadcast keeps every property.
         for crashes in [0, 1] {
