@@ -318,7 +318,7 @@ pub struct Tree {
 impl Tree {
     /// Builds the tree; `procs` must be in `1..=2^32 - 1` and `k` in `1..=65536`.
     ///
-    /// `procs` is a `u64` while ranks are [`Rank`](crate::Rank) = `u32` on purpose: a count read
+    /// `procs` is a `u64` while ranks are [`Rank`] = `u32` on purpose: a count read
     /// from a user (a flag, a file) is passed as read, and a value that does not fit — `0`, `2^32`
     /// or more — is [`TopologyError::OutOfRange`] naming `procs` and the allowed range, instead
     /// of being truncated by an `as u32` at the call site. The tree's [`Tree::procs`] is then a
