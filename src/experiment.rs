@@ -20,7 +20,6 @@ use crate::fastpath::{SyncChecked, Workspace};
 use crate::protocols::corrected_tree::{
     CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
 };
-use crate::protocols::correction::CorrectionKind;
 use crate::protocols::Side;
 use crate::sim::scenario::{ArrivalSpec, FaultSpec, ScenarioSpec};
 use crate::sim::{self, PortModel, RunMetrics};
@@ -316,7 +315,7 @@ impl Point {
             LogP::new(self.latency, self.overhead).map_err(|e| PointError(format!("{e}")))?;
         let tree = Tree::new(self.tree, self.order, u64::from(self.procs), logp)
             .map_err(|e| PointError(format!("{e}")))?;
-        let mut config = self.correction.config(tree, self.start);
+        let mut config = CorrectedTreeConfig::new(tree, self.correction, self.start);
         config.first_side = self.first_side;
         let faults = match self.faults {
             Faults::None => FaultSpec::None,
@@ -353,7 +352,7 @@ impl Point {
     /// correction without acknowledgments under dual-port LogP); its runs then need the fast
     /// path's `O(P)` tables, shared, instead of the full simulator per thread.
     pub fn takes_fast_path(&self) -> bool {
-        self.correction == CorrectionSpec::Correction(CorrectionKind::Checked)
+        self.correction == CorrectionSpec::Checked
             && self.start == StartMode::Synchronized
             && self.model == PortModel::DualPort
     }

@@ -75,7 +75,16 @@ pub struct Scenario {
 
 /// A run that could not be carried out.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum SimError {
+    /// The `procs` given to the driver is not the `P` the configuration was built for
+    /// ([`Automaton::procs`]).
+    ProcsMismatch {
+        /// The `procs` argument.
+        given: u32,
+        /// The configuration's `P`.
+        config: u32,
+    },
     /// A rank in the scenario is not below `P`.
     RankOutOfRange {
         /// The scenario field.
@@ -118,6 +127,10 @@ impl fmt::Display for SimError {
                     procs.saturating_sub(1)
                 )
             }
+            Self::ProcsMismatch { given, config } => write!(
+                f,
+                "procs: {given} given, but the configuration is for P = {config} (allowed: {config})"
+            ),
             Self::ArrivalsLength { len, procs } => {
                 write!(f, "arrivals: {len} times given, expected P = {procs}")
             }
@@ -252,6 +265,9 @@ pub fn default_budget(procs: u32) -> u64 {
 
 /// Runs one operation of `P = procs` processes of automaton `A` to quiescence.
 ///
+/// `procs` must be the `P` the configuration was built for (its tree's, for every automaton of
+/// this crate): another value is [`SimError::ProcsMismatch`], not a run of the wrong size.
+///
 /// `max_events` bounds the work (protocols that never quiesce end with
 /// [`SimError::EventBudget`]).
 pub fn run<A: Automaton>(
@@ -290,6 +306,17 @@ pub fn run_observed<A: Automaton>(
     Ok(sim.report)
 }
 
+/// [`SimError::ProcsMismatch`] unless `procs` is the configuration's `P` (when it names one).
+pub(crate) fn check_procs<A: Automaton>(config: &A::Config, procs: u32) -> Result<(), SimError> {
+    match A::procs(config) {
+        Some(p) if p != procs => Err(SimError::ProcsMismatch {
+            given: procs,
+            config: p,
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// Events between two calls of [`run_observed`]'s `observe`.
 pub const OBSERVE_EVENTS: u64 = 1 << 16;
 
@@ -321,6 +348,7 @@ pub struct Sim<A: Automaton> {
 impl<A: Automaton> Sim<A> {
     /// The state before anything happened: every process waits for its arrival.
     pub fn new(config: &A::Config, procs: u32, scenario: &Scenario) -> Result<Self, SimError> {
+        check_procs::<A>(config, procs)?;
         if !scenario.arrivals.is_empty() && scenario.arrivals.len() != procs as usize {
             return Err(SimError::ArrivalsLength {
                 len: scenario.arrivals.len(),

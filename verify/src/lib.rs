@@ -143,7 +143,7 @@ impl ProtocolSpec {
     /// The protocol configuration.
     pub fn config(&self) -> Result<CorrectedTreeConfig, ftcoll::topology::TopologyError> {
         let tree = Tree::new(self.tree, self.order, u64::from(self.procs), self.logp)?;
-        Ok(self.correction.config(tree, self.start))
+        Ok(CorrectedTreeConfig::new(tree, self.correction, self.start))
     }
 
     /// A one-line name: `lame:2 interleaved checked sync P=8 L=2 o=1`.
@@ -821,5 +821,7 @@ pub fn describe_in(event: &ftcoll::sim::TraceEvent, words: &timed::Vocabulary) -
         TraceEvent::Ignored { rank, at, reason } => {
             format!("t={at}: rank {rank} ignores a message: {reason}")
         }
+        // `TraceEvent` is `#[non_exhaustive]`: an event kind added later is shown as recorded.
+        other => format!("{other:?}"),
     }
 }

@@ -22,7 +22,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
-use ftcoll::protocols::correction::CorrectionKind;
 use ftcoll::topology::{LogP, Order, TreeKind};
 
 use ftcoll::protocols::ftco::{RootFailure, TimeoutRule};
@@ -95,14 +94,17 @@ pub struct Row {
 /// The rows of the matrix.
 pub fn rows() -> Vec<Row> {
     let corrections = [
-        CorrectionSpec::Correction(CorrectionKind::None),
+        CorrectionSpec::None,
         CorrectionSpec::Ack,
-        CorrectionSpec::Correction(CorrectionKind::Opportunistic { distance: 1 }),
-        CorrectionSpec::Correction(CorrectionKind::Opportunistic { distance: 2 }),
-        CorrectionSpec::Correction(CorrectionKind::Optimized { distance: 2 }),
-        CorrectionSpec::Correction(CorrectionKind::Checked),
-        CorrectionSpec::Correction(CorrectionKind::Delayed { delay: 4 }),
-        CorrectionSpec::FailProof(1),
+        CorrectionSpec::Opportunistic { distance: 1 },
+        CorrectionSpec::Opportunistic { distance: 2 },
+        CorrectionSpec::Optimized { distance: 2 },
+        CorrectionSpec::Checked,
+        CorrectionSpec::Delayed { delay: 4 },
+        CorrectionSpec::FailProof {
+            faults: 1,
+            sos_timeout: Option::None,
+        },
     ];
     let trees = [
         TreeKind::KAry(2),
@@ -147,9 +149,9 @@ fn spec(row: &Row, procs: u32) -> ProtocolSpec {
 /// 5·10^6 states already at P = 4.
 pub fn async_rows() -> Vec<Row> {
     [
-        CorrectionSpec::Correction(CorrectionKind::Opportunistic { distance: 2 }),
-        CorrectionSpec::Correction(CorrectionKind::Optimized { distance: 2 }),
-        CorrectionSpec::Correction(CorrectionKind::Checked),
+        CorrectionSpec::Opportunistic { distance: 2 },
+        CorrectionSpec::Optimized { distance: 2 },
+        CorrectionSpec::Checked,
     ]
     .into_iter()
     .map(|correction| Row {
@@ -412,8 +414,7 @@ fn exhaustive(
 
 /// The papers' claims the matrix must decide (issue 4, item 3).
 pub fn claims() -> Vec<Claim> {
-    use CorrectionKind::*;
-    use CorrectionSpec::Correction as C;
+    use CorrectionSpec::*;
     use Order::*;
     use StartMode::*;
     let sync = Synchronized;
@@ -423,31 +424,31 @@ pub fn claims() -> Vec<Claim> {
     vec![
         Claim {
             text: "The plain tree fails liveness with one pre-operation crash (CT §2.1).",
-            checks: vec![exhaustive(protocol(binary, Interleaved, C(None), sync, 4), 1, pre, property::LIVENESS, Some(false))],
+            checks: vec![exhaustive(protocol(binary, Interleaved, None, sync, 4), 1, pre, property::LIVENESS, Some(false))],
         },
         Claim {
             text: "k-ary interleaved + opportunistic(d = k) survives k − 1 pre-operation crashes and not k (CT §3.2.1, §4.2).",
             checks: vec![
-                exhaustive(protocol(binary, Interleaved, C(Opportunistic { distance: 2 }), sync, 8), 1, pre, property::LIVENESS, Some(true)),
-                exhaustive(protocol(binary, Interleaved, C(Opportunistic { distance: 2 }), sync, 8), 2, pre, property::LIVENESS, Some(false)),
-                exhaustive(protocol(TreeKind::KAry(3), Interleaved, C(Opportunistic { distance: 3 }), sync, 10), 2, pre, property::LIVENESS, Some(true)),
-                exhaustive(protocol(TreeKind::KAry(3), Interleaved, C(Opportunistic { distance: 3 }), sync, 10), 3, pre, property::LIVENESS, Some(false)),
+                exhaustive(protocol(binary, Interleaved, Opportunistic { distance: 2 }, sync, 8), 1, pre, property::LIVENESS, Some(true)),
+                exhaustive(protocol(binary, Interleaved, Opportunistic { distance: 2 }, sync, 8), 2, pre, property::LIVENESS, Some(false)),
+                exhaustive(protocol(TreeKind::KAry(3), Interleaved, Opportunistic { distance: 3 }, sync, 10), 2, pre, property::LIVENESS, Some(true)),
+                exhaustive(protocol(TreeKind::KAry(3), Interleaved, Opportunistic { distance: 3 }, sync, 10), 3, pre, property::LIVENESS, Some(false)),
             ],
         },
         Claim {
             text: "Checked correction colors every live process for any number of pre-operation crashes (CT §4.2, CG Claim 3).",
             checks: vec![
-                exhaustive(protocol(lame, Interleaved, C(Checked), sync, 8), 7, pre, property::LIVENESS, Some(true)),
-                exhaustive(protocol(binary, InOrder, C(Checked), Overlapped, 8), 7, pre, property::LIVENESS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, Checked, sync, 8), 7, pre, property::LIVENESS, Some(true)),
+                exhaustive(protocol(binary, InOrder, Checked, Overlapped, 8), 7, pre, property::LIVENESS, Some(true)),
             ],
         },
         Claim {
             text: "Checked correction under crashes during correction: CG §III.C says some nodes may then fail to be reached.",
             checks: vec![
-                exhaustive(protocol(lame, Interleaved, C(Checked), sync, 8), 2, any, property::LIVENESS, Option::None),
-                exhaustive(protocol(lame, Interleaved, C(Checked), sync, 8), 2, any, property::TERMINATION, Option::None),
+                exhaustive(protocol(lame, Interleaved, Checked, sync, 8), 2, any, property::LIVENESS, Option::None),
+                exhaustive(protocol(lame, Interleaved, Checked, sync, 8), 2, any, property::TERMINATION, Option::None),
                 ClaimCheck::Scenario {
-                    spec: protocol(lame, Interleaved, C(Checked), sync, 34),
+                    spec: protocol(lame, Interleaved, Checked, sync, 34),
                     pre: vec![2, 8, 30],
                     crash_at: vec![(27, 17), (32, 20)],
                     source: "tests/sim_correction.rs",
@@ -457,20 +458,20 @@ pub fn claims() -> Vec<Claim> {
         Claim {
             text: "Beyond exhaustive bounds (`ftcoll-verify search`, guided random walks of the timed model, counterexamples minimized): checked correction loses a live process to crashes during correction (CG §III.C), found by the tool at P = 34, 128 and 1024, and failure-proof(2) survives the same searches (CG Claim 4).",
             checks: vec![
-                search(protocol(lame, Interleaved, C(Checked), sync, 34), 3000, 5, property::LIVENESS, Some(false)),
-                search(protocol(lame, Interleaved, CorrectionSpec::FailProof(2), sync, 34), 3000, 5, property::LIVENESS, Some(true)),
-                search(protocol(lame, Interleaved, C(Checked), sync, 128), 3000, 8, property::LIVENESS, Some(false)),
-                search(protocol(lame, Interleaved, CorrectionSpec::FailProof(2), sync, 128), 3000, 8, property::LIVENESS, Some(true)),
-                search(protocol(lame, Interleaved, C(Checked), sync, 1024), 1000, 8, property::LIVENESS, Some(false)),
+                search(protocol(lame, Interleaved, Checked, sync, 34), 3000, 5, property::LIVENESS, Some(false)),
+                search(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 2, sos_timeout: Option::None }, sync, 34), 3000, 5, property::LIVENESS, Some(true)),
+                search(protocol(lame, Interleaved, Checked, sync, 128), 3000, 8, property::LIVENESS, Some(false)),
+                search(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 2, sos_timeout: Option::None }, sync, 128), 3000, 8, property::LIVENESS, Some(true)),
+                search(protocol(lame, Interleaved, Checked, sync, 1024), 1000, 8, property::LIVENESS, Some(false)),
             ],
         },
         Claim {
             text: "Failure-proof(f) colors every live process under f crashes at any instant (CG Claim 4).",
             checks: vec![
-                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof(1), sync, 8), 1, any, property::LIVENESS, Some(true)),
-                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof(2), sync, 7), 2, any, property::LIVENESS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 1, sos_timeout: Option::None }, sync, 8), 1, any, property::LIVENESS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 2, sos_timeout: Option::None }, sync, 7), 2, any, property::LIVENESS, Some(true)),
                 ClaimCheck::Scenario {
-                    spec: protocol(lame, Interleaved, CorrectionSpec::FailProof(2), sync, 34),
+                    spec: protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 2, sos_timeout: Option::None }, sync, 34),
                     pre: vec![2, 8, 30],
                     crash_at: vec![(27, 17), (32, 20)],
                     source: "tests/sim_correction.rs (the checked counterexample above)",
@@ -480,63 +481,63 @@ pub fn claims() -> Vec<Claim> {
         Claim {
             text: "Interleaved trees leave smaller gaps than in-order ones: with one pre-operation crash, opportunistic(1) colors everyone on the interleaved binary tree but not on the in-order one (CT §3.2).",
             checks: vec![
-                exhaustive(protocol(binary, Interleaved, C(Opportunistic { distance: 1 }), sync, 8), 1, pre, property::LIVENESS, Some(true)),
-                exhaustive(protocol(binary, InOrder, C(Opportunistic { distance: 1 }), sync, 8), 1, pre, property::LIVENESS, Some(false)),
+                exhaustive(protocol(binary, Interleaved, Opportunistic { distance: 1 }, sync, 8), 1, pre, property::LIVENESS, Some(true)),
+                exhaustive(protocol(binary, InOrder, Opportunistic { distance: 1 }, sync, 8), 1, pre, property::LIVENESS, Some(false)),
             ],
         },
         Claim {
             text: "Opportunistic and optimized correction of distance d send at most d messages to each side, 2d per process, under crashes at any instant (CG Alg. 1; CT §3.1, §3.3).",
             checks: vec![
-                exhaustive(protocol(binary, Interleaved, C(Opportunistic { distance: 2 }), sync, 8), 2, any, property::SEND_BOUND, Some(true)),
-                exhaustive(protocol(lame, Interleaved, C(Optimized { distance: 2 }), Overlapped, 8), 2, any, property::SEND_BOUND, Some(true)),
+                exhaustive(protocol(binary, Interleaved, Opportunistic { distance: 2 }, sync, 8), 2, any, property::SEND_BOUND, Some(true)),
+                exhaustive(protocol(lame, Interleaved, Optimized { distance: 2 }, Overlapped, 8), 2, any, property::SEND_BOUND, Some(true)),
             ],
         },
         Claim {
             text: "Processes colored by correction (c-nodes) never send a correction message (CG §III.B–C).",
             checks: vec![
-                exhaustive(protocol(lame, Interleaved, C(Checked), sync, 8), 2, any, property::C_NODES_SILENT, Some(true)),
-                exhaustive(protocol(TreeKind::Binomial, Interleaved, C(Delayed { delay: 4 }), Overlapped, 8), 2, any, property::C_NODES_SILENT, Some(true)),
-                exhaustive(protocol(binary, InOrder, C(Opportunistic { distance: 1 }), sync, 8), 2, any, property::C_NODES_SILENT, Some(true)),
+                exhaustive(protocol(lame, Interleaved, Checked, sync, 8), 2, any, property::C_NODES_SILENT, Some(true)),
+                exhaustive(protocol(TreeKind::Binomial, Interleaved, Delayed { delay: 4 }, Overlapped, 8), 2, any, property::C_NODES_SILENT, Some(true)),
+                exhaustive(protocol(binary, InOrder, Opportunistic { distance: 1 }, sync, 8), 2, any, property::C_NODES_SILENT, Some(true)),
             ],
         },
         Claim {
             text: "CT Corollary 1 and Lemma 2: fault-free, synchronized checked correction sends 3 + ⌊L/o⌋ messages per process and lasts 4o + L + ⌊L/o⌋·o. Exact when o divides L; when it does not, the LogP driver sends one message more and lasts o steps longer (3 + ⌈L/o⌉ and 4o + L + ⌈L/o⌉·o: a send at 3o + ⌊L/o⌋·o < 3o + L still happens, where the paper's proof bounds the last send by n·o ≤ 3o + L; derivation in tests/sim_lemmas.rs).",
             checks: vec![
-                exhaustive(protocol(lame, Interleaved, C(Checked), sync, 8), 0, pre, property::CHECKED_MESSAGES, Some(true)),
-                exhaustive(protocol(lame, Interleaved, C(Checked), sync, 8), 0, pre, property::CHECKED_LATENCY, Some(true)),
-                exhaustive(with_logp(protocol(lame, Interleaved, C(Checked), sync, 8), 3, 2), 0, pre, property::CHECKED_MESSAGES, Some(true)),
-                exhaustive(with_logp(protocol(lame, Interleaved, C(Checked), sync, 8), 3, 2), 0, pre, property::CHECKED_LATENCY, Some(true)),
+                exhaustive(protocol(lame, Interleaved, Checked, sync, 8), 0, pre, property::CHECKED_MESSAGES, Some(true)),
+                exhaustive(protocol(lame, Interleaved, Checked, sync, 8), 0, pre, property::CHECKED_LATENCY, Some(true)),
+                exhaustive(with_logp(protocol(lame, Interleaved, Checked, sync, 8), 3, 2), 0, pre, property::CHECKED_MESSAGES, Some(true)),
+                exhaustive(with_logp(protocol(lame, Interleaved, Checked, sync, 8), 3, 2), 0, pre, property::CHECKED_LATENCY, Some(true)),
             ],
         },
         Claim {
             text: "CT Lemma 3: after pre-operation crashes, synchronized checked correction lasts between L_FF + g_max·o and L_FF + (2·g_max + 1)·o, for P ≫ g_max. Read as P ≥ 2·g_max + 3 + ⌈L/o⌉ on a ring larger than a fault-free sweep (P > 4 + ⌈L/o⌉); with less room the lower bound fails (kary:2, P = 12, crashes {1, 6, 8}: g_max = 7, the correction lasts L_FF + 6; `verify/tests/quantitative.rs`).",
             checks: vec![
-                exhaustive(protocol(binary, Interleaved, C(Checked), sync, 12), 3, pre, property::CHECKED_GAP_LATENCY, Some(true)),
-                exhaustive(protocol(lame, InOrder, C(Checked), sync, 12), 3, pre, property::CHECKED_GAP_LATENCY, Some(true)),
+                exhaustive(protocol(binary, Interleaved, Checked, sync, 12), 3, pre, property::CHECKED_GAP_LATENCY, Some(true)),
+                exhaustive(protocol(lame, InOrder, Checked, sync, 12), 3, pre, property::CHECKED_GAP_LATENCY, Some(true)),
             ],
         },
         Claim {
             text: "CT §4.1: fault-free, optimized opportunistic correction sends at most as many messages as synchronized checked correction; CT §3.3: fault-free, delayed correction sends one message per corrector (synchronized, delay longer than a hop).",
             checks: vec![
-                exhaustive(protocol(binary, Interleaved, C(Optimized { distance: 4 }), sync, 12), 0, pre, property::OPTIMIZED_MESSAGES, Some(true)),
-                exhaustive(protocol(lame, Interleaved, C(Optimized { distance: 4 }), Overlapped, 12), 0, pre, property::OPTIMIZED_MESSAGES, Some(true)),
-                exhaustive(protocol(TreeKind::Binomial, Interleaved, C(Delayed { delay: 5 }), sync, 12), 0, pre, property::DELAYED_MESSAGES, Some(true)),
+                exhaustive(protocol(binary, Interleaved, Optimized { distance: 4 }, sync, 12), 0, pre, property::OPTIMIZED_MESSAGES, Some(true)),
+                exhaustive(protocol(lame, Interleaved, Optimized { distance: 4 }, Overlapped, 12), 0, pre, property::OPTIMIZED_MESSAGES, Some(true)),
+                exhaustive(protocol(TreeKind::Binomial, Interleaved, Delayed { delay: 5 }, sync, 12), 0, pre, property::DELAYED_MESSAGES, Some(true)),
             ],
         },
         Claim {
             text: "CG Alg. 3, lines 11–14: a failure-proof c-node delivers only once it knows f + 1 correctors, or after SOS.",
             checks: vec![
-                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof(1), sync, 8), 1, any, property::FAILPROOF_WAITS, Some(true)),
-                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof(2), sync, 7), 2, any, property::FAILPROOF_WAITS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 1, sos_timeout: Option::None }, sync, 8), 1, any, property::FAILPROOF_WAITS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 2, sos_timeout: Option::None }, sync, 7), 2, any, property::FAILPROOF_WAITS, Some(true)),
             ],
         },
         Claim {
             text: "CG Claim 5: with at least f² + f + 1 g-nodes and at most f crashes, failure-proof correction completes without SOS. As printed, Alg. 3 enters SOS at line 28 when a sweep comes back to its sender without f + 1 correctors, which small rings force (failproof:1 at P = 3 to 5 with a crash during correction; from P = 6 on it holds here); CG's own footnote to Claim 5 says its analysis assumes a node may not enter SOS at line 28 when sending to itself, so the claim is about that variant, and ftcoll runs the listing. CG starts correction at T, after the gossip; with overlapped start a corrector can loop the ring before the others are colored and enter SOS with no crash at all (line 28), so the claim does not carry over to overlapped Corrected Trees.",
             checks: vec![
-                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof(1), sync, 10), 1, any, property::FAILPROOF_NO_SOS, Some(true)),
-                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof(1), sync, 10), 0, pre, property::FAILPROOF_FAULT_FREE_NO_SOS, Some(true)),
-                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof(2), sync, 8), 2, pre, property::FAILPROOF_NO_SOS, Some(true)),
-                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof(1), Overlapped, 10), 0, pre, property::FAILPROOF_FAULT_FREE_NO_SOS, Option::None),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 1, sos_timeout: Option::None }, sync, 10), 1, any, property::FAILPROOF_NO_SOS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 1, sos_timeout: Option::None }, sync, 10), 0, pre, property::FAILPROOF_FAULT_FREE_NO_SOS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 2, sos_timeout: Option::None }, sync, 8), 2, pre, property::FAILPROOF_NO_SOS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 1, sos_timeout: Option::None }, Overlapped, 10), 0, pre, property::FAILPROOF_FAULT_FREE_NO_SOS, Option::None),
             ],
         },
         Claim {
@@ -552,13 +553,13 @@ pub fn claims() -> Vec<Claim> {
             text: "Optimized opportunistic correction preserves what opportunistic colors (CT §3.3: it \"preserves non-faulty liveness\").",
             checks: vec![
                 ClaimCheck::Scenario {
-                    spec: protocol(binary, Interleaved, C(Opportunistic { distance: 4 }), sync, 13),
+                    spec: protocol(binary, Interleaved, Opportunistic { distance: 4 }, sync, 13),
                     pre: vec![1, 6, 8],
                     crash_at: vec![],
                     source: "the shortest liveness counterexample of optimized:4 at P = 13, f = 3 (`check --tree kary:2 --correction optimized:4 --procs 13 --crashes 3`)",
                 },
                 ClaimCheck::Scenario {
-                    spec: protocol(binary, Interleaved, C(Optimized { distance: 4 }), sync, 13),
+                    spec: protocol(binary, Interleaved, Optimized { distance: 4 }, sync, 13),
                     pre: vec![1, 6, 8],
                     crash_at: vec![],
                     source: "the same failure set",

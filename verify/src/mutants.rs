@@ -278,7 +278,7 @@ impl Automaton for Mutant {
 }
 
 impl crate::corrected_tree::CorrectionView for Mutant {
-    fn correction(config: &MutantConfig) -> ftcoll::protocols::correction::CorrectionKind {
+    fn correction(config: &MutantConfig) -> ftcoll::protocols::corrected_tree::CorrectionSpec {
         config.inner.correction
     }
 

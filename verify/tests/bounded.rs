@@ -3,7 +3,6 @@
 //! hold vacuously.
 
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
-use ftcoll::protocols::correction::CorrectionKind;
 use ftcoll::topology::{LogP, Order, TreeKind};
 use ftcoll_verify::{
     check, check_timed, property, Budget, CrashTiming, ModelKind, ProtocolSpec, TimedModel, Verdict,
@@ -13,7 +12,7 @@ fn delayed(delay: u64, procs: u32) -> ProtocolSpec {
     ProtocolSpec {
         tree: TreeKind::Lame(2),
         order: Order::Interleaved,
-        correction: CorrectionSpec::Correction(CorrectionKind::Delayed { delay }),
+        correction: CorrectionSpec::Delayed { delay },
         start: StartMode::Synchronized,
         procs,
         logp: LogP::default(),
@@ -96,35 +95,35 @@ fn pre_operation_counterexamples_name_the_smallest_crash_set() {
         (
             TreeKind::KAry(2),
             Order::Interleaved,
-            CorrectionKind::None,
+            CorrectionSpec::None,
             6,
             2,
         ),
         (
             TreeKind::KAry(2),
             Order::Interleaved,
-            CorrectionKind::Opportunistic { distance: 2 },
+            CorrectionSpec::Opportunistic { distance: 2 },
             8,
             2,
         ),
         (
             TreeKind::KAry(2),
             Order::InOrder,
-            CorrectionKind::Opportunistic { distance: 1 },
+            CorrectionSpec::Opportunistic { distance: 1 },
             8,
             1,
         ),
         (
             TreeKind::Binomial,
             Order::Interleaved,
-            CorrectionKind::Opportunistic { distance: 1 },
+            CorrectionSpec::Opportunistic { distance: 1 },
             8,
             2,
         ),
         (
             TreeKind::Lame(2),
             Order::InOrder,
-            CorrectionKind::Opportunistic { distance: 1 },
+            CorrectionSpec::Opportunistic { distance: 1 },
             8,
             2,
         ),
@@ -133,7 +132,7 @@ fn pre_operation_counterexamples_name_the_smallest_crash_set() {
         (
             TreeKind::KAry(2),
             Order::Interleaved,
-            CorrectionKind::Optimized { distance: 4 },
+            CorrectionSpec::Optimized { distance: 4 },
             13,
             3,
         ),
@@ -142,7 +141,7 @@ fn pre_operation_counterexamples_name_the_smallest_crash_set() {
         let spec = ProtocolSpec {
             tree,
             order,
-            correction: CorrectionSpec::Correction(kind),
+            correction: kind,
             start: StartMode::Synchronized,
             procs,
             logp: LogP::default(),

@@ -952,6 +952,10 @@ where
     type Value = R::Value;
     type Config = FtcoConfig<R>;
 
+    fn procs(config: &FtcoConfig<R>) -> Option<u32> {
+        Some(config.topology.procs())
+    }
+
     fn new(config: &FtcoConfig<R>, rank: Rank) -> Self {
         let topology = &config.topology;
         let multi = topology.roots() > 1;

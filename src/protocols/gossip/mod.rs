@@ -64,6 +64,7 @@ use core::fmt::Debug;
 use core::hash::Hash;
 use core::marker::PhantomData;
 
+use super::corrected_tree::CorrectionSpec;
 use super::correction::{wrap, CorrectionKind, Corrector, Receipt};
 use super::message::{Body, Msg};
 use super::ring::{Ring, Side};
@@ -85,6 +86,7 @@ pub const CORRECTION_START: TimerId = TimerId(1);
 /// Parameters of the gossip phase shared by every process of one operation.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct GossipConfig {
     /// `N`: the ranks `0..N` (rank 0 is the root).
     pub procs: u32,
@@ -137,13 +139,20 @@ pub trait GossipProtocol: Clone + Eq + Hash + Debug + Default {
     type Config: Debug;
     /// The gossip-phase part of it.
     fn gossip(config: &Self::Config) -> &GossipConfig;
-    /// The correction the g-nodes run ([`CorrectionKind::None`] for GOS).
-    fn correction(config: &Self::Config) -> CorrectionKind;
+    /// The correction the g-nodes run ([`CorrectionSpec::None`] for GOS; a failure-proof
+    /// default timeout is the one of `FcgConfig::new`).
+    fn correction(config: &Self::Config) -> CorrectionSpec;
     /// OCG only: the fixed correction time `C` (a correction send is made only if, unqueued, it
     /// is received within `C` of the correction start).
     fn correction_time(_config: &Self::Config) -> Option<Time> {
         None
     }
+}
+
+/// The rule `P`'s correctors run.
+fn rule<P: GossipProtocol>(config: &P::Config) -> CorrectionKind {
+    let gossip = P::gossip(config);
+    P::correction(config).rule(gossip.procs, gossip.logp)
 }
 
 /// How a process got the payload (CG §III.A's g-nodes and c-nodes).
@@ -225,7 +234,7 @@ impl<P: GossipProtocol> GossipNode<P> {
         self.value = Some(value);
         self.skew = now.saturating_sub(virtual_now);
         self.deliver(value, out);
-        if P::correction(config) != CorrectionKind::None {
+        if rule::<P>(config) != CorrectionKind::None {
             let start = P::gossip(config).correction_start() + self.skew;
             if now >= start {
                 self.start_reached = true;
@@ -279,6 +288,10 @@ impl<P: GossipProtocol> Automaton for GossipNode<P> {
     type Value = Value;
     type Config = P::Config;
 
+    fn procs(config: &P::Config) -> Option<u32> {
+        Some(P::gossip(config).procs)
+    }
+
     fn new(config: &Self::Config, rank: Rank) -> Self {
         let gossip = P::gossip(config);
         let ring = Ring {
@@ -295,7 +308,7 @@ impl<P: GossipProtocol> Automaton for GossipNode<P> {
             gossip_sent: 0,
             rng: SplitMix64::stream(gossip.seed, u64::from(rank)),
             start_reached: false,
-            corrector: Corrector::new(P::correction(config), ring, Side::Right),
+            corrector: Corrector::new(rule::<P>(config), ring, Side::Right),
             protocol: PhantomData,
         }
     }
@@ -345,7 +358,7 @@ impl<P: GossipProtocol> Automaton for GossipNode<P> {
             }
             Body::Correction(c) => {
                 let corrects = self.coloring == GossipColoring::Gossip;
-                let kind = P::correction(config);
+                let kind = rule::<P>(config);
                 let receipt = self.corrector.receive(kind, now, from, &c, corrects, out);
                 if self.coloring == GossipColoring::Uncolored {
                     self.coloring = GossipColoring::Correction;
@@ -393,7 +406,7 @@ impl<P: GossipProtocol> Automaton for GossipNode<P> {
             self.corrector.begin();
         }
         if self.within_correction_time(config, now) {
-            if let Some((to, msg)) = self.corrector.poll_send(P::correction(config), now, out) {
+            if let Some((to, msg)) = self.corrector.poll_send(rule::<P>(config), now, out) {
                 out.send(to, wrap(value, msg));
             }
         }
