@@ -746,6 +746,8 @@ pub fn timeline<V: core::fmt::Debug>(
         let at = match event {
             TraceEvent::Message { sent, .. } | TraceEvent::Lost { sent, .. } => *sent,
             TraceEvent::Ignored { at, .. } => *at,
+            // `TraceEvent` is `#[non_exhaustive]`: a later kind goes at the end of the run.
+            _ => report.last_activity,
         };
         lines.push((at, 2, i, describe_in(event, words)));
     }

@@ -543,10 +543,10 @@ pub fn claims() -> Vec<Claim> {
         Claim {
             text: "The stop rule (CT §3.1; the `Automaton::is_done` contract, which a runtime uses to stop serving a process): a process that says it has stopped never sends, delivers or completes again. Opportunistic, optimized and checked correction say so once their picks are empty; delayed and failure-proof correction never do (they answer later messages: `Stop` replies, SOS), so the rule says nothing about them.",
             checks: vec![
-                exhaustive(protocol(lame, Interleaved, C(Checked), sync, 8), 2, any, property::STOPPED_SILENT, Some(true)),
-                exhaustive(protocol(binary, InOrder, C(Checked), Overlapped, 8), 2, any, property::STOPPED_SILENT, Some(true)),
-                exhaustive(protocol(binary, Interleaved, C(Opportunistic { distance: 2 }), Overlapped, 8), 2, any, property::STOPPED_SILENT, Some(true)),
-                exhaustive(protocol(lame, Interleaved, C(Optimized { distance: 2 }), sync, 8), 2, any, property::STOPPED_SILENT, Some(true)),
+                exhaustive(protocol(lame, Interleaved, Checked, sync, 8), 2, any, property::STOPPED_SILENT, Some(true)),
+                exhaustive(protocol(binary, InOrder, Checked, Overlapped, 8), 2, any, property::STOPPED_SILENT, Some(true)),
+                exhaustive(protocol(binary, Interleaved, Opportunistic { distance: 2 }, Overlapped, 8), 2, any, property::STOPPED_SILENT, Some(true)),
+                exhaustive(protocol(lame, Interleaved, Optimized { distance: 2 }, sync, 8), 2, any, property::STOPPED_SILENT, Some(true)),
             ],
         },
         Claim {

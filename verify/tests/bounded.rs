@@ -195,7 +195,7 @@ fn any_instant_counterexamples_have_the_fewest_crashes() {
         let spec = ProtocolSpec {
             tree,
             order,
-            correction: CorrectionSpec::Correction(CorrectionKind::Opportunistic { distance }),
+            correction: CorrectionSpec::Opportunistic { distance },
             start: StartMode::Synchronized,
             procs: 7,
             logp: LogP::default(),
@@ -257,7 +257,7 @@ fn traces_read_as_a_causal_timeline() {
     let spec = ProtocolSpec {
         tree: TreeKind::Lame(2),
         order: Order::Interleaved,
-        correction: CorrectionSpec::Correction(CorrectionKind::Opportunistic { distance: 1 }),
+        correction: CorrectionSpec::Opportunistic { distance: 1 },
         start: StartMode::Overlapped,
         procs: 8,
         logp: LogP::default(),

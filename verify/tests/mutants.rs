@@ -362,7 +362,7 @@ fn claim5_catches_an_unneeded_sos() {
 fn stop_rule_catches_a_process_that_claims_done_too_early() {
     let s = spec(
         TreeKind::Lame(2),
-        CorrectionSpec::Correction(CorrectionKind::Checked),
+        CorrectionSpec::Checked,
         6,
     );
     rule_mutant(
@@ -373,8 +373,8 @@ fn stop_rule_catches_a_process_that_claims_done_too_early() {
         &[property::STOPPED_SILENT],
     );
     for correction in [
-        CorrectionSpec::Correction(CorrectionKind::Checked),
-        CorrectionSpec::Correction(CorrectionKind::Opportunistic { distance: 2 }),
+        CorrectionSpec::Checked,
+        CorrectionSpec::Opportunistic { distance: 2 },
     ] {
         let real = check(
             &spec(TreeKind::Lame(2), correction, 6),
