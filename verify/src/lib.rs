@@ -23,6 +23,7 @@ pub mod asynchronous;
 pub mod budget;
 pub mod corrected_tree;
 pub mod ftco;
+pub mod gossip;
 pub mod matrix;
 pub mod mutants;
 pub mod search;
@@ -623,7 +624,7 @@ where
                 steps.iter().filter_map(|(_, a)| *a).collect();
             // Pre-operation crashes: report the smallest crash set that fails, not merely the
             // shortest path BFS found.
-            if model.timing == CrashTiming::Pre {
+            if model.timing == CrashTiming::Pre && model.choices.is_none() {
                 let condition = model.properties.iter().find(|p| p.name == name);
                 if let Some((set, path)) =
                     condition.and_then(|p| model.smallest_pre_counterexample(p.condition))
@@ -638,8 +639,14 @@ where
                 trace.push(format!("before the operation: ranks {initial:?} crash"));
             }
             for action in &actions {
-                if let timed::TimedAction::Crash { rank, time } = action {
-                    trace.push(format!("rank {rank} crashes at t={time}"));
+                match action {
+                    timed::TimedAction::Crash { rank, time } => {
+                        trace.push(format!("rank {rank} crashes at t={time}"));
+                    }
+                    timed::TimedAction::Choose { .. } => {
+                        trace.push(stateright::Model::format_action(model, action));
+                    }
+                    timed::TimedAction::Step { .. } => {}
                 }
             }
             trace.extend(events.iter().map(|e| describe_in(e, &model.vocabulary)));
