@@ -296,7 +296,7 @@ proptest! {
                 failed.push(i);
             }
         }
-        prop_assert!(gossip::longest_live_run(n, &failed) >= f + 1);
+        prop_assert!(gossip::longest_live_run(n, &failed) > f, "f + 1 consecutive survivors");
     }
 
     /// The placements of CG Claim 5 on the protocol, for f = 2: random rings of 8 to 16
@@ -404,4 +404,47 @@ fn claim5_fails_fault_free_on_some_placements() {
         let state = gossip::run_placed(6, logp, 1, &gnodes, &[]).unwrap();
         assert!(!gossip::entered_sos(6, &state), "{gnodes:?}");
     }
+}
+
+/// The matrix's gossip section (`gossip::section`, called by `matrix::run`): one line per cell
+/// with its claim and verdict, and exactly one trace per violated cell, each linked. With
+/// `GOSSIP_SECTION_OUT` set, the text is also written there (to compare with the regenerated
+/// docs/verification.md).
+#[test]
+fn matrix_section_lists_every_cell_and_its_traces() {
+    let dir = std::env::temp_dir().join(format!("ftcoll-gossip-section-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (text, states) = gossip::section(&dir).unwrap();
+    assert!(text.starts_with("\n## Corrected Gossip\n"));
+    let pinned: usize = PINS.iter().map(|p| p.2).sum();
+    assert_eq!(states, pinned, "the section's states are the pinned ones");
+    let mut traces: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    traces.sort();
+    let mut expected: Vec<String> = PINS
+        .iter()
+        .filter(|p| !p.1)
+        .map(|p| format!("gossip-{}.txt", p.0))
+        .collect();
+    expected.sort();
+    assert_eq!(traces, expected);
+    for c in gossip::cells() {
+        let line = text
+            .lines()
+            .find(|l| l.contains(c.claim))
+            .unwrap_or_else(|| panic!("{}: no line", c.id));
+        assert!(line.contains(&format!("`{}`", c.spec.name())), "{line}");
+    }
+    for name in &traces {
+        assert!(
+            text.contains(&format!("(traces/{name})")),
+            "{name} is linked"
+        );
+    }
+    if let Ok(out) = std::env::var("GOSSIP_SECTION_OUT") {
+        std::fs::write(out, &text).unwrap();
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }
