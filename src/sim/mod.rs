@@ -515,6 +515,13 @@ impl<A: Automaton> Sim<A> {
         self.procs.get(rank as usize).map(|p| &p.automaton)
     }
 
+    /// The automaton of `rank`, mutably: for model checkers that resolve a choice the automaton
+    /// left to its environment between two instants (`ftcoll::rng::Chooser::External`), never
+    /// for a run of the protocol itself.
+    pub fn automaton_mut(&mut self, rank: Rank) -> Option<&mut A> {
+        self.procs.get_mut(rank as usize).map(|p| &mut p.automaton)
+    }
+
     /// The metrics so far.
     pub fn report(&self) -> &Report<A::Value> {
         &self.report

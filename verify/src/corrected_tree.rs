@@ -327,6 +327,7 @@ impl TimedModel<CorrectedTreeNode> {
             arrivals: Vec::new(),
             vocabulary: Vocabulary::BROADCAST,
             guide: Some(ring_gaps::<CorrectedTreeNode>),
+            choices: None,
         })
     }
 }

@@ -23,6 +23,7 @@ pub mod asynchronous;
 pub mod budget;
 pub mod corrected_tree;
 pub mod ftco;
+pub mod gossip;
 pub mod matrix;
 pub mod mutants;
 pub mod search;
@@ -630,7 +631,7 @@ where
                 steps.iter().filter_map(|(_, a)| *a).collect();
             // Pre-operation crashes: report the smallest crash set that fails, not merely the
             // shortest path BFS found.
-            if model.timing == CrashTiming::Pre {
+            if model.timing == CrashTiming::Pre && model.choices.is_none() {
                 let condition = model.properties.iter().find(|p| p.name == name);
                 if let Some((set, path)) =
                     condition.and_then(|p| model.smallest_pre_counterexample(p.condition))
@@ -639,22 +640,23 @@ where
                     actions = path;
                 }
             }
-            let mut during: Vec<(ftcoll::Rank, ftcoll::Time)> = actions
+            let during: Vec<(ftcoll::Rank, ftcoll::Time)> = actions
                 .iter()
                 .filter_map(|a| match *a {
                     timed::TimedAction::Crash { rank, time } => Some((rank, time)),
-                    timed::TimedAction::Step { .. } => None,
+                    _ => None,
                 })
                 .collect();
             // Crashes at any instant: BFS gives a shortest path, not the fewest crashes at the
             // earliest instants; minimize it the way `search` does (kept only while the same
             // property still fails).
-            if model.timing == CrashTiming::Any {
+            // (Not with choices left to the checker, e.g. gossip targets: a schedule of crashes
+            // alone does not say them.)
+            if model.timing == CrashTiming::Any && model.choices.is_none() {
                 if let Some(p) = model.properties.iter().find(|p| p.name == name) {
                     if let Some((pre, d)) = model.minimized(p.condition, &initial, &during) {
                         actions = model.schedule(&pre, &d);
                         initial = pre;
-                        during = d;
                     }
                 }
             }
@@ -663,7 +665,7 @@ where
             if !initial.is_empty() {
                 trace.push(format!("before the operation: ranks {initial:?} crash"));
             }
-            trace.extend(timeline(&model.vocabulary, &during, &events, &report));
+            trace.extend(timeline(&model.vocabulary, &notes(&actions), &events, &report));
             trace.push(end_line(&model.vocabulary, &report));
             violations.push(Violation {
                 property: name,
@@ -697,22 +699,44 @@ where
     }
 }
 
+/// The model's own actions a trace shows, at their instants: crashes during the operation and
+/// the outcomes of choices left to the checker.
+pub fn notes(actions: &[timed::TimedAction]) -> Vec<(ftcoll::Time, String)> {
+    actions
+        .iter()
+        .filter_map(|a| match *a {
+            timed::TimedAction::Crash { rank, time } => {
+                Some((time, format!("t={time}: rank {rank} crashes")))
+            }
+            timed::TimedAction::Choose {
+                rank,
+                outcome,
+                time,
+            } => Some((
+                time,
+                format!("t={time}: rank {rank}'s next random draw has outcome {outcome}"),
+            )),
+            timed::TimedAction::Step { .. } => None,
+        })
+        .collect()
+}
+
 /// A run as a timeline a person can follow (issue 13, item 3): one line per happening, in the
-/// order of the instant it begins — a crash during the operation (`during`: rank, instant it is
-/// dead from), a message at the instant its send starts (with the instant it is received or
+/// order of the instant it begins — the model's own actions (`notes`, see [`notes`]: crashes
+/// during the operation, choices), a message at the instant its send starts (with the instant it is received or
 /// lost), a first delivery or a completion, an ignored input — so every message appears after
-/// whatever made its sender send it. Happenings of one instant: crashes, then deliveries and
+/// whatever made its sender send it. Happenings of one instant: the notes, then deliveries and
 /// completions, then messages and ignored inputs in the driver's order.
 pub fn timeline<V: core::fmt::Debug>(
     words: &timed::Vocabulary,
-    during: &[(ftcoll::Rank, ftcoll::Time)],
+    notes: &[(ftcoll::Time, String)],
     events: &[ftcoll::sim::TraceEvent],
     report: &Report<V>,
 ) -> Vec<String> {
     use ftcoll::sim::TraceEvent;
     let mut lines: Vec<(ftcoll::Time, u8, usize, String)> = Vec::new();
-    for (i, &(rank, time)) in during.iter().enumerate() {
-        lines.push((time, 0, i, format!("t={time}: rank {rank} crashes")));
+    for (i, (time, note)) in notes.iter().enumerate() {
+        lines.push((*time, 0, i, note.clone()));
     }
     if words.completes {
         for (i, (rank, time, value)) in report.completions.iter().enumerate() {

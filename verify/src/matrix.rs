@@ -1092,6 +1092,9 @@ pub fn run(args: &MatrixArgs) -> Result<(), String> {
     let claims = render(args, &Part::Claims, &traces_dir)?;
     let ftco = render(args, &Part::Ftco(ftco_rows()), &traces_dir)?;
     let ftco_claims = render(args, &Part::FtcoClaims, &traces_dir)?;
+    // The Corrected Gossip section (`crate::gossip::section`): its cells are not in the footer's
+    // totals, which count the grid, asynchronous and FTCO tables.
+    let (gossip, _) = crate::gossip::section(&traces_dir)?;
     let doc = [
         head(args),
         claims.text,
@@ -1103,6 +1106,7 @@ pub fn run(args: &MatrixArgs) -> Result<(), String> {
         ftco_claims.text,
         ftco_table_head(args),
         ftco.text,
+        gossip,
         footer(
             grid.cells + asynchronous.cells + ftco.cells,
             grid.states + asynchronous.states + ftco.states,

@@ -7,6 +7,14 @@
 //! initial states. Time increases with every `Step` and crashes only add up, so the state graph
 //! is acyclic; liveness is an `always` property of quiescent states.
 //!
+//! With a [`ChoiceHook`] ([`TimedModel::choices`]) the model also explores the choices an
+//! automaton leaves to its environment ([`ftcoll::rng::Chooser::External`]: gossip targets):
+//! before applying an instant it runs the instant on a copy; if some process's draw found no
+//! outcome there, the state's successors are one `Choose` per outcome of the lowest such
+//! process's draw (the same instant, nothing else changed) instead of the `Step`. So every
+//! draw happens where the protocol makes it, with every outcome (docs/verification-gossip.md).
+//! Choices are consumed, so the graph stays acyclic.
+//!
 //! The model knows no protocol: what it decides is the list of [`TimedProperty`]s the
 //! protocol family declares ([`broadcast_properties`] for the broadcasts, `crate::ftco` for
 //! FTCO), and which ranks may crash is a list too ([`TimedModel::crashable`]).
@@ -167,6 +175,37 @@ pub struct TimedModel<A: Automaton> {
     /// of the operation depends on (for the ring corrections, the two ends of each gap), whose
     /// crashes a guided walk prefers. `None`: uniform victims.
     pub guide: Option<Guide<A>>,
+    /// How to read and resolve the choices an automaton leaves to the model (gossip targets,
+    /// [`ftcoll::rng::Chooser::External`]); `None`: the automaton makes none. Only the
+    /// stateright model ([`Model::actions`]) and [`Self::replay`] resolve choices; the
+    /// deterministic helpers ([`Self::schedule`], [`Self::run_crashes`],
+    /// [`Self::smallest_pre_counterexample`]) do not, so they are not used with a hook.
+    pub choices: Option<ChoiceHook<A>>,
+}
+
+/// How the timed model reads and resolves a process's pending choice: `wanted` is the bound
+/// of a draw that found no outcome (`ftcoll::rng::Chooser::wanted`), `supply` hands the next
+/// draw its outcome (`ftcoll::rng::Chooser::supply`). Protocol-neutral: a family gives the two
+/// functions for its automaton.
+pub struct ChoiceHook<A> {
+    /// The bound of the draw the process could not make, if any.
+    pub wanted: fn(&A) -> Option<u64>,
+    /// Supplies the outcome of the process's next draw.
+    pub supply: fn(&mut A, u64),
+}
+
+impl<A> Clone for ChoiceHook<A> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<A> Copy for ChoiceHook<A> {}
+
+impl<A> core::fmt::Debug for ChoiceHook<A> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("ChoiceHook")
+    }
 }
 
 /// See [`TimedModel::guide`].
@@ -230,6 +269,16 @@ pub enum TimedAction {
         /// The instant it is dead from.
         time: Time,
     },
+    /// The next draw of `rank` (made during the instant `time`) has outcome `outcome`
+    /// ([`TimedModel::choices`]).
+    Choose {
+        /// The process.
+        rank: Rank,
+        /// The outcome, in `0..bound` of its draw.
+        outcome: u64,
+        /// The instant of the draw.
+        time: Time,
+    },
 }
 
 impl<A: Automaton> TimedModel<A> {
@@ -259,7 +308,21 @@ impl<A: Automaton> TimedModel<A> {
             arrivals: Vec::new(),
             vocabulary: Vocabulary::BROADCAST,
             guide: None,
+            choices: None,
         }
+    }
+
+    /// The choice the next instant of `state` needs first, with a [`ChoiceHook`]: the lowest
+    /// live process whose draw finds no outcome when the instant runs on a copy, and the bound
+    /// of that draw.
+    pub fn pending_choice(&self, state: &TimedState<A>) -> Option<(Rank, u64)> {
+        let hook = self.choices?;
+        let mut trial = state.sim.clone();
+        let _ = trial.step(&self.config);
+        (0..self.procs).find_map(|r| {
+            let bound = (hook.wanted)(trial.automaton(r)?)?;
+            Some((r, bound))
+        })
     }
 
     /// The names of the `always` properties, in the order the family declared them: the
@@ -392,16 +455,10 @@ impl<A: Automaton> TimedModel<A> {
     ) -> (bool, Vec<String>) {
         let actions = self.schedule(pre, during);
         let (events, report) = self.replay(pre, &actions);
-        // The instants the crashes took effect at (the first instant at or after each asked one).
-        let during: Vec<(Rank, Time)> = actions
-            .iter()
-            .filter_map(|a| match *a {
-                TimedAction::Crash { rank, time } => Some((rank, time)),
-                TimedAction::Step { .. } => None,
-            })
-            .collect();
+        // The crashes at the instants they took effect (the first at or after each asked one).
+        let notes = crate::notes(&actions);
         let mut trace = vec![first];
-        trace.extend(crate::timeline(&self.vocabulary, &during, &events, &report));
+        trace.extend(crate::timeline(&self.vocabulary, &notes, &events, &report));
         trace.push(crate::end_line(&self.vocabulary, &report));
         let all = (0..report.procs)
             .all(|r| !report.is_live(r) || report.delivered_at[r as usize].is_some());
@@ -456,6 +513,10 @@ impl<A: Automaton> TimedModel<A> {
             TimedAction::Crash { rank, time } => {
                 next.sim.crash(rank, time);
                 next.crashes += 1;
+            }
+            TimedAction::Choose { rank, outcome, .. } => {
+                let hook = self.choices?;
+                (hook.supply)(next.sim.automaton_mut(rank)?, outcome);
             }
         }
         Some(next)
@@ -568,7 +629,14 @@ where
         if time > self.horizon {
             return;
         }
-        actions.push(TimedAction::Step { time });
+        match self.pending_choice(state) {
+            Some((rank, bound)) => actions.extend((0..bound).map(|outcome| TimedAction::Choose {
+                rank,
+                outcome,
+                time,
+            })),
+            None => actions.push(TimedAction::Step { time }),
+        }
         if self.timing == CrashTiming::Any && state.crashes < self.max_crashes {
             for &rank in &self.crashable {
                 if !state.sim.has_crashed(rank) {
@@ -589,6 +657,11 @@ where
         match action {
             TimedAction::Step { time } => format!("t={time}: apply every event"),
             TimedAction::Crash { rank, time } => format!("rank {rank} crashes before t={time}"),
+            TimedAction::Choose {
+                rank,
+                outcome,
+                time,
+            } => format!("rank {rank}'s draw at t={time} has outcome {outcome}"),
         }
     }
 

@@ -44,6 +44,12 @@
 //! it made, and the same seed gives the same run in every driver that applies the same events;
 //! the state stays `Clone + Eq + Hash` (the generator is one `u64`).
 //!
+//! With [`Targets::Chosen`] the draws come from outside instead ([`Chooser::External`]): a
+//! model checker supplies the outcome of each draw and explores every one of them
+//! (ftcoll-verify's gossip module; docs/verification-gossip.md gives the soundness argument).
+//! The draw is the same `below(P − 1)` at the same point of `on_send_slot`; only where its
+//! outcome comes from differs.
+//!
 //! # Who corrects
 //!
 //! Exactly the g-nodes (the root and the processes whose first message was a gossip message).
@@ -69,7 +75,7 @@ use super::correction::{wrap, CorrectionKind, Corrector, Receipt};
 use super::message::{Body, Msg};
 use super::ring::{Ring, Side};
 use crate::automaton::{Automaton, Outbox, TimerId, Value};
-use crate::rng::SplitMix64;
+use crate::rng::{Chooser, SplitMix64};
 use crate::topology::{LogP, TopologyError, MAX_PROCS};
 use crate::{Rank, Time};
 
@@ -98,6 +104,23 @@ pub struct GossipConfig {
     pub seed: u64,
     /// The root's payload.
     pub payload: Value,
+    /// Where the gossip targets come from (default: the seeded generators).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub targets: Targets,
+}
+
+/// Where the gossip targets come from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Targets {
+    /// Every process draws from its own seeded generator (`SplitMix64::stream(seed, rank)`):
+    /// the protocol as it runs.
+    #[default]
+    Seeded,
+    /// Every draw's outcome is supplied from outside ([`Chooser::External`]): for a model
+    /// checker that explores every target sequence. A driver that supplies none sees no
+    /// gossip send at all.
+    Chosen,
 }
 
 impl GossipConfig {
@@ -123,6 +146,7 @@ impl GossipConfig {
             gossip_time,
             seed,
             payload: 0x00f7_c011,
+            targets: Targets::Seeded,
         })
     }
 
@@ -181,7 +205,8 @@ pub struct GossipNode<P> {
     skew: Time,
     /// Gossip sends made (each drew one target).
     gossip_sent: u32,
-    rng: SplitMix64,
+    /// Where the targets come from ([`GossipConfig::targets`]).
+    targets: Chooser,
     /// The correction start (virtual `T + L + O`) has passed.
     start_reached: bool,
     corrector: Corrector,
@@ -214,6 +239,17 @@ impl<P: GossipProtocol> GossipNode<P> {
         &self.corrector
     }
 
+    /// Where its gossip targets come from.
+    pub fn chooser(&self) -> &Chooser {
+        &self.targets
+    }
+
+    /// Where its gossip targets come from, mutably: the hook through which a model checker
+    /// supplies the outcome of a draw under [`Targets::Chosen`] ([`Chooser::supply`]).
+    pub fn chooser_mut(&mut self) -> &mut Chooser {
+        &mut self.targets
+    }
+
     fn deliver(&mut self, value: Value, out: &mut Outbox<Msg>) {
         if !self.delivered {
             self.delivered = true;
@@ -244,12 +280,13 @@ impl<P: GossipProtocol> GossipNode<P> {
         }
     }
 
-    /// A uniformly random rank other than this one (`None` when alone).
+    /// A uniformly random rank other than this one (`None` when alone, or when the outcome of
+    /// an external draw was not supplied).
     fn draw_target(&mut self, procs: u32) -> Option<Rank> {
         if procs < 2 {
             return None;
         }
-        let x = self.rng.below(u64::from(procs - 1)) as Rank;
+        let x = self.targets.below(u64::from(procs - 1))? as Rank;
         Some(if x >= self.rank { x + 1 } else { x })
     }
 
@@ -306,7 +343,12 @@ impl<P: GossipProtocol> Automaton for GossipNode<P> {
             delivered: false,
             skew: 0,
             gossip_sent: 0,
-            rng: SplitMix64::stream(gossip.seed, u64::from(rank)),
+            targets: match gossip.targets {
+                Targets::Seeded => {
+                    Chooser::Seeded(SplitMix64::stream(gossip.seed, u64::from(rank)))
+                }
+                Targets::Chosen => Chooser::EXTERNAL,
+            },
             start_reached: false,
             corrector: Corrector::new(rule::<P>(config), ring, Side::Right),
             protocol: PhantomData,
@@ -396,6 +438,10 @@ impl<P: GossipProtocol> Automaton for GossipNode<P> {
         // 1. Gossip until T.
         if let Some((to, msg)) = self.gossip_send(P::gossip(config), now) {
             out.send(to, msg);
+            return;
+        }
+        if self.targets.wanted().is_some() {
+            // An external draw without an outcome: as if the choice had not been reached.
             return;
         }
         // 2. Correction from T + L + O (g-nodes), for OCG only within C.
