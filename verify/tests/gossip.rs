@@ -107,7 +107,8 @@ fn counterexamples_show_the_papers_mechanisms() {
     let trace = ccg.counterexample().expect("violated");
     let crashes: Vec<u64> = trace
         .iter()
-        .filter_map(|l| l.split("crashes at t=").nth(1))
+        .filter(|l| l.ends_with(" crashes"))
+        .filter_map(|l| l.strip_prefix("t=")?.split(':').next())
         .map(|t| t.parse().unwrap())
         .collect();
     assert_eq!(crashes.len(), 2, "{trace:#?}");
