@@ -8,6 +8,7 @@ mod args;
 mod config_file;
 mod ftco_cmd;
 mod gossip_cmd;
+mod output;
 mod pap_cmd;
 mod reproduce_cmd;
 mod simulate_cmd;

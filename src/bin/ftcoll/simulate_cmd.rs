@@ -14,6 +14,7 @@ use ftcoll::topology::{LogP, Order, Tree, TreeKind};
 use ftcoll::{Rank, Time};
 
 use crate::admission;
+use crate::output::{csv_line, json_line, JsonCell, JsonObject};
 use crate::args;
 use crate::{CliError, UsageError};
 
@@ -568,7 +569,7 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Writes rows as they come: JSON lines, CSV, or a table whose widths come from the first
+/// Writes rows as they come: JSON lines (`serde_json`), CSV (`csv`), or a table whose widths come from the first
 /// [`TABLE_SIZING_ROWS`] rows.
 pub struct Printer<'a> {
     format: SimFormat,
@@ -596,28 +597,28 @@ impl<'a> Printer<'a> {
     pub fn row(&mut self, row: Vec<String>, out: &mut impl Write) -> std::io::Result<()> {
         match self.format {
             SimFormat::Json => {
-                let fields: Vec<String> = self
+                let fields = self
                     .columns
                     .iter()
                     .zip(&row)
-                    .map(|(k, val)| {
-                        let json = match *k {
-                            "faults" => format!("[{}]", val.replace(' ', ",")),
-                            k if self.strings.contains(&k) => format!("\"{val}\""),
-                            _ if val.is_empty() => "null".to_string(),
-                            _ => val.clone(),
+                    .map(|(&k, val)| {
+                        let cell = match k {
+                            "faults" => JsonCell::Nums(val.split_whitespace().collect()),
+                            k if self.strings.contains(&k) => JsonCell::Str(val),
+                            _ if val.is_empty() => JsonCell::Null,
+                            _ => JsonCell::Num(val),
                         };
-                        format!("\"{k}\":{json}")
+                        (k, cell)
                     })
                     .collect();
-                writeln!(out, "{{{}}}", fields.join(","))
+                writeln!(out, "{}", json_line(&JsonObject(fields))?)
             }
             SimFormat::Csv => {
                 if self.widths.is_none() {
-                    writeln!(out, "{}", self.columns.join(","))?;
+                    writeln!(out, "{}", csv_line(self.columns)?)?;
                     self.widths = Some(Vec::new());
                 }
-                writeln!(out, "{}", row.join(","))
+                writeln!(out, "{}", csv_line(&row)?)
             }
             SimFormat::Table => {
                 if self.widths.is_some() {
