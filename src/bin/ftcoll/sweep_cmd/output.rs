@@ -47,6 +47,7 @@ use super::{
 };
 use crate::args;
 use crate::ftco_cmd::{self, collective_name};
+use crate::output::{csv_line, json_line, JsonCell, JsonObject};
 use crate::UsageError;
 
 /// The version of the output format, in every identity line.
@@ -473,7 +474,7 @@ pub(super) fn parameters(
     cells
 }
 
-/// The CSV header of sweeps of this schema.
+/// The CSV header of sweeps of this schema (written by `csv`).
 pub fn csv_header(schema: &Schema) -> String {
     let mut cells: Vec<String> = schema.parameters.iter().map(|s| s.to_string()).collect();
     for m in schema.metrics {
@@ -481,42 +482,45 @@ pub fn csv_header(schema: &Schema) -> String {
             cells.push(format!("{m}_{s}"));
         }
     }
-    cells.join(",")
+    csv_line(&cells).unwrap_or_default()
 }
 
-/// One output line (without the newline) from its [`Schema::cells`] cells.
+/// One output line (without the newline) from its [`Schema::cells`] cells: a CSV record written
+/// by `csv`, or a JSON object written by `serde_json` (empty if a cell is not what its column
+/// holds, e.g. a statistic that is not a number: never for cells a sweep computes, and a line read
+/// back that does not render to itself is rejected).
 fn render(format: SweepFormat, schema: &Schema, cells: &[String]) -> String {
     match format {
-        SweepFormat::Csv => cells.join(","),
+        SweepFormat::Csv => csv_line(cells).unwrap_or_default(),
         SweepFormat::Json => {
             let (params, stats) = cells.split_at(schema.parameters.len().min(cells.len()));
-            let mut fields: Vec<String> = schema
+            let mut fields: Vec<(&str, JsonCell<'_>)> = schema
                 .parameters
                 .iter()
                 .zip(params)
-                .map(|(k, v)| {
-                    if schema.numeric.contains(k) {
-                        format!("\"{k}\":{v}")
+                .map(|(&k, v)| {
+                    if schema.numeric.contains(&k) {
+                        (k, JsonCell::Num(v))
                     } else {
-                        format!("\"{k}\":\"{v}\"")
+                        (k, JsonCell::Str(v))
                     }
                 })
                 .collect();
-            let metrics: Vec<String> = schema
+            let metrics = schema
                 .metrics
                 .iter()
                 .zip(stats.chunks(STATISTICS.len()))
-                .map(|(m, s)| {
-                    let stats: Vec<String> = STATISTICS
+                .map(|(&m, s)| {
+                    let stats = STATISTICS
                         .iter()
                         .zip(s)
-                        .map(|(k, v)| format!("\"{k}\":{v}"))
+                        .map(|(&k, v)| (k, JsonCell::Num(v)))
                         .collect();
-                    format!("\"{m}\":{{{}}}", stats.join(","))
+                    (m, JsonCell::Object(JsonObject(stats)))
                 })
                 .collect();
-            fields.push(format!("\"metrics\":{{{}}}", metrics.join(",")));
-            format!("{{{}}}", fields.join(","))
+            fields.push(("metrics", JsonCell::Object(JsonObject(metrics))));
+            json_line(&JsonObject(fields)).unwrap_or_default()
         }
     }
 }
