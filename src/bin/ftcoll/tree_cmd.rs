@@ -1,8 +1,11 @@
 //! `ftcoll tree` and `ftcoll gaps`: the topology of CT §3.2 on the command line.
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::io::Write;
 
 use clap::{Args, ValueEnum};
+use serde::Serialize;
 use ftcoll::topology::{LogP, Order, Reach, TopologyError, Tree, TreeKind};
 
 use crate::admission;
@@ -46,11 +49,71 @@ impl TreeSpec {
         Tree::new(self.tree, self.order, self.procs, logp).map_err(flag_error)
     }
 
-    fn header_json(&self) -> String {
-        format!(
-            "\"procs\":{},\"tree\":\"{}\",\"order\":\"{}\",\"L\":{},\"o\":{}",
-            self.procs, self.tree, self.order, self.latency, self.overhead
-        )
+    /// The fields every `tree` and `gaps` JSON object starts with.
+    fn header(&self) -> Header {
+        Header {
+            procs: self.procs,
+            tree: self.tree.to_string(),
+            order: self.order.to_string(),
+            latency: self.latency,
+            overhead: self.overhead,
+        }
+    }
+}
+
+/// The parameters at the start of `tree`'s and `gaps`' JSON objects.
+#[derive(Serialize)]
+struct Header {
+    procs: u64,
+    tree: String,
+    order: String,
+    #[serde(rename = "L")]
+    latency: u64,
+    #[serde(rename = "o")]
+    overhead: u64,
+}
+
+/// `tree --format json`: the parameters, the deadline and every node (streamed).
+#[derive(Serialize)]
+struct TreeJson<N> {
+    #[serde(flatten)]
+    header: Header,
+    deadline: u64,
+    nodes: N,
+}
+
+/// One node of `tree --format json`.
+#[derive(Serialize)]
+struct NodeJson {
+    rank: u32,
+    parent: Option<u32>,
+    children: Vec<u32>,
+    recv_time: u64,
+}
+
+/// `gaps`' JSON object.
+#[derive(Serialize)]
+struct GapsJson<'a> {
+    #[serde(flatten)]
+    header: Header,
+    faults: &'a [u32],
+    uncolored: &'a [u32],
+    gmax: u64,
+    /// Gap size → number of gaps of that size (keys are JSON strings).
+    gaps: BTreeMap<u64, u64>,
+}
+
+/// A JSON list written as its items come: `serde_json` pulls them from the iterator, so the
+/// whole list is never held.
+struct Streamed<I>(RefCell<Option<I>>);
+
+impl<I, T> Serialize for Streamed<I>
+where
+    I: Iterator<Item = T>,
+    T: Serialize,
+{
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.borrow_mut().take().into_iter().flatten())
     }
 }
 
@@ -107,26 +170,22 @@ pub fn tree(a: TreeArgs, out: &mut impl Write) -> Result<(), CliError> {
     };
     match a.format {
         TreeFormat::Json => {
-            write!(
-                out,
-                "{{{},\"deadline\":{},\"nodes\":[",
-                a.spec.header_json(),
-                tree.deadline()
-            )?;
-            for (i, node) in tree.nodes().enumerate() {
+            let nodes = tree.nodes().map(|node| {
                 tick(node.rank);
-                let parent = node.parent.map_or("null".to_string(), |p| p.to_string());
-                write!(
-                    out,
-                    "{}{{\"rank\":{},\"parent\":{},\"children\":[{}],\"recv_time\":{}}}",
-                    if i == 0 { "" } else { "," },
-                    node.rank,
-                    parent,
-                    join(&node.children),
-                    node.receive_time
-                )?;
-            }
-            writeln!(out, "]}}")?;
+                NodeJson {
+                    rank: node.rank,
+                    parent: node.parent,
+                    children: node.children,
+                    recv_time: node.receive_time,
+                }
+            });
+            let json = TreeJson {
+                header: a.spec.header(),
+                deadline: tree.deadline(),
+                nodes: Streamed(RefCell::new(Some(nodes))),
+            };
+            serde_json::to_writer(&mut *out, &json).map_err(std::io::Error::from)?;
+            writeln!(out)?;
         }
         TreeFormat::Text => {
             writeln!(
@@ -225,30 +284,15 @@ pub fn gaps(a: GapsArgs, out: &mut impl Write) -> Result<(), CliError> {
     );
     let reach = Reach::compute(&tree, &faults).map_err(flag_error)?;
     spinner.finish_and_clear();
-    let histogram: Vec<String> = reach
-        .histogram()
-        .iter()
-        .map(|(size, count)| format!("\"{size}\":{count}"))
-        .collect();
-    write!(
-        out,
-        "{{{},\"faults\":[{}],\"uncolored\":[",
-        a.spec.header_json(),
-        join(&faults),
-    )?;
-    // Streamed: the list can hold billions of ranks.
-    for (i, rank) in reach.uncolored.iter().enumerate() {
-        if i > 0 {
-            out.write_all(b",")?;
-        }
-        write!(out, "{rank}")?;
-    }
-    writeln!(
-        out,
-        "],\"gmax\":{},\"gaps\":{{{}}}}}",
-        reach.gmax(),
-        histogram.join(",")
-    )?;
+    let json = GapsJson {
+        header: a.spec.header(),
+        faults: &faults,
+        uncolored: &reach.uncolored,
+        gmax: reach.gmax(),
+        gaps: reach.histogram(),
+    };
+    serde_json::to_writer(&mut *out, &json).map_err(std::io::Error::from)?;
+    writeln!(out)?;
     Ok(())
 }
 
