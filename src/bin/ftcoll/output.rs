@@ -104,3 +104,16 @@ fn csv_io(e: csv::Error) -> std::io::Error {
         other => std::io::Error::other(format!("{other:?}")),
     }
 }
+
+/// The CSV text of these rows: a header of the row type's field names (its serde names), then
+/// one record per row, each ending in `\n`.
+pub fn csv_text<T: Serialize>(rows: &[T]) -> std::io::Result<String> {
+    let mut w = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    for row in rows {
+        w.serialize(row).map_err(csv_io)?;
+    }
+    let bytes = w.into_inner().map_err(|e| e.into_error())?;
+    String::from_utf8(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+}

@@ -24,7 +24,9 @@ use ftcoll::protocols::Side;
 use ftcoll::sim::PortModel;
 use ftcoll::topology::{Order, TreeKind};
 use plotters::prelude::*;
+use serde::Serialize;
 
+use crate::output::csv_text;
 use crate::sweep_cmd::{progress_bar, run_point};
 use crate::{CliError, UsageError};
 
@@ -303,6 +305,102 @@ pub(crate) fn output_dir(output: &Path, name: &str) -> Result<(), CliError> {
 fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
     std::fs::write(path, text)
         .map_err(|e| UsageError(format!("--output: cannot write {}: {e}", path.display())).into())
+}
+
+// The rows of `reproduce ct`'s CSV files, written by `csv` (docs/cli-output.md). A fraction is
+// kept as the text the files have always had (`{:.4}`, or Rust's shortest `Display` where the
+// value is shown whole), which `csv`'s own float format would not reproduce.
+
+/// A row of `ct/fig6_fig7_fault_free.csv`.
+#[derive(Serialize)]
+struct FaultFreeRow {
+    procs: u32,
+    tree: String,
+    variant: &'static str,
+    messages_per_process: String,
+    correction_messages_per_process: String,
+    quiescence_latency: String,
+    coloring_latency: String,
+}
+
+/// A row of `ct/lemma2.csv`.
+#[derive(Serialize)]
+struct LemmaRow {
+    #[serde(rename = "L")]
+    latency_l: u64,
+    #[serde(rename = "o")]
+    overhead: u64,
+    published_latency: String,
+    latency: String,
+    published_messages: String,
+    messages: String,
+}
+
+/// A row of `ct/table1_fig8_fig9.csv`.
+#[derive(Serialize)]
+struct FaultRow {
+    tree: String,
+    fault_fraction: String,
+    runs: u64,
+    quiescence_mean: String,
+    quiescence_p5: u64,
+    quiescence_p95: u64,
+    messages_per_process_mean: String,
+    messages_per_process_p5: String,
+    messages_per_process_p95: String,
+    gmax_p99: u64,
+    #[serde(rename = "gmax_p99.9")]
+    gmax_p99_9: u64,
+    gmax_max: u64,
+    correction_p99: u64,
+    #[serde(rename = "correction_p99.9")]
+    correction_p99_9: u64,
+    correction_max: u64,
+}
+
+/// A row of `ct/fig10_gmax_vs_correction.csv`.
+#[derive(Serialize)]
+struct GmaxRow {
+    tree: String,
+    gmax: u64,
+    correction_latency: u64,
+    runs: u64,
+}
+
+/// A row of `ct/fig1b_inorder_vs_interleaved.csv`.
+#[derive(Serialize)]
+struct Fig1Row {
+    procs: u32,
+    order: String,
+    fault_fraction: String,
+    runs: u64,
+    correction_mean: String,
+    correction_p5: u64,
+    correction_p95: u64,
+    correction_max: u64,
+}
+
+/// A row of `ct/table1.csv`: each published number beside ours.
+#[derive(Serialize)]
+struct Table1Row {
+    fault_fraction: String,
+    runs: u64,
+    published_gmax_p99: u64,
+    gmax_p99: u64,
+    #[serde(rename = "published_gmax_p99.9")]
+    published_gmax_p99_9: u64,
+    #[serde(rename = "gmax_p99.9")]
+    gmax_p99_9: u64,
+    published_gmax_max: u64,
+    gmax_max: u64,
+    published_lscc_p99: u64,
+    lscc_p99: u64,
+    #[serde(rename = "published_lscc_p99.9")]
+    published_lscc_p99_9: u64,
+    #[serde(rename = "lscc_p99.9")]
+    lscc_p99_9: u64,
+    published_lscc_max: u64,
+    lscc_max: u64,
 }
 
 /// A series of a line chart: name, points `(x, y, low, high)`.
@@ -598,7 +696,7 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
             StartMode::Synchronized,
         ),
     ];
-    let mut csv = String::from("procs,tree,variant,messages_per_process,correction_messages_per_process,quiescence_latency,coloring_latency\n");
+    let mut csv: Vec<FaultFreeRow> = Vec::new();
     let mut fig6: Vec<Series> = Vec::new();
     let mut fig7: Vec<Series> = Vec::new();
     let mut checked_corr_per_proc: Vec<f64> = Vec::new();
@@ -619,7 +717,15 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
                 let corr = hist(&stats, "messages_correction").mean() / f64::from(procs);
                 let q = hist(&stats, "quiescence_latency").mean();
                 let c = hist(&stats, "coloring_latency").mean();
-                let _ = writeln!(csv, "{procs},{tree},{name},{per:.4},{corr:.4},{q},{c}");
+                csv.push(FaultFreeRow {
+                    procs,
+                    tree: tree.to_string(),
+                    variant: name,
+                    messages_per_process: format!("{per:.4}"),
+                    correction_messages_per_process: format!("{corr:.4}"),
+                    quiescence_latency: q.to_string(),
+                    coloring_latency: c.to_string(),
+                });
                 if correction == checked() {
                     checked_corr_per_proc.push(corr);
                 }
@@ -630,7 +736,7 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
             fig7.push(Series::line(format!("{tree}, {name}"), s7));
         }
     }
-    write_file(&dir.join("fig6_fig7_fault_free.csv"), &csv)?;
+    write_file(&dir.join("fig6_fig7_fault_free.csv"), &csv_text(&csv)?)?;
     chart(
         &dir.join("fig6_messages_per_process.svg"),
         "CT Fig. 6: messages per process, fault-free",
@@ -652,7 +758,7 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
 
     // Lemma 2 / Corollary 1 for several (L, o).
     let mut lemma = String::from("| L | o | published `L_SCC^FF = 4o + L + ⌊L/o⌋o` | ours | difference | published `M_SCC = 3 + ⌊L/o⌋` | ours | difference |\n|---|---|---|---|---|---|---|---|\n");
-    let mut lemma_csv = String::from("L,o,published_latency,latency,published_messages,messages\n");
+    let mut lemma_csv: Vec<LemmaRow> = Vec::new();
     for (l, o) in [(2u64, 1u64), (1, 1), (4, 1), (4, 2), (3, 2), (5, 2)] {
         let mut p = point(
             4096,
@@ -674,16 +780,23 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
             diff(lat, pl),
             diff(msgs, pm)
         );
-        let _ = writeln!(lemma_csv, "{l},{o},{pl},{lat},{pm},{msgs}");
+        lemma_csv.push(LemmaRow {
+            latency_l: l,
+            overhead: o,
+            published_latency: pl.to_string(),
+            latency: lat.to_string(),
+            published_messages: pm.to_string(),
+            messages: msgs.to_string(),
+        });
     }
-    write_file(&dir.join("lemma2.csv"), &lemma_csv)?;
+    write_file(&dir.join("lemma2.csv"), &csv_text(&lemma_csv)?)?;
 
     // ---- Table 1, Fig. 8, 9, 10: P = 64Ki, every tree, synchronized checked correction.
     let mut by_fraction: BTreeMap<usize, PointStats> = BTreeMap::new();
     let mut fig8 = Vec::new();
     let mut fig9 = Vec::new();
     let mut fig10: BTreeMap<String, PointStats> = BTreeMap::new();
-    let mut csv = String::from("tree,fault_fraction,runs,quiescence_mean,quiescence_p5,quiescence_p95,messages_per_process_mean,messages_per_process_p5,messages_per_process_p95,gmax_p99,gmax_p99.9,gmax_max,correction_p99,correction_p99.9,correction_max\n");
+    let mut csv: Vec<FaultRow> = Vec::new();
     let table_start = Instant::now();
     let procs = scale.table_procs;
     for tree in trees() {
@@ -708,23 +821,23 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
             let g = hist(&stats, "gmax");
             let c = hist(&stats, "correction_latency");
             let per = f64::from(procs);
-            let _ = writeln!(
-                csv,
-                "{tree},{f},{},{:.4},{},{},{:.4},{:.4},{:.4},{},{},{},{},{},{}",
-                scale.table_runs,
-                q.mean(),
-                q.percentile(0.05),
-                q.percentile(0.95),
-                m.mean() / per,
-                m.percentile(0.05) as f64 / per,
-                m.percentile(0.95) as f64 / per,
-                g.percentile(0.99),
-                g.percentile(0.999),
-                g.max(),
-                c.percentile(0.99),
-                c.percentile(0.999),
-                c.max()
-            );
+            csv.push(FaultRow {
+                tree: tree.to_string(),
+                fault_fraction: f.to_string(),
+                runs: scale.table_runs,
+                quiescence_mean: format!("{:.4}", q.mean()),
+                quiescence_p5: q.percentile(0.05),
+                quiescence_p95: q.percentile(0.95),
+                messages_per_process_mean: format!("{:.4}", m.mean() / per),
+                messages_per_process_p5: format!("{:.4}", m.percentile(0.05) as f64 / per),
+                messages_per_process_p95: format!("{:.4}", m.percentile(0.95) as f64 / per),
+                gmax_p99: g.percentile(0.99),
+                gmax_p99_9: g.percentile(0.999),
+                gmax_max: g.max(),
+                correction_p99: c.percentile(0.99),
+                correction_p99_9: c.percentile(0.999),
+                correction_max: c.max(),
+            });
             s8.push((
                 f * 100.0,
                 q.mean(),
@@ -755,7 +868,7 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
         fig10.insert(tree.to_string(), all);
     }
     let table_secs = table_start.elapsed().as_secs_f64();
-    write_file(&dir.join("table1_fig8_fig9.csv"), &csv)?;
+    write_file(&dir.join("table1_fig8_fig9.csv"), &csv_text(&csv)?)?;
     chart(
         &dir.join("fig8_quiescence_vs_faults.svg"),
         "CT Fig. 8: quiescence latency vs fault rate (whiskers: 5 %, 95 %)",
@@ -775,13 +888,18 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
         false,
     )?;
     // Fig. 10: every observed (g_max, L_SCC) pair, with Lemma 3's bounds.
-    let mut csv = String::from("tree,gmax,correction_latency,runs\n");
+    let mut csv: Vec<GmaxRow> = Vec::new();
     let mut series = Vec::new();
     let mut gmax_top = 0u64;
     for (tree, stats) in &fig10 {
         let mut pts = Vec::new();
         for (&(g, c), &n) in &stats.gmax_vs_correction {
-            let _ = writeln!(csv, "{tree},{g},{c},{n}");
+            csv.push(GmaxRow {
+                tree: tree.clone(),
+                gmax: g,
+                correction_latency: c,
+                runs: n,
+            });
             pts.push((g as f64, c as f64, c as f64, c as f64));
             gmax_top = gmax_top.max(g);
         }
@@ -792,7 +910,7 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
             scatter: true,
         });
     }
-    write_file(&dir.join("fig10_gmax_vs_correction.csv"), &csv)?;
+    write_file(&dir.join("fig10_gmax_vs_correction.csv"), &csv_text(&csv)?)?;
     let lff = (4 * O + L + (L / O) * O) as f64;
     let bounds = |f: &dyn Fn(f64) -> f64| (0..=gmax_top).map(|g| (g as f64, f(g as f64))).collect();
     let mut lines = vec![
@@ -809,7 +927,7 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
     chart_fig10(&dir.join("fig10_gmax_vs_correction.svg"), &lines)?;
 
     // ---- Fig. 1b: binomial tree, interleaved vs in-order.
-    let mut csv = String::from("procs,order,fault_fraction,runs,correction_mean,correction_p5,correction_p95,correction_max\n");
+    let mut csv: Vec<Fig1Row> = Vec::new();
     let mut fig1 = Vec::new();
     let mut interleaved_means: Vec<(f64, f64)> = Vec::new();
     for &procs in &scale.fig1_procs {
@@ -830,15 +948,16 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
                     &format!("Fig. 1b {order} P={procs} F={}%", pct(f)),
                 )?;
                 let c = hist(&stats, "correction_latency");
-                let _ = writeln!(
-                    csv,
-                    "{procs},{order},{f},{},{:.4},{},{},{}",
-                    scale.fig1_runs,
-                    c.mean(),
-                    c.percentile(0.05),
-                    c.percentile(0.95),
-                    c.max()
-                );
+                csv.push(Fig1Row {
+                    procs,
+                    order: order.to_string(),
+                    fault_fraction: f.to_string(),
+                    runs: scale.fig1_runs,
+                    correction_mean: format!("{:.4}", c.mean()),
+                    correction_p5: c.percentile(0.05),
+                    correction_p95: c.percentile(0.95),
+                    correction_max: c.max(),
+                });
                 if procs == scale.table_procs && order == Order::Interleaved {
                     interleaved_means.push((f, c.mean()));
                 }
@@ -847,7 +966,7 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
             fig1.push(Series::line(format!("{order}, P = {procs}"), pts));
         }
     }
-    write_file(&dir.join("fig1b_inorder_vs_interleaved.csv"), &csv)?;
+    write_file(&dir.join("fig1b_inorder_vs_interleaved.csv"), &csv_text(&csv)?)?;
     chart(
         &dir.join("fig1b_inorder_vs_interleaved.svg"),
         "CT Fig. 1b: expected correction time, binomial tree",
@@ -879,7 +998,7 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
         4 * scale.table_runs
     );
     let _ = writeln!(md, "| F (%) | g_max 99 % | g_max 99.9 % | g_max max | L_SCC 99 % | L_SCC 99.9 % | L_SCC max |\n|---|---|---|---|---|---|---|");
-    let mut csv = String::from("fault_fraction,runs,published_gmax_p99,gmax_p99,published_gmax_p99.9,gmax_p99.9,published_gmax_max,gmax_max,published_lscc_p99,lscc_p99,published_lscc_p99.9,lscc_p99.9,published_lscc_max,lscc_max\n");
+    let mut csv: Vec<Table1Row> = Vec::new();
     for (k, (f, pubs)) in published.iter().enumerate() {
         let stats = &by_fraction[&k];
         let g = hist(stats, "gmax");
@@ -898,14 +1017,24 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
             .map(|(&p, &o)| format!("{p} / {o} ({})", diff(o as f64, p as f64)))
             .collect();
         let _ = writeln!(md, "| {} | {} |", pct(*f), cells.join(" | "));
-        let pairs: Vec<String> = pubs
-            .iter()
-            .zip(&ours)
-            .map(|(p, o)| format!("{p},{o}"))
-            .collect();
-        let _ = writeln!(csv, "{f},{},{}", stats.runs(), pairs.join(","));
+        csv.push(Table1Row {
+            fault_fraction: f.to_string(),
+            runs: stats.runs(),
+            published_gmax_p99: pubs[0],
+            gmax_p99: ours[0],
+            published_gmax_p99_9: pubs[1],
+            gmax_p99_9: ours[1],
+            published_gmax_max: pubs[2],
+            gmax_max: ours[2],
+            published_lscc_p99: pubs[3],
+            lscc_p99: ours[3],
+            published_lscc_p99_9: pubs[4],
+            lscc_p99_9: ours[4],
+            published_lscc_max: pubs[5],
+            lscc_max: ours[5],
+        });
     }
-    write_file(&dir.join("table1.csv"), &csv)?;
+    write_file(&dir.join("table1.csv"), &csv_text(&csv)?)?;
     let _ = writeln!(
         md,
         "\nThese {} runs took {:.1} s on this machine.\n",
