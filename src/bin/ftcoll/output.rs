@@ -68,7 +68,10 @@ impl Serialize for Number<'_> {
             return s.serialize_i64(i);
         }
         let raw = RawValue::from_string(self.0.to_owned()).map_err(S::Error::custom)?;
-        if raw.get().starts_with(['-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']) {
+        if raw
+            .get()
+            .starts_with(['-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'])
+        {
             raw.serialize(s)
         } else {
             Err(S::Error::custom(format!("not a JSON number: {}", self.0)))

@@ -966,7 +966,10 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
             fig1.push(Series::line(format!("{order}, P = {procs}"), pts));
         }
     }
-    write_file(&dir.join("fig1b_inorder_vs_interleaved.csv"), &csv_text(&csv)?)?;
+    write_file(
+        &dir.join("fig1b_inorder_vs_interleaved.csv"),
+        &csv_text(&csv)?,
+    )?;
     chart(
         &dir.join("fig1b_inorder_vs_interleaved.svg"),
         "CT Fig. 1b: expected correction time, binomial tree",

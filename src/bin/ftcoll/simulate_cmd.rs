@@ -14,8 +14,8 @@ use ftcoll::topology::{LogP, Order, Tree, TreeKind};
 use ftcoll::{Rank, Time};
 
 use crate::admission;
-use crate::output::{csv_line, json_line, JsonCell, JsonObject};
 use crate::args;
+use crate::output::{csv_line, json_line, JsonCell, JsonObject};
 use crate::{CliError, UsageError};
 
 /// Parses `--correction`.

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use clap::{Args, ValueEnum};
-use serde::Serialize;
 use ftcoll::topology::{LogP, Order, Reach, TopologyError, Tree, TreeKind};
+use serde::Serialize;
 
 use crate::admission;
 use crate::args;
