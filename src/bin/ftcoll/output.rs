@@ -56,7 +56,7 @@ impl Serialize for JsonCell<'_> {
 }
 
 /// A number from its text: an integer as an integer, anything else as the text itself once
-/// `serde_json` has checked that it is a JSON number.
+/// `serde_json` has checked that it is a JSON number (anything else is a serialization error).
 struct Number<'a>(&'a str);
 
 impl Serialize for Number<'_> {
@@ -68,10 +68,10 @@ impl Serialize for Number<'_> {
             return s.serialize_i64(i);
         }
         let raw = RawValue::from_string(self.0.to_owned()).map_err(S::Error::custom)?;
-        if raw
-            .get()
-            .starts_with(['-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'])
-        {
+        // `RawValue` trims surrounding whitespace and accepts any JSON value: only a number,
+        // exactly as given, is written.
+        let digits = ['-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'];
+        if raw.get().starts_with(digits) && raw.get() == self.0 {
             raw.serialize(s)
         } else {
             Err(S::Error::custom(format!("not a JSON number: {}", self.0)))
@@ -119,4 +119,62 @@ pub fn csv_text<T: Serialize>(rows: &[T]) -> std::io::Result<String> {
     }
     let bytes = w.into_inner().map_err(|e| e.into_error())?;
     String::from_utf8(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_numbers_keep_their_text_and_other_cells_their_type() {
+        let object = JsonObject(vec![
+            ("n", JsonCell::Num("12")),
+            ("neg", JsonCell::Num("-3")),
+            ("mean", JsonCell::Num("27.0000")),
+            ("delta", JsonCell::Num("6.9315e-7")),
+            ("name", JsonCell::Str("a \"b\"")),
+            ("none", JsonCell::Null),
+            ("faults", JsonCell::Nums(vec!["3", "14"])),
+            ("empty", JsonCell::Nums(vec![])),
+            (
+                "m",
+                JsonCell::Object(JsonObject(vec![("p99.9", JsonCell::Num("0.9750"))])),
+            ),
+        ]);
+        assert_eq!(
+            json_line(&object).unwrap(),
+            r#"{"n":12,"neg":-3,"mean":27.0000,"delta":6.9315e-7,"name":"a \"b\"","none":null,"faults":[3,14],"empty":[],"m":{"p99.9":0.9750}}"#
+        );
+    }
+
+    #[test]
+    fn a_cell_that_is_not_a_json_number_is_an_error_not_output() {
+        for bad in [
+            "", "NaN", "inf", "1,5", "true", "\"7\"", "[1]", "12 ", " 0.5", "0.5x",
+        ] {
+            let object = JsonObject(vec![("x", JsonCell::Num(bad))]);
+            assert!(json_line(&object).is_err(), "{bad:?} was accepted");
+        }
+    }
+
+    #[test]
+    fn csv_quotes_only_where_needed() {
+        assert_eq!(csv_line(["a", "3 14", "", "0.5"]).unwrap(), "a,3 14,,0.5");
+        assert_eq!(
+            csv_line(["x,y", "say \"hi\""]).unwrap(),
+            "\"x,y\",\"say \"\"hi\"\"\""
+        );
+    }
+
+    #[test]
+    fn csv_text_has_a_header_of_serde_names() {
+        #[derive(Serialize)]
+        struct Row {
+            #[serde(rename = "p99.9")]
+            p: u64,
+            name: &'static str,
+        }
+        let rows = [Row { p: 1, name: "a" }, Row { p: 2, name: "b c" }];
+        assert_eq!(csv_text(&rows).unwrap(), "p99.9,name\n1,a\n2,b c\n");
+    }
 }
