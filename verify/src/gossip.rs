@@ -21,8 +21,8 @@
 //! check stopped by a budget is reported partial, never "holds". [`run_cell`] decides one.
 
 use ftcoll::automaton::{Automaton, Value};
-use ftcoll::protocols::correction::{Correction, Corrector};
 use ftcoll::protocols::corrected_tree::CorrectionSpec;
+use ftcoll::protocols::correction::{Correction, Corrector};
 use ftcoll::protocols::gossip::{
     Ccg, Fcg, FcgConfig, Gos, GossipColoring, GossipConfig, GossipNode, GossipProtocol, Ocg,
     OcgConfig, Targets,

@@ -665,7 +665,12 @@ where
             if !initial.is_empty() {
                 trace.push(format!("before the operation: ranks {initial:?} crash"));
             }
-            trace.extend(timeline(&model.vocabulary, &notes(&actions), &events, &report));
+            trace.extend(timeline(
+                &model.vocabulary,
+                &notes(&actions),
+                &events,
+                &report,
+            ));
             trace.push(end_line(&model.vocabulary, &report));
             violations.push(Violation {
                 property: name,

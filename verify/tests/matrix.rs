@@ -193,7 +193,11 @@ fn regions(doc: &str, args: &MatrixArgs) -> Regions {
     let (ftco_and_gossip, footer) = rest
         .rsplit_once("\n\n")
         .expect("a blank line before the footer");
-    let (ftco, gossip) = split(ftco_and_gossip, GOSSIP_HEADING, "the Corrected Gossip heading");
+    let (ftco, gossip) = split(
+        ftco_and_gossip,
+        GOSSIP_HEADING,
+        "the Corrected Gossip heading",
+    );
     assert!(
         footer.ends_with('\n') && footer.matches('\n').count() == 1,
         "the footer is one line at the end: {footer:?}"

@@ -360,11 +360,7 @@ fn claim5_catches_an_unneeded_sos() {
 /// opportunistic correction keep the promise under two crashes at any instant.
 #[test]
 fn stop_rule_catches_a_process_that_claims_done_too_early() {
-    let s = spec(
-        TreeKind::Lame(2),
-        CorrectionSpec::Checked,
-        6,
-    );
+    let s = spec(TreeKind::Lame(2), CorrectionSpec::Checked, 6);
     rule_mutant(
         Bug::ClaimsDoneWhenColored,
         s,
