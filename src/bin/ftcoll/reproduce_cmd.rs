@@ -307,7 +307,7 @@ fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
 }
 
 /// A series of a line chart: name, points `(x, y, low, high)`.
-struct Series {
+pub(crate) struct Series {
     name: String,
     points: Vec<(f64, f64, f64, f64)>,
     whiskers: bool,
@@ -317,7 +317,7 @@ struct Series {
 
 impl Series {
     /// A line through `(x, y)` points.
-    fn line(name: String, points: Vec<(f64, f64)>) -> Self {
+    pub(crate) fn line(name: String, points: Vec<(f64, f64)>) -> Self {
         Self {
             name,
             points: points.into_iter().map(|(x, y)| (x, y, y, y)).collect(),
@@ -327,8 +327,9 @@ impl Series {
     }
 }
 
+/// Draws `series` as a line chart into the SVG file `path`.
 #[allow(clippy::too_many_arguments)]
-fn chart(
+pub(crate) fn chart(
     path: &Path,
     title: &str,
     x_label: &str,
