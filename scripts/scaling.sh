@@ -1,7 +1,8 @@
 #!/bin/sh
 # The scaling figure of docs/performance.md ("The general driver (issue 16)"): wall time and peak
 # memory of one `ftcoll simulate` run against P = 2^MIN .. 2^MAX, for the general driver and the
-# exact fast path, measured as whole processes by /usr/bin/time (GNU time: "%e %M").
+# exact fast path, measured as whole processes by /usr/bin/time (GNU time: "%e %U %M": wall and user seconds,
+# peak RSS).
 #
 #   cargo build --release --features cli
 #   scripts/scaling.sh > docs/scaling.csv              # P = 2^10 .. 2^24 (a few minutes, ~8 GB)
@@ -20,7 +21,7 @@ MIN=${MIN:-10}
 MAX=${MAX:-24}
 times=$(mktemp)
 trap 'rm -f "$times"' EXIT
-echo "series,procs,wall_s,peak_mib"
+echo "series,procs,wall_s,user_s,peak_mib"
 e=$MIN
 while [ "$e" -le "$MAX" ]; do
     p=$((1 << e))
@@ -31,9 +32,9 @@ while [ "$e" -le "$MAX" ]; do
         fastpath-checked-sync) flags="--correction checked --start sync --engine auto" ;;
         esac
         # shellcheck disable=SC2086 # $flags is a list of words
-        /usr/bin/time -f "%e %M" -o "$times" "$FTCOLL" simulate --procs "$p" --tree binomial \
+        /usr/bin/time -f "%e %U %M" -o "$times" "$FTCOLL" simulate --procs "$p" --tree binomial \
             $flags --fault-rate 0.01 --format csv >/dev/null
-        awk -v s="$series" -v p="$p" '{ printf "%s,%d,%.2f,%.1f\n", s, p, $1, $2 / 1024 }' "$times"
+        awk -v s="$series" -v p="$p" '{ printf "%s,%d,%.2f,%.2f,%.1f\n", s, p, $1, $2, $3 / 1024 }' "$times"
     done
     e=$((e + 1))
 done
