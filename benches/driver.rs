@@ -10,7 +10,9 @@
 //! the driver included: building the processes, the queue and the report is part of a run).
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use ftcoll::protocols::corrected_tree::{CorrectedTreeNode, CorrectionSpec, StartMode};
+use ftcoll::protocols::corrected_tree::{
+    CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
+};
 use ftcoll::sim::scenario::{ArrivalSpec, FaultSpec, ScenarioSpec};
 use ftcoll::sim::{self, PortModel, Scenario};
 use ftcoll::topology::{LogP, Order, Tree, TreeKind};
@@ -54,7 +56,7 @@ fn group(c: &mut Criterion, name: &str, procs: u32) {
     .unwrap();
     for (label, correction, start) in VARIANTS {
         let spec: CorrectionSpec = correction.parse().unwrap();
-        let config = spec.config(tree.clone(), start);
+        let config = CorrectedTreeConfig::new(tree.clone(), spec, start);
         for (faults, fraction) in [("fault-free", 0.0), ("1%", 0.01)] {
             let scenario = scenario(procs, fraction);
             let report =

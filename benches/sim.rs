@@ -6,8 +6,8 @@
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use ftcoll::fastpath::{SyncChecked, Workspace};
+use ftcoll::protocols::corrected_tree::CorrectionSpec;
 use ftcoll::protocols::corrected_tree::{CorrectedTreeConfig, CorrectedTreeNode, StartMode};
-use ftcoll::protocols::correction::CorrectionKind;
 use ftcoll::protocols::Side;
 use ftcoll::rng::SplitMix64;
 use ftcoll::sim::scenario::{draw_faults, FaultSpec};
@@ -24,7 +24,7 @@ fn config(procs: u32) -> CorrectedTreeConfig {
         LogP::new(2, 1).unwrap(),
     )
     .unwrap();
-    CorrectedTreeConfig::new(tree, CorrectionKind::Checked, StartMode::Synchronized)
+    CorrectedTreeConfig::new(tree, CorrectionSpec::Checked, StartMode::Synchronized)
 }
 
 /// The full driver, fault-free Lamé(2) + synchronized checked correction: events/s and

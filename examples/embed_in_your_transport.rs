@@ -197,7 +197,7 @@ fn broadcast(
     let tree =
         Tree::new(TreeKind::Lame(2), Order::Interleaved, PROCS.into(), logp).expect("valid tree");
     let spec: CorrectionSpec = correction.parse().expect("valid correction");
-    let mut config = spec.config(tree, StartMode::Synchronized);
+    let mut config = CorrectedTreeConfig::new(tree, spec, StartMode::Synchronized);
     config.payload = 0xC0FFEE;
     let config = Arc::new(config);
 

@@ -301,6 +301,17 @@ pub trait Automaton: Clone + Eq + Hash + Debug {
     /// The process's initial state, before it arrives at the operation.
     fn new(config: &Self::Config, rank: Rank) -> Self;
 
+    /// The number of processes `P` the configuration was built for, when it names one (a tree,
+    /// a ring). The drivers ([`sim::run`](crate::sim::run), [`sim::Sim::new`](crate::sim::Sim::new),
+    /// [`sim::pap::run`](crate::sim::pap::run)) refuse to run a different number of processes
+    /// ([`SimError::ProcsMismatch`](crate::sim::SimError::ProcsMismatch)); a driver of one's own
+    /// should do the same. Default: `None` (the configuration does not know `P`; nothing is
+    /// checked). Every automaton of this crate answers `Some`.
+    fn procs(config: &Self::Config) -> Option<u32> {
+        let _ = config;
+        None
+    }
+
     /// The process arrives at the operation (the root starts it). Called once, before any other
     /// handler.
     fn on_start(

@@ -20,7 +20,6 @@ use crate::fastpath::{SyncChecked, Workspace};
 use crate::protocols::corrected_tree::{
     CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
 };
-use crate::protocols::correction::CorrectionKind;
 use crate::protocols::Side;
 use crate::sim::scenario::{ArrivalSpec, FaultSpec, ScenarioSpec};
 use crate::sim::{self, PortModel, RunMetrics};
@@ -316,7 +315,7 @@ impl Point {
             LogP::new(self.latency, self.overhead).map_err(|e| PointError(format!("{e}")))?;
         let tree = Tree::new(self.tree, self.order, u64::from(self.procs), logp)
             .map_err(|e| PointError(format!("{e}")))?;
-        let mut config = self.correction.config(tree, self.start);
+        let mut config = CorrectedTreeConfig::new(tree, self.correction, self.start);
         config.first_side = self.first_side;
         let faults = match self.faults {
             Faults::None => FaultSpec::None,
@@ -362,7 +361,7 @@ impl Point {
 /// operation and whose processes all arrive at 0: synchronized checked correction without
 /// acknowledgments under dual-port LogP (`tests/fastpath.rs` compares it with the driver).
 pub fn fast_path_applies(correction: CorrectionSpec, start: StartMode, model: PortModel) -> bool {
-    correction == CorrectionSpec::Correction(CorrectionKind::Checked)
+    correction == CorrectionSpec::Checked
         && start == StartMode::Synchronized
         && model == PortModel::DualPort
 }

@@ -46,13 +46,17 @@
 //! ```
 //! use std::collections::VecDeque;
 //! use ftcoll::automaton::{Action, Automaton, Outbox};
-//! use ftcoll::protocols::corrected_tree::{CorrectedTreeNode, CorrectionSpec, StartMode};
+//! use ftcoll::protocols::corrected_tree::{
+//!     CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
+//! };
 //! use ftcoll::protocols::Msg;
 //! use ftcoll::topology::{LogP, Order, Tree, TreeKind};
 //! use ftcoll::{Rank, Time};
 //!
 //! let tree = Tree::new(TreeKind::Binomial, Order::Interleaved, 8, LogP::new(2, 1)?)?;
-//! let config = "checked".parse::<CorrectionSpec>()?.config(tree, StartMode::Overlapped);
+//! // `CorrectionSpec::Checked`, spelled as on the command line:
+//! let correction: CorrectionSpec = "checked".parse()?;
+//! let config = CorrectedTreeConfig::new(tree, correction, StartMode::Overlapped);
 //! let failed: Rank = 3;
 //! let mut nodes: Vec<_> = (0..8).map(|r| CorrectedTreeNode::new(&config, r)).collect();
 //! let mut network = VecDeque::new();

@@ -48,3 +48,73 @@ impl SplitMix64 {
         self.next_u64() < numerator
     }
 }
+
+/// Where a protocol's random choices come from: a seeded generator (every driver, every run of
+/// the protocol), or its environment, one outcome at a time (a model checker that explores
+/// every outcome, as stateright's `choose_random` does).
+///
+/// An automaton draws with [`Chooser::below`]. [`Chooser::Seeded`] answers at once.
+/// [`Chooser::External`] answers with the outcome supplied by [`Chooser::supply`] since the
+/// last draw; with none, the draw fails (`None`), the bound it wanted is recorded
+/// ([`Chooser::wanted`]) and the automaton must act as if it had not reached the choice (send
+/// nothing). A checker that sees a failed draw discards that successor, supplies each outcome
+/// in `0..bound` to the state before it, and runs the same step again: the draw then happens
+/// exactly where the protocol makes it, with every outcome. The state stays `Clone + Eq +
+/// Hash`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Chooser {
+    /// Draws from this generator.
+    Seeded(SplitMix64),
+    /// Draws are supplied from outside.
+    External {
+        /// The outcome of the next draw, once supplied.
+        next: Option<u64>,
+        /// The bound of a draw that found no outcome supplied.
+        wanted: Option<u64>,
+    },
+}
+
+impl Chooser {
+    /// A chooser whose outcomes are supplied from outside, none yet.
+    pub const EXTERNAL: Self = Self::External {
+        next: None,
+        wanted: None,
+    };
+
+    /// A uniform integer in `0..bound` (`bound > 0`): drawn from the generator, or the
+    /// supplied outcome (consumed). `None` when external and nothing (or an outcome out of
+    /// range) was supplied; the wanted bound is then recorded.
+    pub fn below(&mut self, bound: u64) -> Option<u64> {
+        match self {
+            Self::Seeded(rng) => Some(rng.below(bound)),
+            Self::External { next, wanted } => match next.take() {
+                Some(x) if x < bound => {
+                    *wanted = None;
+                    Some(x)
+                }
+                _ => {
+                    *wanted = Some(bound);
+                    None
+                }
+            },
+        }
+    }
+
+    /// The bound of the draw that failed for want of an outcome, if one did.
+    pub fn wanted(&self) -> Option<u64> {
+        match self {
+            Self::Seeded(_) => None,
+            Self::External { wanted, .. } => *wanted,
+        }
+    }
+
+    /// Supplies the outcome of the next draw (external choosers only; a seeded one ignores
+    /// it) and clears the record of a failed draw.
+    pub fn supply(&mut self, outcome: u64) {
+        if let Self::External { next, wanted } = self {
+            *next = Some(outcome);
+            *wanted = None;
+        }
+    }
+}

@@ -9,7 +9,9 @@
 mod sim_common;
 
 use ftcoll::automaton::{Action, Automaton, Outbox, TimerId};
-use ftcoll::protocols::corrected_tree::{CorrectedTreeNode, CorrectionSpec, StartMode};
+use ftcoll::protocols::corrected_tree::{
+    CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
+};
 use ftcoll::protocols::message::Msg;
 use ftcoll::sim::{Scenario, Sim};
 use ftcoll::{Rank, Time};
@@ -138,7 +140,7 @@ fn done_processes_stay_silent_and_finished_runs_are_done() {
             for (s, spelling) in SPECS.iter().enumerate() {
                 let spec: CorrectionSpec = spelling.parse().expect("valid spelling");
                 for start in [StartMode::Synchronized, StartMode::Overlapped] {
-                    let config = spec.config(t.clone(), start);
+                    let config = CorrectedTreeConfig::new(t.clone(), spec, start);
                     for faults in 0..3 {
                         let failed = rng.failures(procs, faults);
                         let mut sc = scenario(2, 1, &failed);
@@ -148,7 +150,7 @@ fn done_processes_stay_silent_and_finished_runs_are_done() {
                             sc.crashes.push((r, 1 + rng.below(12)));
                         }
                         let done = run_watched(&config, &sc);
-                        let report = run(&spec.config(t.clone(), start), &sc);
+                        let report = run(&CorrectedTreeConfig::new(t.clone(), spec, start), &sc);
                         done_somewhere[s] += done.iter().filter(|&&d| d).count() as u32;
                         for rank in 0..procs {
                             let i = rank as usize;

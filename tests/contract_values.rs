@@ -4,8 +4,9 @@
 //! "each value is used only once" for non-idempotent operators).
 
 use ftcoll::automaton::{BitOr, Contributions, Max, Message, Min, Reduction, Sum};
-use ftcoll::protocols::corrected_tree::{CorrectedTreeNode, CorrectionSpec, StartMode};
-use ftcoll::protocols::correction::CorrectionKind;
+use ftcoll::protocols::corrected_tree::{
+    CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
+};
 use ftcoll::sim::{self, Scenario};
 use ftcoll::topology::{LogP, Order, Tree, TreeKind};
 use proptest::prelude::*;
@@ -85,7 +86,7 @@ fn corrected_tree_values_are_the_configured_payload() {
     )
     .unwrap();
     let mut config =
-        CorrectionSpec::Correction(CorrectionKind::Checked).config(tree, StartMode::Synchronized);
+        CorrectedTreeConfig::new(tree, CorrectionSpec::Checked, StartMode::Synchronized);
     config.payload = 0xfeed;
     let scenario = Scenario {
         logp: LogP::new(2, 1).unwrap(),

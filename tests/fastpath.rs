@@ -6,8 +6,8 @@
 //! two engines are compared with each other.
 
 use ftcoll::fastpath::{SyncChecked, Workspace};
+use ftcoll::protocols::corrected_tree::CorrectionSpec;
 use ftcoll::protocols::corrected_tree::{CorrectedTreeConfig, CorrectedTreeNode, StartMode};
-use ftcoll::protocols::correction::CorrectionKind;
 use ftcoll::protocols::Side;
 use ftcoll::rng::SplitMix64;
 use ftcoll::sim::scenario::{draw_faults, ArrivalSpec, FaultSpec, ScenarioSpec};
@@ -45,7 +45,7 @@ fn compare(
     let tree = Tree::new(kind, order, procs, logp).unwrap();
     let engine = SyncChecked::new(&tree, side);
     let mut config =
-        CorrectedTreeConfig::new(tree, CorrectionKind::Checked, StartMode::Synchronized);
+        CorrectedTreeConfig::new(tree, CorrectionSpec::Checked, StartMode::Synchronized);
     config.first_side = side;
     let spec = ScenarioSpec {
         procs: procs as u32,

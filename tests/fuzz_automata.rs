@@ -31,7 +31,6 @@ use ftcoll::automaton::{Action, Automaton, Outbox, TimerId, Value};
 use ftcoll::protocols::corrected_tree::{
     Coloring, CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
 };
-use ftcoll::protocols::correction::CorrectionKind;
 use ftcoll::protocols::{Body, CorrectionMsg, Msg, Ring, Side};
 use ftcoll::rng::SplitMix64;
 use ftcoll::topology::{LogP, Order, Tree, TreeKind};
@@ -153,27 +152,30 @@ fn spec(family: Family, rng: &mut SplitMix64, procs: u64, hop: Time) -> Correcti
     // The parser's largest delay and timeout.
     let long = u64::MAX >> 2;
     match family {
-        Family::None => CorrectionSpec::Correction(CorrectionKind::None),
+        Family::None => CorrectionSpec::None,
         Family::Ack => CorrectionSpec::Ack,
-        Family::Opportunistic => CorrectionSpec::Correction(CorrectionKind::Opportunistic {
+        Family::Opportunistic => CorrectionSpec::Opportunistic {
             distance: distance(rng),
-        }),
-        Family::Optimized => CorrectionSpec::Correction(CorrectionKind::Optimized {
+        },
+        Family::Optimized => CorrectionSpec::Optimized {
             distance: distance(rng),
-        }),
-        Family::Checked => CorrectionSpec::Correction(CorrectionKind::Checked),
-        Family::Delayed => CorrectionSpec::Correction(CorrectionKind::Delayed {
+        },
+        Family::Checked => CorrectionSpec::Checked,
+        Family::Delayed => CorrectionSpec::Delayed {
             delay: pick(rng, &[0, 1, 2, hop, 2 * hop, long], 4 * hop + 1),
-        }),
+        },
         Family::FailProof => {
             let faults = pick(rng, &[0, 1, 2, 3, procs - 1, procs, MAX_D], procs + 1).min(MAX_D);
             if rng.below(2) == 0 {
-                CorrectionSpec::FailProof(faults as u32)
-            } else {
-                CorrectionSpec::Correction(CorrectionKind::FailProof {
+                CorrectionSpec::FailProof {
                     faults: faults as u32,
-                    sos_timeout: pick(rng, &[0, 1, hop, long], 8 * hop + 1),
-                })
+                    sos_timeout: None,
+                }
+            } else {
+                CorrectionSpec::FailProof {
+                    faults: faults as u32,
+                    sos_timeout: Some(pick(rng, &[0, 1, hop, long], 8 * hop + 1)),
+                }
             }
         }
     }
@@ -219,7 +221,7 @@ impl std::fmt::Debug for Case {
             self.spec,
             c.start,
             c.first_side,
-            c.acknowledgments,
+            c.acknowledgments(),
             c.payload,
             c.correction_start,
             self.rank,
@@ -417,7 +419,7 @@ fn generate(family: Family, seed: u64, index: u64) -> Case {
     } else {
         StartMode::Overlapped
     };
-    let mut config = spec.config(tree, start);
+    let mut config = CorrectedTreeConfig::new(tree, spec, start);
     if rng.below(2) == 0 {
         config.first_side = Side::Right;
     }
@@ -667,7 +669,7 @@ impl<'a> Observer<'a> {
 
     fn faults(&self) -> Option<u32> {
         match self.config.correction {
-            CorrectionKind::FailProof { faults, .. } => Some(faults),
+            CorrectionSpec::FailProof { faults, .. } => Some(faults),
             _ => None,
         }
     }
@@ -700,7 +702,7 @@ impl<'a> Observer<'a> {
                             self.parent != Some(*from) || self.coloring != Coloring::Uncolored
                         }
                         Body::Ack => {
-                            !self.config.acknowledgments
+                            !self.config.acknowledgments()
                                 || !self.near.is_child(&self.config.tree, self.rank, *from)
                                 || self.coloring != Coloring::Tree
                         }
@@ -893,7 +895,7 @@ impl<'a> Observer<'a> {
                     self.completions += 1;
                     cov.completions += 1;
                     let done = self.acks_done();
-                    if !self.config.acknowledgments
+                    if !self.config.acknowledgments()
                         || self.rank != 0
                         || self.completions > 1
                         || !done
@@ -996,7 +998,7 @@ impl<'a> Observer<'a> {
             }
             Body::Ack => {
                 cov.ack_sends += 1;
-                let ok = self.config.acknowledgments
+                let ok = self.config.acknowledgments()
                     && corrector
                     && !self.ack_sent
                     && self.parent == Some(to)
@@ -1027,13 +1029,13 @@ impl<'a> Observer<'a> {
         corrector: bool,
         tree_done: bool,
         sync: bool,
-        kind: CorrectionKind,
+        kind: CorrectionSpec,
         cov: &mut Coverage,
     ) -> Result<(), (&'static str, String)> {
         let begun = corrector && tree_done && (!sync || self.start_allowed);
         let fail = |detail: String| Err(("correction by a corrector that has begun", detail));
         match (c, kind) {
-            (CorrectionMsg::Sos, CorrectionKind::FailProof { .. }) => {
+            (CorrectionMsg::Sos, CorrectionSpec::FailProof { .. }) => {
                 self.sos_sent += 1;
                 let expected = self.ring.neighbor(Side::Right, self.sos_sent);
                 if self.sos_sent >= self.procs || to != expected {
@@ -1046,7 +1048,7 @@ impl<'a> Observer<'a> {
                     cov.sos_rounds_done += 1;
                 }
             }
-            (CorrectionMsg::Stop, CorrectionKind::Delayed { .. }) => {
+            (CorrectionMsg::Stop, CorrectionSpec::Delayed { .. }) => {
                 cov.stop_sends += 1;
                 let stops = self.stops_to.entry(to).or_default();
                 *stops += 1;
@@ -1066,7 +1068,7 @@ impl<'a> Observer<'a> {
             }
             (
                 CorrectionMsg::FailProof { toward, known },
-                CorrectionKind::FailProof { faults, .. },
+                CorrectionSpec::FailProof { faults, .. },
             ) => {
                 if !begun {
                     return fail(format!("{:?}", self.coloring));
@@ -1085,7 +1087,7 @@ impl<'a> Observer<'a> {
         &mut self,
         toward: Side,
         to: Rank,
-        kind: CorrectionKind,
+        kind: CorrectionSpec,
         cov: &mut Coverage,
     ) -> Result<(), (&'static str, String)> {
         let s = idx(toward);
@@ -1106,13 +1108,13 @@ impl<'a> Observer<'a> {
         }
         let consecutive = distance == previous + 1;
         match kind {
-            CorrectionKind::Opportunistic { distance: d } if !consecutive || distance > d => {
+            CorrectionSpec::Opportunistic { distance: d } if !consecutive || distance > d => {
                 fail("opportunistic(d): distances 1..=d in turn")
             }
-            CorrectionKind::Optimized { distance: d } if distance > d => {
+            CorrectionSpec::Optimized { distance: d } if distance > d => {
                 fail("optimized(d): distances at most d")
             }
-            CorrectionKind::Checked => {
+            CorrectionSpec::Checked => {
                 if !consecutive || self.nearest[s].is_some_and(|m| previous >= m) {
                     fail("checked: stop a side once the nearest corrector there is reached")
                 } else {
@@ -1122,7 +1124,7 @@ impl<'a> Observer<'a> {
                     Ok(())
                 }
             }
-            CorrectionKind::Delayed { .. } => {
+            CorrectionSpec::Delayed { .. } => {
                 let first = self.config.first_side;
                 if !self.delayed_first_sent {
                     self.delayed_first_sent = true;
@@ -1140,7 +1142,7 @@ impl<'a> Observer<'a> {
                 }
                 Ok(())
             }
-            CorrectionKind::Opportunistic { .. } | CorrectionKind::Optimized { .. } => Ok(()),
+            CorrectionSpec::Opportunistic { .. } | CorrectionSpec::Optimized { .. } => Ok(()),
             _ => fail("ring message of another variant"),
         }
     }
@@ -1191,10 +1193,10 @@ impl<'a> Observer<'a> {
     /// Collections are measured by the commas of the state's `Debug`, which only they change.
     fn check_size<A: Inspect>(&mut self, after: &A) -> Result<(), String> {
         let allowed = match self.config.correction {
-            CorrectionKind::FailProof { faults, .. } => {
+            CorrectionSpec::FailProof { faults, .. } => {
                 3 * (u64::from(faults) + 1).min(u64::from(self.procs))
             }
-            CorrectionKind::Delayed { .. } => self.sweeps_from.len() as u64,
+            CorrectionSpec::Delayed { .. } => self.sweeps_from.len() as u64,
             _ => 0,
         };
         let grown = commas(after, &mut self.scratch).saturating_sub(self.base_commas);
@@ -1676,14 +1678,14 @@ fn a_failure_proof_c_node_that_delivers_at_once_is_rejected() {
 fn tree_config(kind: TreeKind, procs: u64, spec: CorrectionSpec) -> CorrectedTreeConfig {
     let logp = LogP::new(2, 1).expect("valid LogP");
     let tree = Tree::new(kind, Order::Interleaved, procs, logp).expect("valid tree");
-    spec.config(tree, StartMode::Overlapped)
+    CorrectedTreeConfig::new(tree, spec, StartMode::Overlapped)
 }
 
 /// No process sends to itself, so a message "from itself" is not a peer's: it must not color,
 /// deliver or (delayed correction) queue a `Stop` reply to itself.
 #[test]
 fn a_message_from_the_process_itself_is_ignored() {
-    let delayed = CorrectionSpec::Correction(CorrectionKind::Delayed { delay: 4 });
+    let delayed = CorrectionSpec::Delayed { delay: 4 };
     let config = tree_config(TreeKind::Binomial, 8, delayed);
     let mut node = CorrectedTreeNode::new(&config, 3);
     let mut out = Outbox::new();
@@ -1732,10 +1734,10 @@ fn the_root_ignores_messages_before_it_starts() {
 /// one in SOS, so that is the one it delivers, whichever message completes its `f + 1`.
 #[test]
 fn a_failure_proof_c_node_delivers_the_payload_it_holds() {
-    let failproof = CorrectionSpec::Correction(CorrectionKind::FailProof {
+    let failproof = CorrectionSpec::FailProof {
         faults: 1,
-        sos_timeout: 100,
-    });
+        sos_timeout: Some(100),
+    };
     let config = tree_config(TreeKind::Binomial, 8, failproof);
     let mut node = CorrectedTreeNode::new(&config, 5);
     let mut out = Outbox::new();
@@ -1768,10 +1770,10 @@ fn a_failure_proof_c_node_delivers_the_payload_it_holds() {
 /// it, and a c-node must not count it toward the `f + 1` correctors it waits for.
 #[test]
 fn failure_proof_correction_drops_ranks_outside_the_operation() {
-    let failproof = CorrectionSpec::Correction(CorrectionKind::FailProof {
+    let failproof = CorrectionSpec::FailProof {
         faults: 1,
-        sos_timeout: 100,
-    });
+        sos_timeout: Some(100),
+    };
     let config = tree_config(TreeKind::Binomial, 8, failproof);
     let listing = |known| Msg {
         value: config.payload,

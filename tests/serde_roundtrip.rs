@@ -85,7 +85,7 @@ fn config_up_to(max_procs: u64) -> impl Strategy<Value = CorrectedTreeConfig> {
             } else {
                 StartMode::Overlapped
             };
-            let mut c = spec.config(tree, start);
+            let mut c = CorrectedTreeConfig::new(tree, spec, start);
             c.first_side = if left { Side::Left } else { Side::Right };
             c
         })
@@ -216,7 +216,7 @@ fn invalid_parameters_are_refused_when_read() {
     assert!(serde_json::from_str::<CorrectionSpec>("\"failproof:x\"").is_err());
     assert!(serde_json::from_str::<Order>("\"sideways\"").is_err());
     // A process's state needs its config to mean anything, but reading it never panics.
-    let c = CorrectionSpec::Ack.config(
+    let c = CorrectedTreeConfig::new(
         Tree::new(
             TreeKind::Binomial,
             Order::Interleaved,
@@ -224,6 +224,7 @@ fn invalid_parameters_are_refused_when_read() {
             LogP::new(2, 1).unwrap(),
         )
         .unwrap(),
+        CorrectionSpec::Ack,
         StartMode::Synchronized,
     );
     let node = CorrectedTreeNode::new(&c, 3);

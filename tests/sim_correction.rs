@@ -14,8 +14,8 @@
 mod sim_common;
 
 use ftcoll::automaton::Phase;
+use ftcoll::protocols::corrected_tree::CorrectionSpec;
 use ftcoll::protocols::corrected_tree::{CorrectedTreeConfig, StartMode};
-use ftcoll::protocols::correction::CorrectionKind;
 use ftcoll::sim::Report;
 use ftcoll::topology::{Order, Reach, TreeKind};
 use ftcoll::Rank;
@@ -70,11 +70,11 @@ fn assert_integrity(report: &Report, cfg: &CorrectedTreeConfig, ctx: &str) {
     }
 }
 
-fn failproof(f: u32, p: u32, o: u64, l: u64) -> CorrectionKind {
+fn failproof(f: u32, p: u32, o: u64, l: u64) -> CorrectionSpec {
     // The CLI's default: long enough for the correctors to cover the ring twice.
-    CorrectionKind::FailProof {
+    CorrectionSpec::FailProof {
         faults: f,
-        sos_timeout: 4 * u64::from(p) * o + 2 * (2 * o + l),
+        sos_timeout: Some(4 * u64::from(p) * o + 2 * (2 * o + l)),
     }
 }
 
@@ -106,7 +106,7 @@ fn opportunistic_colors_exactly_the_ranks_within_d_of_a_tree_colored_rank() {
                 for d in 1..=4u32 {
                     let cfg = config(
                         t.clone(),
-                        CorrectionKind::Opportunistic { distance: d },
+                        CorrectionSpec::Opportunistic { distance: d },
                         StartMode::Synchronized,
                     );
                     let report = run(&cfg, &scenario(l, o, &failed));
@@ -149,7 +149,7 @@ fn finding_gmax_above_2d_can_still_color_everyone() {
     assert_eq!(Reach::compute(&t, &failed).unwrap().gmax(), 3);
     let cfg = config(
         t,
-        CorrectionKind::Opportunistic { distance: 1 },
+        CorrectionSpec::Opportunistic { distance: 1 },
         StartMode::Synchronized,
     );
     let report = run(&cfg, &scenario(2, 1, &failed));
@@ -183,7 +183,7 @@ proptest! {
         }
         let d = k as u32 + extra;
         let start = if overlapped { StartMode::Overlapped } else { StartMode::Synchronized };
-        let cfg = config(t, CorrectionKind::Opportunistic { distance: d }, start);
+        let cfg = config(t, CorrectionSpec::Opportunistic { distance: d }, start);
         let report = run(&cfg, &scenario(2, 1, &failed));
         prop_assert_eq!(uncolored_live(&report), Vec::<Rank>::new(), "failed={:?}", failed);
         prop_assert_eq!(report.duplicates(), 0);
@@ -201,7 +201,7 @@ fn kary_with_k_failures_can_leave_processes_uncolored() {
     assert_eq!(t.children(0).collect::<Vec<_>>(), vec![1, 2]);
     let cfg = config(
         t,
-        CorrectionKind::Opportunistic { distance: 2 },
+        CorrectionSpec::Opportunistic { distance: 2 },
         StartMode::Synchronized,
     );
     let report = run(&cfg, &scenario(2, 1, &[1, 2]));
@@ -227,7 +227,7 @@ fn checked_colors_everyone_under_pre_operation_failures() {
             for _ in 0..8 {
                 let failed = rng.failures_between(p, 0, p / 2);
                 for start in [StartMode::Synchronized, StartMode::Overlapped] {
-                    let cfg = config(t.clone(), CorrectionKind::Checked, start);
+                    let cfg = config(t.clone(), CorrectionSpec::Checked, start);
                     let report = run(&cfg, &scenario(l, o, &failed));
                     let ctx = format!("{kind} {order} P={p} {start:?} failed={failed:?}");
                     assert_integrity(&report, &cfg, &ctx);
@@ -310,9 +310,9 @@ fn failproof_sos_ends_after_one_round() {
     assert_eq!(t.deadline(), 4);
     let cfg = config(
         t,
-        CorrectionKind::FailProof {
+        CorrectionSpec::FailProof {
             faults: 0,
-            sos_timeout: 16,
+            sos_timeout: Some(16),
         },
         StartMode::Synchronized,
     );
@@ -402,7 +402,7 @@ fn checked_is_not_strongly_consistent_under_two_crashes_during_correction() {
     );
     let mut sc = scenario(l, o, &failed);
     sc.crashes.extend([(27, 17), (32, 20)]);
-    let cfg = config(t.clone(), CorrectionKind::Checked, StartMode::Synchronized);
+    let cfg = config(t.clone(), CorrectionSpec::Checked, StartMode::Synchronized);
     let report = run(&cfg, &sc);
     assert_eq!(uncolored_live(&report), vec![29]);
     // Without the crashes, checked colors everyone (CG Claim 3).
@@ -437,12 +437,12 @@ fn optimized_never_sends_more_than_opportunistic_when_synchronized() {
                     let sc = scenario(l, o, &failed);
                     let opp = config(
                         t.clone(),
-                        CorrectionKind::Opportunistic { distance: d },
+                        CorrectionSpec::Opportunistic { distance: d },
                         StartMode::Synchronized,
                     );
                     let opt = config(
                         t.clone(),
-                        CorrectionKind::Optimized { distance: d },
+                        CorrectionSpec::Optimized { distance: d },
                         StartMode::Synchronized,
                     );
                     let a = run(&opp, &sc);
@@ -492,7 +492,7 @@ fn finding_optimized_can_leave_uncolored_what_opportunistic_colors() {
     let opp = run(
         &config(
             t.clone(),
-            CorrectionKind::Opportunistic { distance: d },
+            CorrectionSpec::Opportunistic { distance: d },
             StartMode::Synchronized,
         ),
         &sc,
@@ -501,7 +501,7 @@ fn finding_optimized_can_leave_uncolored_what_opportunistic_colors() {
     let opt = run(
         &config(
             t,
-            CorrectionKind::Optimized { distance: d },
+            CorrectionSpec::Optimized { distance: d },
             StartMode::Synchronized,
         ),
         &sc,
@@ -524,7 +524,7 @@ fn finding_overlapped_optimized_can_send_more_than_opportunistic() {
     let a = run(
         &config(
             t.clone(),
-            CorrectionKind::Opportunistic { distance: d },
+            CorrectionSpec::Opportunistic { distance: d },
             StartMode::Overlapped,
         ),
         &sc,
@@ -532,7 +532,7 @@ fn finding_overlapped_optimized_can_send_more_than_opportunistic() {
     let b = run(
         &config(
             t,
-            CorrectionKind::Optimized { distance: d },
+            CorrectionSpec::Optimized { distance: d },
             StartMode::Overlapped,
         ),
         &sc,
@@ -566,7 +566,7 @@ fn delayed_sends_one_message_per_process_fault_free() {
                     let deadline = t.deadline();
                     let cfg = config(
                         t,
-                        CorrectionKind::Delayed { delay },
+                        CorrectionSpec::Delayed { delay },
                         StartMode::Synchronized,
                     );
                     let report = run(&cfg, &scenario(l, o, &[]));
@@ -600,7 +600,7 @@ fn delayed_colors_everyone_under_pre_operation_failures() {
                 let failed = rng.failures_between(p, 0, p / 2);
                 for delay in [1, 4, 9] {
                     for start in [StartMode::Synchronized, StartMode::Overlapped] {
-                        let cfg = config(t.clone(), CorrectionKind::Delayed { delay }, start);
+                        let cfg = config(t.clone(), CorrectionSpec::Delayed { delay }, start);
                         let report = run(&cfg, &scenario(l, o, &failed));
                         let ctx = format!(
                             "{kind} {order} P={p} delay={delay} {start:?} failed={failed:?}"

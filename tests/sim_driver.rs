@@ -5,8 +5,8 @@
 mod sim_common;
 
 use ftcoll::automaton::{Automaton, Message, Outbox, Phase, TimerId};
+use ftcoll::protocols::corrected_tree::CorrectionSpec;
 use ftcoll::protocols::corrected_tree::StartMode;
-use ftcoll::protocols::correction::CorrectionKind;
 use ftcoll::sim::scenario::{ArrivalSpec, FaultSpec, ScenarioError, ScenarioSpec};
 use ftcoll::sim::{PortModel, Report, Scenario, TraceEvent};
 use ftcoll::topology::{Order, TreeKind};
@@ -395,7 +395,7 @@ fn crash_cuts_receives_completing_at_or_after_it() {
 #[test]
 fn late_arrival_delays_receiving() {
     let t = tree(TreeKind::Lame(3), Order::Interleaved, 9, 1, 1);
-    let cfg = config(t, CorrectionKind::None, StartMode::Synchronized);
+    let cfg = config(t, CorrectionSpec::None, StartMode::Synchronized);
     let mut scenario = scenario(1, 1, &[]);
     scenario.arrivals = vec![0, 10, 0, 0, 0, 0, 0, 0, 0];
     let report = run(&cfg, &scenario);
@@ -602,7 +602,7 @@ fn scenario_spec_fault_kinds() {
 #[test]
 fn runs_are_deterministic() {
     let t = tree(TreeKind::Lame(2), Order::Interleaved, 500, 2, 1);
-    let cfg = config(t, CorrectionKind::Checked, StartMode::Synchronized);
+    let cfg = config(t, CorrectionSpec::Checked, StartMode::Synchronized);
     let (mut scenario, _) = ScenarioSpec {
         procs: 500,
         ..spec(FaultSpec::Rate(0.05))

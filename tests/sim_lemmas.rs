@@ -32,8 +32,8 @@
 mod sim_common;
 
 use ftcoll::automaton::Phase;
+use ftcoll::protocols::corrected_tree::CorrectionSpec;
 use ftcoll::protocols::corrected_tree::StartMode;
-use ftcoll::protocols::correction::CorrectionKind;
 use ftcoll::topology::{Order, TreeKind};
 use sim_common::*;
 
@@ -48,7 +48,7 @@ fn checked_fault_free_run(
 ) -> (u64, Vec<u32>, u32) {
     let t = tree(kind, order, p, l, o);
     let deadline = t.deadline();
-    let cfg = config(t, CorrectionKind::Checked, StartMode::Synchronized);
+    let cfg = config(t, CorrectionSpec::Checked, StartMode::Synchronized);
     let report = run(&cfg, &scenario(l, o, &[]));
     assert!(
         report.quiescence_latency() >= deadline,
@@ -158,7 +158,7 @@ fn fig6_five_correction_messages_per_process_for_every_tree() {
         for p in [2048u32, 1000] {
             let t = tree(kind, order, p, 2, 1);
             let deadline = t.deadline();
-            let cfg = config(t, CorrectionKind::Checked, StartMode::Synchronized);
+            let cfg = config(t, CorrectionSpec::Checked, StartMode::Synchronized);
             let report = run(&cfg, &scenario(2, 1, &[]));
             let ctx = format!("{kind} {order} P={p}");
             assert_eq!(report.undelivered(), 0, "{ctx}");
@@ -190,7 +190,7 @@ fn fig6_five_correction_messages_per_process_for_every_tree() {
 #[test]
 fn fig5_lame3_plain_tree_timeline() {
     let t = tree(TreeKind::Lame(3), Order::Interleaved, 9, 1, 1);
-    let cfg = config(t, CorrectionKind::None, StartMode::Synchronized);
+    let cfg = config(t, CorrectionSpec::None, StartMode::Synchronized);
     let report = run(&cfg, &scenario(1, 1, &[]));
     let expected = [0u64, 3, 4, 5, 6, 6, 7, 7, 7];
     let got: Vec<u64> = report
@@ -215,7 +215,7 @@ fn fig5_lame3_plain_tree_timeline() {
 fn fig5_with_checked_correction() {
     let t = tree(TreeKind::Lame(3), Order::Interleaved, 9, 1, 1);
     assert_eq!(t.deadline(), 7);
-    let cfg = config(t, CorrectionKind::Checked, StartMode::Synchronized);
+    let cfg = config(t, CorrectionSpec::Checked, StartMode::Synchronized);
     assert_eq!(cfg.correction_start, 7);
     let report = run(&cfg, &scenario(1, 1, &[]));
     assert_eq!(report.quiescence_latency(), 13);
@@ -250,7 +250,7 @@ fn lemma3_bounds_with_pre_operation_failures() {
             for _ in 0..20 {
                 let failed = rng.failures_between(p, 1, 40);
                 let g = dark_run_gmax(&tree_colored(&t, &failed));
-                let cfg = config(t.clone(), CorrectionKind::Checked, StartMode::Synchronized);
+                let cfg = config(t.clone(), CorrectionSpec::Checked, StartMode::Synchronized);
                 let report = run(&cfg, &scenario(l, o, &failed));
                 let d = report.quiescence_latency() - t.deadline();
                 let ctx = format!("{kind} {order} L={l} o={o} g_max={g} failed={failed:?}");
@@ -281,7 +281,7 @@ fn lemma3_gmax_counts_runs_of_failed_processes() {
             .gmax(),
         1
     );
-    let cfg = config(t.clone(), CorrectionKind::Checked, StartMode::Synchronized);
+    let cfg = config(t.clone(), CorrectionSpec::Checked, StartMode::Synchronized);
     let report = run(&cfg, &scenario(l, o, &failed));
     assert_eq!(report.gmax_after_dissemination(), 1);
     let d = report.quiescence_latency() - t.deadline();

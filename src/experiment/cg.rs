@@ -52,6 +52,7 @@ pub const MAX_FCG_F: u32 = 255;
 
 /// One protocol of CG's comparison (CG §III, §IV.B).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum CgProtocol {
     /// Gossip until `T` (§IV.B.1).
     Gos,

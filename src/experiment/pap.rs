@@ -56,6 +56,7 @@ use crate::Time;
 /// A broadcast algorithm of `protocols::arrival`, as `ftcoll pap-simulate --pap` names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum Algorithm {
     /// The flat tree (`flat`).
     Flat,
@@ -331,6 +332,7 @@ pub fn algorithms(msize: u64) -> Vec<Algorithm> {
 
 /// The four experiments (the paper's Fig. 11 is Figs. 9–10 in the non-blocking model).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Figure {
     /// Fig. 7: controlled random pattern, `ē` against `MAX_IF`.
     Fig7,

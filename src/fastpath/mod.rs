@@ -117,6 +117,7 @@ impl Memo {
 
 /// A failure set the fast path cannot take.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FastPathError {
     /// A rank `>= P` or the root.
     BadRank(Rank),

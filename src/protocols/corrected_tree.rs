@@ -16,10 +16,10 @@
 //! Who corrects: exactly the processes whose first message was a tree message (plus the root).
 
 use crate::automaton::{Automaton, Outbox, TimerId, Value};
-use crate::topology::Tree;
+use crate::topology::{LogP, Tree};
 use crate::{Rank, Time};
 
-use super::correction::{wrap, CorrectionKind, Corrector, Receipt};
+use super::correction::{default_sos_timeout, wrap, CorrectionKind, Corrector, Receipt};
 use super::message::{Body, Msg};
 use super::ring::{Ring, Side};
 
@@ -29,6 +29,7 @@ pub const CORRECTION_START: TimerId = TimerId(1);
 /// When correcting processes start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum StartMode {
     /// At the tree's fault-free deadline, all together (CT §3.3, CG's fixed instant).
     Synchronized,
@@ -39,17 +40,17 @@ pub enum StartMode {
 /// Parameters shared by every process of one Corrected Tree broadcast.
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct CorrectedTreeConfig {
     /// The dissemination tree.
     pub tree: Tree,
-    /// The correction variant ([`CorrectionKind::None`] for the plain tree).
-    pub correction: CorrectionKind,
+    /// The variant: the correction ([`CorrectionSpec::None`] for the plain tree) or the tree
+    /// with acknowledgments ([`CorrectionSpec::Ack`]).
+    pub correction: CorrectionSpec,
     /// Synchronized or overlapped correction.
     pub start: StartMode,
     /// The first side of every correction sweep (CT: left).
     pub first_side: Side,
-    /// Tree with acknowledgments (CT §4.1 baseline).
-    pub acknowledgments: bool,
     /// The root's payload.
     pub payload: Value,
     /// Synchronized start time: the tree's fault-free deadline.
@@ -57,15 +58,33 @@ pub struct CorrectedTreeConfig {
 }
 
 impl CorrectedTreeConfig {
+    /// Whether this is the tree with acknowledgments ([`CorrectionSpec::Ack`], CT §4.1).
+    pub fn acknowledgments(&self) -> bool {
+        self.correction == CorrectionSpec::Ack
+    }
+
+    /// The SOS timeout a failure-proof c-node waits for `f + 1` correctors: the explicit one,
+    /// else `4·P·o + 2(2o + L)` of this tree; `None` for every other variant.
+    pub fn sos_timeout(&self) -> Option<Time> {
+        match self.rule() {
+            CorrectionKind::FailProof { sos_timeout, .. } => Some(sos_timeout),
+            _ => None,
+        }
+    }
+
+    /// The rule the correctors run.
+    pub(crate) fn rule(&self) -> CorrectionKind {
+        self.correction.rule(self.tree.procs(), self.tree.logp())
+    }
+
     /// A configuration whose synchronized correction starts at `tree.deadline()`.
-    pub fn new(tree: Tree, correction: CorrectionKind, start: StartMode) -> Self {
+    pub fn new(tree: Tree, correction: CorrectionSpec, start: StartMode) -> Self {
         let correction_start = tree.deadline();
         Self {
             tree,
             correction,
             start,
             first_side: Side::Left,
-            acknowledgments: false,
             payload: 0x00f7_c011,
             correction_start,
         }
@@ -168,10 +187,10 @@ impl CorrectedTreeNode {
         self.value = value;
         self.deliver(value, out);
         self.next_child = 0;
-        if config.acknowledgments {
+        if config.acknowledgments() {
             self.acks_missing = config.tree.children(self.rank()).count() as u32;
         }
-        if config.correction != CorrectionKind::None && config.start == StartMode::Synchronized {
+        if config.rule() != CorrectionKind::None && config.start == StartMode::Synchronized {
             if now >= config.correction_start {
                 self.set(START_REACHED);
             } else {
@@ -190,6 +209,10 @@ impl Automaton for CorrectedTreeNode {
     type Value = Value;
     type Config = CorrectedTreeConfig;
 
+    fn procs(config: &CorrectedTreeConfig) -> Option<u32> {
+        Some(config.tree.procs())
+    }
+
     fn new(config: &Self::Config, rank: Rank) -> Self {
         let ring = Ring {
             me: rank,
@@ -201,7 +224,7 @@ impl Automaton for CorrectedTreeNode {
             acks_missing: 0,
             coloring: Coloring::Uncolored,
             flags: 0,
-            corrector: Corrector::new(config.correction, ring, config.first_side),
+            corrector: Corrector::new(config.rule(), ring, config.first_side),
         }
     }
 
@@ -251,7 +274,7 @@ impl Automaton for CorrectedTreeNode {
             }
             Body::Ack => {
                 let is_child = config.tree.parent(from) == Some(rank);
-                if !config.acknowledgments || !is_child || self.acks_missing == 0 {
+                if !config.acknowledgments() || !is_child || self.acks_missing == 0 {
                     out.ignore("unexpected acknowledgment");
                 } else {
                     self.acks_missing -= 1;
@@ -259,9 +282,9 @@ impl Automaton for CorrectedTreeNode {
             }
             Body::Correction(c) => {
                 let corrects = self.coloring == Coloring::Tree;
-                let receipt =
-                    self.corrector
-                        .receive(config.correction, now, from, &c, corrects, out);
+                let receipt = self
+                    .corrector
+                    .receive(config.rule(), now, from, &c, corrects, out);
                 if self.coloring == Coloring::Uncolored {
                     self.coloring = Coloring::Correction;
                     self.value = msg.value;
@@ -298,7 +321,7 @@ impl Automaton for CorrectedTreeNode {
     }
 
     /// Done once it delivered, sent to every tree child, acknowledged (with acknowledgments),
-    /// and — as a corrector — finished correcting ([`Corrector::is_finished`]; never for delayed
+    /// and — as a corrector — finished correcting (its sweep has nothing left to send, whatever it still receives; never for delayed
     /// and failure-proof correction, whose correctors answer later messages). A process colored by
     /// correction is done after its deliveries and, overlapped, its tree sends, except under
     /// failure-proof correction (SOS may still follow).
@@ -313,17 +336,16 @@ impl Automaton for CorrectedTreeNode {
                 .nth(self.next_child as usize)
                 .is_some();
         let ack_pending =
-            config.acknowledgments && self.coloring == Coloring::Tree && !self.flag(ACK_SENT);
+            config.acknowledgments() && self.coloring == Coloring::Tree && !self.flag(ACK_SENT);
         if tree_pending || ack_pending {
             return false;
         }
         match self.coloring {
             Coloring::Uncolored => false,
             Coloring::Tree => {
-                config.correction == CorrectionKind::None
-                    || self.corrector.is_finished(config.correction)
+                config.rule() == CorrectionKind::None || self.corrector.is_finished(config.rule())
             }
-            Coloring::Correction => !matches!(config.correction, CorrectionKind::FailProof { .. }),
+            Coloring::Correction => !matches!(config.rule(), CorrectionKind::FailProof { .. }),
         }
     }
 
@@ -349,7 +371,7 @@ impl Automaton for CorrectedTreeNode {
             }
         }
         // 2. The acknowledgment to the parent (root: completion).
-        if config.acknowledgments
+        if config.acknowledgments()
             && self.coloring == Coloring::Tree
             && !self.flag(ACK_SENT)
             && self.acks_missing == 0
@@ -380,7 +402,7 @@ impl Automaton for CorrectedTreeNode {
                 self.corrector.begin();
             }
         }
-        if let Some((to, msg)) = self.corrector.poll_send(config.correction, now, out) {
+        if let Some((to, msg)) = self.corrector.poll_send(config.rule(), now, out) {
             out.send(to, wrap(value, msg));
         }
         if self.corrector.take_delivery() {
@@ -389,20 +411,51 @@ impl Automaton for CorrectedTreeNode {
     }
 }
 
-/// A correction variant as users spell it: `none`, `opportunistic:D`, `optimized:D`, `checked`,
-/// `delayed:DELAY`, `failproof:F[:TIMEOUT]` or `ack` (the tree with acknowledgments).
+/// A Corrected Tree variant: the correction its processes run, or the tree with
+/// acknowledgments. This is the one public spelling of a correction variant, in code
+/// (`CorrectionSpec::Checked`), in text (`"checked"`, see [`CORRECTION_SPELLINGS`]; `Display`
+/// writes what `FromStr` reads) and in serde (the same text).
+///
+/// Marked `#[non_exhaustive]`: a new variant is not a breaking change, so a `match` on it needs a
+/// wildcard arm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(
     feature = "serde",
     serde(try_from = "alloc::string::String", into = "alloc::string::String")
 )]
+#[non_exhaustive]
 pub enum CorrectionSpec {
-    /// A correction variant; a failure-proof one without explicit timeout gets the default.
-    Correction(CorrectionKind),
-    /// `failproof:F` with the default SOS timeout for the operation's size.
-    FailProof(u32),
-    /// Tree with acknowledgments, no correction (CT §4.1).
+    /// No correction: the plain tree (`none`).
+    None,
+    /// Opportunistic correction with distance `d` (CT §3.1, CG Alg. 1): `opportunistic:D`.
+    Opportunistic {
+        /// Messages per side, in `1..=2^31`.
+        distance: u32,
+    },
+    /// Optimized opportunistic correction (CT §3.3): `optimized:D`.
+    Optimized {
+        /// Messages per side at most, in `1..=2^31`.
+        distance: u32,
+    },
+    /// Checked correction (CT §3.1, CG Alg. 2): `checked`.
+    Checked,
+    /// Delayed correction (CT §3.3): `delayed:DELAY`.
+    Delayed {
+        /// Time from the first correction send until the other side is expected to have spoken.
+        delay: Time,
+    },
+    /// Failure-proof correction tolerating `faults` crashes during correction (CG §III.D,
+    /// Alg. 3): `failproof:F` or `failproof:F:TIMEOUT`.
+    FailProof {
+        /// `f`, in `0..=2^31`.
+        faults: u32,
+        /// How long a c-node waits for `f + 1` correctors before SOS; `None`: the default
+        /// `4·P·o + 2(2o + L)` of the operation's tree (long enough for a corrector to sweep the
+        /// ring twice), see [`CorrectedTreeConfig::sos_timeout`].
+        sos_timeout: Option<Time>,
+    },
+    /// Tree with acknowledgments, no correction (CT §4.1): `ack`.
     Ack,
 }
 
@@ -412,22 +465,19 @@ pub const CORRECTION_SPELLINGS: &str = "none, opportunistic:D, optimized:D, chec
 impl core::fmt::Display for CorrectionSpec {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
-            Self::Correction(CorrectionKind::None) => write!(f, "none"),
-            Self::Correction(CorrectionKind::Opportunistic { distance }) => {
-                write!(f, "opportunistic:{distance}")
-            }
-            Self::Correction(CorrectionKind::Optimized { distance }) => {
-                write!(f, "optimized:{distance}")
-            }
-            Self::Correction(CorrectionKind::Checked) => write!(f, "checked"),
-            Self::Correction(CorrectionKind::Delayed { delay }) => write!(f, "delayed:{delay}"),
-            Self::Correction(CorrectionKind::FailProof {
+            Self::None => write!(f, "none"),
+            Self::Opportunistic { distance } => write!(f, "opportunistic:{distance}"),
+            Self::Optimized { distance } => write!(f, "optimized:{distance}"),
+            Self::Checked => write!(f, "checked"),
+            Self::Delayed { delay } => write!(f, "delayed:{delay}"),
+            Self::FailProof {
                 faults,
-                sos_timeout,
-            }) => {
-                write!(f, "failproof:{faults}:{sos_timeout}")
-            }
-            Self::FailProof(faults) => write!(f, "failproof:{faults}"),
+                sos_timeout: Some(sos_timeout),
+            } => write!(f, "failproof:{faults}:{sos_timeout}"),
+            Self::FailProof {
+                faults,
+                sos_timeout: None,
+            } => write!(f, "failproof:{faults}"),
             Self::Ack => write!(f, "ack"),
         }
     }
@@ -451,23 +501,26 @@ impl core::str::FromStr for CorrectionSpec {
         let name = parts.next().unwrap_or("");
         let args: alloc::vec::Vec<&str> = parts.collect();
         let spec = match (name, args.as_slice()) {
-            ("none", []) => Self::Correction(CorrectionKind::None),
-            ("checked", []) => Self::Correction(CorrectionKind::Checked),
+            ("none", []) => Self::None,
+            ("checked", []) => Self::Checked,
             ("ack", []) => Self::Ack,
-            ("opportunistic", [d]) => Self::Correction(CorrectionKind::Opportunistic {
+            ("opportunistic", [d]) => Self::Opportunistic {
                 distance: number(d, 1, 1 << 31)? as u32,
-            }),
-            ("optimized", [d]) => Self::Correction(CorrectionKind::Optimized {
+            },
+            ("optimized", [d]) => Self::Optimized {
                 distance: number(d, 1, 1 << 31)? as u32,
-            }),
-            ("delayed", [d]) => Self::Correction(CorrectionKind::Delayed {
+            },
+            ("delayed", [d]) => Self::Delayed {
                 delay: number(d, 0, u64::MAX >> 2)?,
-            }),
-            ("failproof", [f]) => Self::FailProof(number(f, 0, 1 << 31)? as u32),
-            ("failproof", [f, t]) => Self::Correction(CorrectionKind::FailProof {
+            },
+            ("failproof", [f]) => Self::FailProof {
                 faults: number(f, 0, 1 << 31)? as u32,
-                sos_timeout: number(t, 0, u64::MAX >> 2)?,
-            }),
+                sos_timeout: None,
+            },
+            ("failproof", [f, t]) => Self::FailProof {
+                faults: number(f, 0, 1 << 31)? as u32,
+                sos_timeout: Some(number(t, 0, u64::MAX >> 2)?),
+            },
             _ => return Err(unknown),
         };
         Ok(spec)
@@ -475,25 +528,23 @@ impl core::str::FromStr for CorrectionSpec {
 }
 
 impl CorrectionSpec {
-    /// The configuration of a broadcast over `tree` with this variant. `failproof:F` gets the
-    /// SOS timeout `4·P·o + 2(2o + L)`: long enough for a corrector to sweep the ring twice.
-    pub fn config(self, tree: Tree, start: StartMode) -> CorrectedTreeConfig {
-        let logp = tree.logp();
-        let procs = u64::from(tree.procs());
-        let (kind, acks) = match self {
-            Self::Correction(kind) => (kind, false),
-            Self::Ack => (CorrectionKind::None, true),
-            Self::FailProof(faults) => (
-                CorrectionKind::FailProof {
-                    faults,
-                    sos_timeout: 4 * procs * logp.overhead() + 2 * logp.hop(),
-                },
-                false,
-            ),
-        };
-        let mut config = CorrectedTreeConfig::new(tree, kind, start);
-        config.acknowledgments = acks;
-        config
+    /// The rule a corrector of an operation on `procs` ranks under `logp` runs (the failure-proof default
+    /// timeout resolved; the acknowledged tree corrects nothing).
+    pub(crate) fn rule(self, procs: u32, logp: LogP) -> CorrectionKind {
+        match self {
+            Self::None | Self::Ack => CorrectionKind::None,
+            Self::Opportunistic { distance } => CorrectionKind::Opportunistic { distance },
+            Self::Optimized { distance } => CorrectionKind::Optimized { distance },
+            Self::Checked => CorrectionKind::Checked,
+            Self::Delayed { delay } => CorrectionKind::Delayed { delay },
+            Self::FailProof {
+                faults,
+                sos_timeout,
+            } => CorrectionKind::FailProof {
+                faults,
+                sos_timeout: sos_timeout.unwrap_or_else(|| default_sos_timeout(procs, logp)),
+            },
+        }
     }
 }
 

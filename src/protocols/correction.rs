@@ -27,10 +27,18 @@ pub const DELAY_TIMER: TimerId = TimerId(10);
 /// Timer of failure-proof correction: a c-node's SOS timeout.
 pub const SOS_TIMER: TimerId = TimerId(11);
 
-/// The correction variant of an operation (shared configuration).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub enum CorrectionKind {
+/// The failure-proof default SOS timeout `4·P·o + 2(2o + L)`: long enough for a corrector to
+/// sweep the ring twice (CT's `failproof:F`, CG's FCG).
+pub(crate) fn default_sos_timeout(procs: u32, logp: crate::topology::LogP) -> Time {
+    4 * u64::from(procs) * logp.overhead() + 2 * logp.hop()
+}
+
+/// The resolved rule a corrector runs: the crate-internal form of a
+/// [`CorrectionSpec`](super::corrected_tree::CorrectionSpec) (the one public spelling of a
+/// correction variant), with the failure-proof timeout resolved and the acknowledged tree mapped
+/// to no correction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum CorrectionKind {
     /// No correction (plain tree or gossip).
     None,
     /// Opportunistic correction with distance `d` (CT §3.1, CG Alg. 1).
@@ -247,7 +255,7 @@ pub struct Corrector {
 
 impl Corrector {
     /// The correction state of `ring.me` for `kind`, with the first side `first`.
-    pub fn new(kind: CorrectionKind, ring: Ring, first: Side) -> Self {
+    pub(crate) fn new(kind: CorrectionKind, ring: Ring, first: Side) -> Self {
         let sweep = Sweep::new(first);
         let state = match kind {
             CorrectionKind::None => Correction::None,
@@ -326,7 +334,7 @@ impl Corrector {
     /// pick is empty, and receipts only shrink what is left; no correction at all: always).
     /// Delayed and failure-proof correction answer `false` (they react to later messages and
     /// timers: `Stop` replies, SOS), so `false` means "not known to be over".
-    pub fn is_finished(&self, kind: CorrectionKind) -> bool {
+    pub(crate) fn is_finished(&self, kind: CorrectionKind) -> bool {
         match &self.state {
             Correction::None => true,
             Correction::Opportunistic(_) | Correction::Optimized(_) | Correction::Checked(_) => {
@@ -350,7 +358,7 @@ impl Corrector {
     /// A correction message from `from` arrived. `corrects`: this process was colored by
     /// dissemination, so it corrects (now or later: what it learns before it begins counts too).
     /// Returns how a process without the payload treats the message.
-    pub fn receive(
+    pub(crate) fn receive(
         &mut self,
         kind: CorrectionKind,
         now: Time,
@@ -421,7 +429,7 @@ impl Corrector {
     }
 
     /// The send port is free: the next correction message, if any.
-    pub fn poll_send(
+    pub(crate) fn poll_send(
         &mut self,
         kind: CorrectionKind,
         now: Time,

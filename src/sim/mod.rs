@@ -76,7 +76,16 @@ pub struct Scenario {
 
 /// A run that could not be carried out.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum SimError {
+    /// The `procs` given to the driver is not the `P` the configuration was built for
+    /// ([`Automaton::procs`]).
+    ProcsMismatch {
+        /// The `procs` argument.
+        given: u32,
+        /// The configuration's `P`.
+        config: u32,
+    },
     /// A rank in the scenario is not below `P`.
     RankOutOfRange {
         /// The scenario field.
@@ -119,6 +128,10 @@ impl fmt::Display for SimError {
                     procs.saturating_sub(1)
                 )
             }
+            Self::ProcsMismatch { given, config } => write!(
+                f,
+                "procs: {given} given, but the configuration is for P = {config} (allowed: {config})"
+            ),
             Self::ArrivalsLength { len, procs } => {
                 write!(f, "arrivals: {len} times given, expected P = {procs}")
             }
@@ -268,6 +281,9 @@ pub fn default_budget(procs: u32) -> u64 {
 
 /// Runs one operation of `P = procs` processes of automaton `A` to quiescence.
 ///
+/// `procs` must be the `P` the configuration was built for (its tree's, for every automaton of
+/// this crate): another value is [`SimError::ProcsMismatch`], not a run of the wrong size.
+///
 /// `max_events` bounds the work (protocols that never quiesce end with
 /// [`SimError::EventBudget`]).
 pub fn run<A: Automaton>(
@@ -306,6 +322,17 @@ pub fn run_observed<A: Automaton>(
     Ok(sim.report)
 }
 
+/// [`SimError::ProcsMismatch`] unless `procs` is the configuration's `P` (when it names one).
+pub(crate) fn check_procs<A: Automaton>(config: &A::Config, procs: u32) -> Result<(), SimError> {
+    match A::procs(config) {
+        Some(p) if p != procs => Err(SimError::ProcsMismatch {
+            given: procs,
+            config: p,
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// Events between two calls of [`run_observed`]'s `observe`.
 pub const OBSERVE_EVENTS: u64 = 1 << 16;
 
@@ -338,6 +365,7 @@ pub struct Sim<A: Automaton> {
 impl<A: Automaton> Sim<A> {
     /// The state before anything happened: every process waits for its arrival.
     pub fn new(config: &A::Config, procs: u32, scenario: &Scenario) -> Result<Self, SimError> {
+        check_procs::<A>(config, procs)?;
         if !scenario.arrivals.is_empty() && scenario.arrivals.len() != procs as usize {
             return Err(SimError::ArrivalsLength {
                 len: scenario.arrivals.len(),
@@ -523,6 +551,13 @@ impl<A: Automaton> Sim<A> {
     /// The automaton of `rank`.
     pub fn automaton(&self, rank: Rank) -> Option<&A> {
         self.procs.get(rank as usize).map(|p| &p.automaton)
+    }
+
+    /// The automaton of `rank`, mutably: for model checkers that resolve a choice the automaton
+    /// left to its environment between two instants (`ftcoll::rng::Chooser::External`), never
+    /// for a run of the protocol itself.
+    pub fn automaton_mut(&mut self, rank: Rank) -> Option<&mut A> {
+        self.procs.get_mut(rank as usize).map(|p| &mut p.automaton)
     }
 
     /// The metrics so far.

@@ -125,6 +125,7 @@ pub fn run<A: Automaton>(
     scenario: &PapScenario,
     max_events: u64,
 ) -> Result<Report<A::Value>, SimError> {
+    super::check_procs::<A>(config, procs)?;
     if !scenario.arrivals.is_empty() && scenario.arrivals.len() != procs as usize {
         return Err(SimError::ArrivalsLength {
             len: scenario.arrivals.len(),

@@ -13,6 +13,7 @@ use crate::{Rank, Time};
 /// Which processes fail before the operation.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum FaultSpec {
     /// Nobody.
     None,
@@ -33,6 +34,7 @@ pub enum FaultSpec {
 /// Not `Copy` (since `Times` owns its list): pass it by reference or clone it.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum ArrivalSpec {
     /// Everyone at 0.
     None,
@@ -63,6 +65,7 @@ pub enum ArrivalSpec {
 
 /// An invalid scenario parameter.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum ScenarioError {
     /// A listed rank is fault-immune (below `immune`) or not below `P`.
     BadRank {

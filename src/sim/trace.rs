@@ -10,6 +10,7 @@ use crate::{Rank, Time};
 /// One traced event.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum TraceEvent {
     /// A message sent at `sent` and handed to `to` at `received`.
     Message {

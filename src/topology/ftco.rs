@@ -80,6 +80,7 @@ pub const MIN_FTCO_ORDER: u64 = 2;
 /// The tree shapes of FTCO §5.2.1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum FtcoKind {
     /// k-ary tree, heap-numbered, `k` in `2..=65536`.
     KAry(u64),

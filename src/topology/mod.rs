@@ -41,6 +41,7 @@ pub const MAX_PROCS: u64 = u32::MAX as u64;
 
 /// An invalid parameter or an impossible request; every variant names the offending field.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TopologyError {
     /// A numeric parameter is outside `min..=max`.
     OutOfRange {
@@ -125,6 +126,7 @@ impl std::error::Error for TopologyError {}
     feature = "serde",
     serde(try_from = "alloc::string::String", into = "alloc::string::String")
 )]
+#[non_exhaustive]
 pub enum TreeKind {
     /// k-ary tree, `k` in `1..=65536` (CT §3.2.1).
     KAry(u64),
@@ -187,6 +189,7 @@ impl FromStr for TreeKind {
     feature = "serde",
     serde(try_from = "alloc::string::String", into = "alloc::string::String")
 )]
+#[non_exhaustive]
 pub enum Order {
     /// CT Definition 1 numbering: siblings' subtrees are spread over the ring.
     #[default]
@@ -314,6 +317,13 @@ pub struct Tree {
 
 impl Tree {
     /// Builds the tree; `procs` must be in `1..=2^32 - 1` and `k` in `1..=65536`.
+    ///
+    /// `procs` is a `u64` while ranks are [`Rank`] = `u32` on purpose: a count read
+    /// from a user (a flag, a file) is passed as read, and a value that does not fit — `0`, `2^32`
+    /// or more — is [`TopologyError::OutOfRange`] naming `procs` and the allowed range, instead
+    /// of being truncated by an `as u32` at the call site. The tree's [`Tree::procs`] is then a
+    /// `u32`, like every rank. (`GossipConfig::new`, `BigConfig::new`, `BfbConfig::new` and
+    /// `PapConfig::new` take `procs: u64` for the same reason.)
     pub fn new(
         kind: TreeKind,
         order: Order,

@@ -218,10 +218,12 @@ pub fn oracle(
         TreeKind::Binomial => ready_construction(1, 1, procs),
         TreeKind::Lame(k) => ready_construction(1, k, procs),
         TreeKind::Optimal => ready_construction(overhead, 2 * overhead + latency, procs),
+        other => panic!("no oracle for {other} (a tree kind added after this test)"),
     };
     match order {
         Order::Interleaved => interleaved,
         Order::InOrder => interleaved.in_order(),
+        other => panic!("no oracle for {other} (an order added after this test)"),
     }
 }
 

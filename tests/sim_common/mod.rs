@@ -7,8 +7,9 @@
 #![allow(dead_code)]
 
 use ftcoll::automaton::Phase;
-use ftcoll::protocols::corrected_tree::{CorrectedTreeConfig, CorrectedTreeNode, StartMode};
-use ftcoll::protocols::correction::CorrectionKind;
+use ftcoll::protocols::corrected_tree::{
+    CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
+};
 use ftcoll::sim::{Report, Scenario, SimError};
 use ftcoll::topology::{LogP, Order, Tree, TreeKind};
 use ftcoll::{Rank, Time};
@@ -24,7 +25,7 @@ pub fn tree(kind: TreeKind, order: Order, p: u32, l: u64, o: u64) -> Tree {
 }
 
 /// A Corrected Tree configuration with CT's defaults (left first, no acks).
-pub fn config(tree: Tree, correction: CorrectionKind, start: StartMode) -> CorrectedTreeConfig {
+pub fn config(tree: Tree, correction: CorrectionSpec, start: StartMode) -> CorrectedTreeConfig {
     CorrectedTreeConfig::new(tree, correction, start)
 }
 

@@ -5,7 +5,6 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
-use ftcoll::protocols::correction::CorrectionKind;
 use ftcoll::topology::{LogP, Order, TreeKind};
 use ftcoll_verify::{check, CrashTiming, ModelKind, ProtocolSpec};
 
@@ -26,18 +25,21 @@ fn states_per_second(c: &mut Criterion) {
     let cases = [
         (
             "timed checked P=8 f=2 any",
-            spec(
-                CorrectionSpec::Correction(CorrectionKind::Checked),
-                StartMode::Synchronized,
-                8,
-            ),
+            spec(CorrectionSpec::Checked, StartMode::Synchronized, 8),
             2,
             CrashTiming::Any,
             ModelKind::Timed,
         ),
         (
             "timed failproof:1 P=8 f=1 any",
-            spec(CorrectionSpec::FailProof(1), StartMode::Synchronized, 8),
+            spec(
+                CorrectionSpec::FailProof {
+                    faults: 1,
+                    sos_timeout: None,
+                },
+                StartMode::Synchronized,
+                8,
+            ),
             1,
             CrashTiming::Any,
             ModelKind::Timed,
@@ -45,7 +47,7 @@ fn states_per_second(c: &mut Criterion) {
         (
             "async opportunistic:2 P=4 f=0",
             spec(
-                CorrectionSpec::Correction(CorrectionKind::Opportunistic { distance: 2 }),
+                CorrectionSpec::Opportunistic { distance: 2 },
                 StartMode::Overlapped,
                 4,
             ),

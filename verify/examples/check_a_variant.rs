@@ -76,6 +76,11 @@ impl Automaton for Node {
     type Value = u64;
     type Config = u32;
 
+    /// The configuration is `P` itself: the drivers refuse any other process count.
+    fn procs(procs: &u32) -> Option<u32> {
+        Some(*procs)
+    }
+
     fn new(procs: &u32, rank: Rank) -> Self {
         Self {
             rank,

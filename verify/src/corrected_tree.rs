@@ -6,7 +6,7 @@ use ftcoll::automaton::Automaton;
 use ftcoll::protocols::corrected_tree::{
     CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
 };
-use ftcoll::protocols::correction::{Correction, CorrectionKind, Corrector};
+use ftcoll::protocols::correction::{Correction, Corrector};
 use ftcoll::sim::PortModel;
 use ftcoll::{Rank, Time};
 
@@ -20,7 +20,7 @@ use crate::{property, ProtocolSpec};
 /// The real automaton implements it, and so does the mutant of [`crate::mutants`].
 pub trait CorrectionView: Automaton {
     /// The correction variant of `config`.
-    fn correction(config: &Self::Config) -> CorrectionKind;
+    fn correction(config: &Self::Config) -> CorrectionSpec;
     /// Synchronized or overlapped correction.
     fn start(config: &Self::Config) -> StartMode;
     /// The synchronized correction start (the tree's fault-free deadline).
@@ -30,7 +30,7 @@ pub trait CorrectionView: Automaton {
 }
 
 impl CorrectionView for CorrectedTreeNode {
-    fn correction(config: &CorrectedTreeConfig) -> CorrectionKind {
+    fn correction(config: &CorrectedTreeConfig) -> CorrectionSpec {
         config.correction
     }
 
@@ -68,6 +68,10 @@ pub fn correction_rule_properties<A: CorrectionView>() -> Vec<TimedProperty<A>> 
             property::FAILPROOF_FAULT_FREE_NO_SOS,
             failproof_fault_free_no_sos::<A>,
         ),
+        TimedProperty::always(
+            property::STOPPED_SILENT,
+            crate::timed::stopped_stays_silent::<A>,
+        ),
     ]
 }
 
@@ -76,7 +80,7 @@ const CORRECTION: usize = 1;
 
 fn send_bound<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
     let d = match A::correction(&m.config) {
-        CorrectionKind::Opportunistic { distance } | CorrectionKind::Optimized { distance } => {
+        CorrectionSpec::Opportunistic { distance } | CorrectionSpec::Optimized { distance } => {
             distance
         }
         _ => return true,
@@ -90,7 +94,7 @@ fn send_bound<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
 }
 
 fn c_nodes_silent<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
-    if matches!(A::correction(&m.config), CorrectionKind::FailProof { .. }) {
+    if matches!(A::correction(&m.config), CorrectionSpec::FailProof { .. }) {
         return true;
     }
     let report = s.sim.report();
@@ -128,7 +132,7 @@ fn ring_exceeds_sweep<A: Automaton>(m: &TimedModel<A>) -> bool {
 
 /// The run ended (quiescent, no driver error) with synchronized checked correction.
 fn ended_checked_sync<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
-    A::correction(&m.config) == CorrectionKind::Checked
+    A::correction(&m.config) == CorrectionSpec::Checked
         && A::start(&m.config) == StartMode::Synchronized
         && s.error.is_none()
         && s.sim.next_time().is_none()
@@ -192,7 +196,7 @@ pub fn lemma3_applies(procs: u32, gmax: u64, l: u64, o: u64) -> bool {
 }
 
 fn optimized_messages<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
-    if !(matches!(A::correction(&m.config), CorrectionKind::Optimized { .. })
+    if !(matches!(A::correction(&m.config), CorrectionSpec::Optimized { .. })
         && s.crashes == 0
         && s.error.is_none()
         && s.sim.next_time().is_none())
@@ -206,7 +210,7 @@ fn optimized_messages<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -
 }
 
 fn delayed_messages<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
-    let CorrectionKind::Delayed { delay } = A::correction(&m.config) else {
+    let CorrectionSpec::Delayed { delay } = A::correction(&m.config) else {
         return true;
     };
     if !(A::start(&m.config) == StartMode::Synchronized
@@ -222,7 +226,7 @@ fn delayed_messages<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> 
 }
 
 fn failproof_waits<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
-    if !matches!(A::correction(&m.config), CorrectionKind::FailProof { .. }) {
+    if !matches!(A::correction(&m.config), CorrectionSpec::FailProof { .. }) {
         return true;
     }
     let report = s.sim.report();
@@ -242,7 +246,7 @@ fn failproof_waits<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> b
 }
 
 fn failproof_fault_free_no_sos<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
-    let CorrectionKind::FailProof { faults, .. } = A::correction(&m.config) else {
+    let CorrectionSpec::FailProof { faults, .. } = A::correction(&m.config) else {
         return true;
     };
     // A ring of fewer than f + 1 other processes cannot show anyone f + 1 correctors.
@@ -257,7 +261,7 @@ fn failproof_fault_free_no_sos<A: CorrectionView>(m: &TimedModel<A>, s: &TimedSt
 }
 
 fn failproof_no_sos<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
-    let CorrectionKind::FailProof { faults, .. } = A::correction(&m.config) else {
+    let CorrectionSpec::FailProof { faults, .. } = A::correction(&m.config) else {
         return true;
     };
     // CG starts correction at T, after dissemination; an overlapped corrector can loop the
@@ -291,19 +295,11 @@ impl TimedModel<CorrectedTreeNode> {
     ) -> Result<Self, ftcoll::topology::TopologyError> {
         let config = spec.config()?;
         let hop = spec.logp.hop();
-        let sos = match spec.correction {
-            CorrectionSpec::Correction(CorrectionKind::FailProof { sos_timeout, .. }) => {
-                sos_timeout
-            }
-            CorrectionSpec::FailProof(_) => {
-                4 * u64::from(spec.procs) * spec.logp.overhead() + 2 * hop
-            }
-            _ => 0,
-        };
+        let sos = config.sos_timeout().unwrap_or(0);
         // Delayed correction waits `delay` once per corrector before it sweeps (CT §3.3); the
         // waits of different correctors overlap.
         let delay = match spec.correction {
-            CorrectionSpec::Correction(CorrectionKind::Delayed { delay }) => delay,
+            CorrectionSpec::Delayed { delay } => delay,
             _ => 0,
         };
         // Generous: a corrector sweeps the ring twice per final round, plus SOS or the delay:
@@ -331,6 +327,7 @@ impl TimedModel<CorrectedTreeNode> {
             arrivals: Vec::new(),
             vocabulary: Vocabulary::BROADCAST,
             guide: Some(ring_gaps::<CorrectedTreeNode>),
+            choices: None,
         })
     }
 }

@@ -292,6 +292,7 @@ pub fn model_of<A: FtcoProcess>(
         },
         vocabulary: Vocabulary::FTCO,
         guide: None,
+        choices: None,
     })
 }
 

@@ -23,6 +23,7 @@ pub mod asynchronous;
 pub mod budget;
 pub mod corrected_tree;
 pub mod ftco;
+pub mod gossip;
 pub mod matrix;
 pub mod mutants;
 pub mod search;
@@ -87,9 +88,13 @@ pub mod property {
     /// SOS is CG's pathological case: never without a crash, in either start mode.
     pub const FAILPROOF_FAULT_FREE_NO_SOS: &str =
         "no SOS fault-free: failure-proof(f) correction enters SOS only after a crash, in either start mode, on rings of at least f + 2 processes (CG §III.D: SOS is the pathological case)";
+    /// The stop rule (`Automaton::is_done`'s promise; CT §3.1, CG Alg. 1–3): a stopped process
+    /// stays silent.
+    pub const STOPPED_SILENT: &str =
+        "stop rule: a process that has stopped (is_done) never sends, delivers or completes again (CT §3.1; CG Alg. 1–3; the Automaton contract)";
     /// The protocol rules and quantitative claims of the Corrected Tree family, checked in every
     /// cell; each applies only to the variant (and the conditions) its text names.
-    pub const RULES: [&str; 10] = [
+    pub const RULES: [&str; 11] = [
         SEND_BOUND,
         C_NODES_SILENT,
         CHECKED_MESSAGES,
@@ -100,9 +105,10 @@ pub mod property {
         FAILPROOF_WAITS,
         FAILPROOF_NO_SOS,
         FAILPROOF_FAULT_FREE_NO_SOS,
+        STOPPED_SILENT,
     ];
     /// Short names of [`RULES`], for the matrix's cells.
-    pub const RULES_SHORT: [&str; 10] = [
+    pub const RULES_SHORT: [&str; 11] = [
         "send bound",
         "c-nodes silent",
         "Corollary 1 messages",
@@ -113,6 +119,7 @@ pub mod property {
         "f + 1 rule",
         "Claim 5 no SOS",
         "no SOS fault-free",
+        "stop rule",
     ];
 }
 
@@ -137,7 +144,7 @@ impl ProtocolSpec {
     /// The protocol configuration.
     pub fn config(&self) -> Result<CorrectedTreeConfig, ftcoll::topology::TopologyError> {
         let tree = Tree::new(self.tree, self.order, u64::from(self.procs), self.logp)?;
-        Ok(self.correction.config(tree, self.start))
+        Ok(CorrectedTreeConfig::new(tree, self.correction, self.start))
     }
 
     /// A one-line name: `lame:2 interleaved checked sync P=8 L=2 o=1`.
@@ -600,6 +607,7 @@ pub fn timed_result<A, C>(
 where
     A: ftcoll::automaton::Automaton + Send + Sync + 'static,
     A::Msg: Send + Sync,
+    A::Value: Send + Sync,
     A::Config: Send + Sync + 'static,
     C: stateright::Checker<TimedModel<A>>,
 {
@@ -623,7 +631,7 @@ where
                 steps.iter().filter_map(|(_, a)| *a).collect();
             // Pre-operation crashes: report the smallest crash set that fails, not merely the
             // shortest path BFS found.
-            if model.timing == CrashTiming::Pre {
+            if model.timing == CrashTiming::Pre && model.choices.is_none() {
                 let condition = model.properties.iter().find(|p| p.name == name);
                 if let Some((set, path)) =
                     condition.and_then(|p| model.smallest_pre_counterexample(p.condition))
@@ -632,41 +640,38 @@ where
                     actions = path;
                 }
             }
+            let during: Vec<(ftcoll::Rank, ftcoll::Time)> = actions
+                .iter()
+                .filter_map(|a| match *a {
+                    timed::TimedAction::Crash { rank, time } => Some((rank, time)),
+                    _ => None,
+                })
+                .collect();
+            // Crashes at any instant: BFS gives a shortest path, not the fewest crashes at the
+            // earliest instants; minimize it the way `search` does (kept only while the same
+            // property still fails).
+            // (Not with choices left to the checker, e.g. gossip targets: a schedule of crashes
+            // alone does not say them.)
+            if model.timing == CrashTiming::Any && model.choices.is_none() {
+                if let Some(p) = model.properties.iter().find(|p| p.name == name) {
+                    if let Some((pre, d)) = model.minimized(p.condition, &initial, &during) {
+                        actions = model.schedule(&pre, &d);
+                        initial = pre;
+                    }
+                }
+            }
             let (events, report) = model.replay(&initial, &actions);
             let mut trace = Vec::new();
             if !initial.is_empty() {
                 trace.push(format!("before the operation: ranks {initial:?} crash"));
             }
-            for action in &actions {
-                if let timed::TimedAction::Crash { rank, time } = action {
-                    trace.push(format!("rank {rank} crashes at t={time}"));
-                }
-            }
-            trace.extend(events.iter().map(|e| describe_in(e, &model.vocabulary)));
-            if model.vocabulary.completes {
-                let incomplete: Vec<u32> = (0..report.procs)
-                    .filter(|&r| report.is_live(r) && !report.completions.iter().any(|c| c.0 == r))
-                    .collect();
-                let completions: Vec<String> = report
-                    .completions
-                    .iter()
-                    .map(|(r, t, v)| format!("rank {r} at t={t}: {v:?}"))
-                    .collect();
-                trace.push(format!(
-                    "end: t={}, completions: [{}], live processes without a completion: {incomplete:?}",
-                    report.last_activity,
-                    completions.join("; ")
-                ));
-            } else {
-                let undelivered: Vec<u32> = (0..report.procs)
-                    .filter(|&r| report.is_live(r) && report.delivered_at[r as usize].is_none())
-                    .collect();
-                trace.push(format!(
-                    "end: t={}, live processes that never delivered: {undelivered:?}, duplicate deliveries: {}",
-                    report.last_activity,
-                    report.duplicates()
-                ));
-            }
+            trace.extend(timeline(
+                &model.vocabulary,
+                &notes(&actions),
+                &events,
+                &report,
+            ));
+            trace.push(end_line(&model.vocabulary, &report));
             violations.push(Violation {
                 property: name,
                 trace,
@@ -696,6 +701,115 @@ where
         stopped: None,
         properties,
         cut_by_horizon,
+    }
+}
+
+/// The model's own actions a trace shows, at their instants: crashes during the operation and
+/// the outcomes of choices left to the checker.
+pub fn notes(actions: &[timed::TimedAction]) -> Vec<(ftcoll::Time, String)> {
+    actions
+        .iter()
+        .filter_map(|a| match *a {
+            timed::TimedAction::Crash { rank, time } => {
+                Some((time, format!("t={time}: rank {rank} crashes")))
+            }
+            timed::TimedAction::Choose {
+                rank,
+                outcome,
+                time,
+            } => Some((
+                time,
+                format!("t={time}: rank {rank}'s next random draw has outcome {outcome}"),
+            )),
+            timed::TimedAction::Step { .. } => None,
+        })
+        .collect()
+}
+
+/// A run as a timeline a person can follow (issue 13, item 3): one line per happening, in the
+/// order of the instant it begins — the model's own actions (`notes`, see [`notes`]: crashes
+/// during the operation, choices), a message at the instant its send starts (with the instant it is received or
+/// lost), a first delivery or a completion, an ignored input — so every message appears after
+/// whatever made its sender send it. Happenings of one instant: the notes, then deliveries and
+/// completions, then messages and ignored inputs in the driver's order.
+pub fn timeline<V: core::fmt::Debug>(
+    words: &timed::Vocabulary,
+    notes: &[(ftcoll::Time, String)],
+    events: &[ftcoll::sim::TraceEvent],
+    report: &Report<V>,
+) -> Vec<String> {
+    use ftcoll::sim::TraceEvent;
+    let mut lines: Vec<(ftcoll::Time, u8, usize, String)> = Vec::new();
+    for (i, (time, note)) in notes.iter().enumerate() {
+        lines.push((*time, 0, i, note.clone()));
+    }
+    if words.completes {
+        for (i, (rank, time, value)) in report.completions.iter().enumerate() {
+            lines.push((
+                *time,
+                1,
+                i,
+                format!("t={time}: rank {rank} completes: {value:?}"),
+            ));
+        }
+    } else {
+        for (rank, at) in report.delivered_at.iter().enumerate() {
+            if let Some(time) = *at {
+                let how = if rank == 0 {
+                    "its own payload (the root)".to_string()
+                } else if report.by_dissemination[rank] {
+                    format!("colored by a {}", words.messages[0].to_lowercase())
+                } else {
+                    format!("colored by a {}", words.messages[1].to_lowercase())
+                };
+                lines.push((
+                    time,
+                    1,
+                    rank,
+                    format!("t={time}: rank {rank} delivers, {how}"),
+                ));
+            }
+        }
+    }
+    for (i, event) in events.iter().enumerate() {
+        let at = match event {
+            TraceEvent::Message { sent, .. } | TraceEvent::Lost { sent, .. } => *sent,
+            TraceEvent::Ignored { at, .. } => *at,
+            // `TraceEvent` is `#[non_exhaustive]`: a later kind goes at the end of the run.
+            _ => report.last_activity,
+        };
+        lines.push((at, 2, i, describe_in(event, words)));
+    }
+    lines.sort_by_key(|&(time, kind, i, _)| (time, kind, i));
+    lines.into_iter().map(|(.., line)| line).collect()
+}
+
+/// The last line of a trace: when the run ended and who was left without a delivery (or a
+/// completion).
+pub fn end_line<V: core::fmt::Debug>(words: &timed::Vocabulary, report: &Report<V>) -> String {
+    if words.completes {
+        let incomplete: Vec<u32> = (0..report.procs)
+            .filter(|&r| report.is_live(r) && !report.completions.iter().any(|c| c.0 == r))
+            .collect();
+        let completions: Vec<String> = report
+            .completions
+            .iter()
+            .map(|(r, t, v)| format!("rank {r} at t={t}: {v:?}"))
+            .collect();
+        format!(
+            "end: t={}, completions: [{}], live processes without a completion: {incomplete:?}",
+            report.last_activity,
+            completions.join("; ")
+        )
+    } else {
+        let undelivered: Vec<u32> = (0..report.procs)
+            .filter(|&r| report.is_live(r) && report.delivered_at[r as usize].is_none())
+            .collect();
+        format!(
+            "end: t={}, live processes that never delivered: {undelivered:?}, duplicate deliveries: {}",
+            report.last_activity,
+            report.duplicates()
+        )
     }
 }
 
@@ -738,5 +852,7 @@ pub fn describe_in(event: &ftcoll::sim::TraceEvent, words: &timed::Vocabulary) -
         TraceEvent::Ignored { rank, at, reason } => {
             format!("t={at}: rank {rank} ignores a message: {reason}")
         }
+        // `TraceEvent` is `#[non_exhaustive]`: an event kind added later is shown as recorded.
+        other => format!("{other:?}"),
     }
 }

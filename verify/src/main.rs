@@ -37,6 +37,7 @@ use ftcoll::topology::ftco::{Collective, FtcoKind};
 use ftcoll::topology::{LogP, Order, TreeKind};
 use ftcoll_verify::budget::{self, Budget, Stop};
 use ftcoll_verify::ftco::{self, Entry, FtcoSpec};
+use ftcoll_verify::gossip::{self, GossipSpec, Variant};
 use ftcoll_verify::search::SearchOptions;
 use ftcoll_verify::{
     check_within, initial_states, matrix, CheckError, CrashTiming, ModelKind, ProtocolSpec,
@@ -65,6 +66,9 @@ enum Command {
     Explore(ExploreArgs),
     /// Check consistency, termination and no false suspicion of one FTCO collective.
     Ftco(FtcoArgs),
+    /// Check one Corrected Gossip protocol (GOS, OCG, CCG, FCG) with every gossip target
+    /// explored, or one of the gossip cells of the matrix (--cell).
+    Gossip(GossipArgs),
     /// Guided random search of the timed model beyond exhaustive sizes (a violation found is
     /// minimized and printed with its trace; none found is "not violated in N walks").
     Search(SearchArgs),
@@ -332,6 +336,116 @@ impl FtcoArgs {
             ));
         }
         Ok(spec)
+    }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+enum GossipProtocolArg {
+    Gos,
+    Ocg,
+    Ccg,
+    Fcg,
+}
+
+#[derive(Args, Debug)]
+struct GossipArgs {
+    /// One of the matrix's gossip cells by id (ccg-pre, ccg-any, fcg-any, ...): runs it and
+    /// says whether the verdict agrees with CG; the other protocol flags are then ignored.
+    #[arg(long)]
+    cell: Option<String>,
+    /// gos, ocg, ccg or fcg.
+    #[arg(long, value_enum, default_value = "ccg")]
+    protocol: GossipProtocolArg,
+    /// Number of processes N (2..=16; every target draw has N − 1 outcomes).
+    #[arg(long, default_value = "5", value_parser = clap::value_parser!(u32).range(2..=16))]
+    procs: u32,
+    /// L (0..=16).
+    #[arg(short = 'L', default_value = "1", value_parser = clap::value_parser!(u64).range(0..=16))]
+    latency: u64,
+    /// O (1..=4).
+    #[arg(short = 'O', default_value = "1", value_parser = clap::value_parser!(u64).range(1..=4))]
+    overhead: u64,
+    /// Gossip time T (0..=32).
+    #[arg(long, default_value = "2", value_parser = clap::value_parser!(u64).range(0..=32))]
+    gossip_time: u64,
+    /// OCG's correction time C (0..=256; only with --protocol ocg, which needs it).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=256))]
+    correction_time: Option<u64>,
+    /// FCG's f (0..N−1; only with --protocol fcg).
+    #[arg(long, default_value = "1", value_parser = clap::value_parser!(u32).range(0..=15))]
+    faults: u32,
+    /// At most this many crashes (0..N−1).
+    #[arg(long, default_value = "1", value_parser = clap::value_parser!(u32).range(0..=15))]
+    crashes: u32,
+    /// When crashes happen.
+    #[arg(long, value_enum, default_value = "any")]
+    timing: TimingArg,
+    #[command(flatten)]
+    budget: BudgetArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "json")]
+    format: Format,
+}
+
+impl GossipArgs {
+    /// The spec, crashes and timing to check (a named cell's, or the flags').
+    fn target(&self) -> Result<(GossipSpec, u32, CrashTiming), String> {
+        if let Some(id) = &self.cell {
+            let cells = gossip::cells();
+            return cells
+                .iter()
+                .find(|c| c.id == id)
+                .map(|c| (c.spec, c.crashes, c.timing))
+                .ok_or_else(|| {
+                    let ids: Vec<&str> = cells.iter().map(|c| c.id).collect();
+                    format!(
+                        "--cell: {id:?} is not a gossip cell: allowed {}",
+                        ids.join(", ")
+                    )
+                });
+        }
+        let variant = match self.protocol {
+            GossipProtocolArg::Gos => Variant::Gos,
+            GossipProtocolArg::Ccg => Variant::Ccg,
+            GossipProtocolArg::Ocg => Variant::Ocg {
+                correction_time: self.correction_time.ok_or_else(|| {
+                    "--correction-time: required with --protocol ocg (0..=256)".to_string()
+                })?,
+            },
+            GossipProtocolArg::Fcg => {
+                if self.faults >= self.procs {
+                    return Err(format!(
+                        "--faults: {} is out of range: allowed 0..={} (--procs − 1)",
+                        self.faults,
+                        self.procs - 1
+                    ));
+                }
+                Variant::Fcg {
+                    faults: self.faults,
+                }
+            }
+        };
+        if self.correction_time.is_some() && self.protocol != GossipProtocolArg::Ocg {
+            return Err("--correction-time: only with --protocol ocg".to_string());
+        }
+        if self.crashes >= self.procs {
+            return Err(format!(
+                "--crashes: {} is out of range: allowed 0..={} (--procs − 1)",
+                self.crashes,
+                self.procs - 1
+            ));
+        }
+        let logp = LogP::new(self.latency, self.overhead).map_err(|e| format!("-L/-O: {e}"))?;
+        Ok((
+            GossipSpec {
+                variant,
+                procs: self.procs,
+                logp,
+                gossip_time: self.gossip_time,
+            },
+            self.crashes,
+            timing(self.timing),
+        ))
     }
 }
 
@@ -873,6 +987,43 @@ fn main() -> ExitCode {
                 }
             };
             print_result(&result, &spec.name(), a.crashes, timing(a.timing), a.format)
+        }
+        Command::Gossip(a) => {
+            let (spec, crashes, timing) = match a.target() {
+                Ok(t) => t,
+                Err(m) => return usage(m),
+            };
+            let budget = a.budget.budget();
+            let mut shown = false;
+            let mut report = progress_reporter(&mut shown);
+            let progress = report
+                .as_mut()
+                .map(|r| r as &mut dyn FnMut(usize, Duration));
+            let checked = gossip::check(&spec, crashes, timing, &budget, progress);
+            drop(report);
+            if shown {
+                eprint!("\r\x1b[K");
+            }
+            let result = match checked {
+                Ok(r) => r,
+                Err(CheckError::TooManyInitialStates {
+                    initial,
+                    needed,
+                    by,
+                }) => {
+                    let what = format!(
+                        "--procs {} --crashes {crashes} --timing {timing}",
+                        spec.procs
+                    );
+                    return usage(a.budget.too_small(initial, needed, by, &what));
+                }
+                Err(CheckError::Topology(e)) => return usage(format!("--procs: {e}")),
+                Err(e @ CheckError::CheckerFailed) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(1);
+                }
+            };
+            print_result(&result, &spec.name(), crashes, timing, a.format)
         }
         Command::Matrix(a) => match matrix::run(&a) {
             Ok(()) => ExitCode::SUCCESS,

@@ -22,7 +22,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
-use ftcoll::protocols::correction::CorrectionKind;
 use ftcoll::topology::{LogP, Order, TreeKind};
 
 use ftcoll::protocols::ftco::{RootFailure, TimeoutRule};
@@ -95,14 +94,17 @@ pub struct Row {
 /// The rows of the matrix.
 pub fn rows() -> Vec<Row> {
     let corrections = [
-        CorrectionSpec::Correction(CorrectionKind::None),
+        CorrectionSpec::None,
         CorrectionSpec::Ack,
-        CorrectionSpec::Correction(CorrectionKind::Opportunistic { distance: 1 }),
-        CorrectionSpec::Correction(CorrectionKind::Opportunistic { distance: 2 }),
-        CorrectionSpec::Correction(CorrectionKind::Optimized { distance: 2 }),
-        CorrectionSpec::Correction(CorrectionKind::Checked),
-        CorrectionSpec::Correction(CorrectionKind::Delayed { delay: 4 }),
-        CorrectionSpec::FailProof(1),
+        CorrectionSpec::Opportunistic { distance: 1 },
+        CorrectionSpec::Opportunistic { distance: 2 },
+        CorrectionSpec::Optimized { distance: 2 },
+        CorrectionSpec::Checked,
+        CorrectionSpec::Delayed { delay: 4 },
+        CorrectionSpec::FailProof {
+            faults: 1,
+            sos_timeout: Option::None,
+        },
     ];
     let trees = [
         TreeKind::KAry(2),
@@ -147,9 +149,9 @@ fn spec(row: &Row, procs: u32) -> ProtocolSpec {
 /// 5·10^6 states already at P = 4.
 pub fn async_rows() -> Vec<Row> {
     [
-        CorrectionSpec::Correction(CorrectionKind::Opportunistic { distance: 2 }),
-        CorrectionSpec::Correction(CorrectionKind::Optimized { distance: 2 }),
-        CorrectionSpec::Correction(CorrectionKind::Checked),
+        CorrectionSpec::Opportunistic { distance: 2 },
+        CorrectionSpec::Optimized { distance: 2 },
+        CorrectionSpec::Checked,
     ]
     .into_iter()
     .map(|correction| Row {
@@ -412,8 +414,7 @@ fn exhaustive(
 
 /// The papers' claims the matrix must decide (issue 4, item 3).
 pub fn claims() -> Vec<Claim> {
-    use CorrectionKind::*;
-    use CorrectionSpec::Correction as C;
+    use CorrectionSpec::*;
     use Order::*;
     use StartMode::*;
     let sync = Synchronized;
@@ -423,31 +424,31 @@ pub fn claims() -> Vec<Claim> {
     vec![
         Claim {
             text: "The plain tree fails liveness with one pre-operation crash (CT §2.1).",
-            checks: vec![exhaustive(protocol(binary, Interleaved, C(None), sync, 4), 1, pre, property::LIVENESS, Some(false))],
+            checks: vec![exhaustive(protocol(binary, Interleaved, None, sync, 4), 1, pre, property::LIVENESS, Some(false))],
         },
         Claim {
             text: "k-ary interleaved + opportunistic(d = k) survives k − 1 pre-operation crashes and not k (CT §3.2.1, §4.2).",
             checks: vec![
-                exhaustive(protocol(binary, Interleaved, C(Opportunistic { distance: 2 }), sync, 8), 1, pre, property::LIVENESS, Some(true)),
-                exhaustive(protocol(binary, Interleaved, C(Opportunistic { distance: 2 }), sync, 8), 2, pre, property::LIVENESS, Some(false)),
-                exhaustive(protocol(TreeKind::KAry(3), Interleaved, C(Opportunistic { distance: 3 }), sync, 10), 2, pre, property::LIVENESS, Some(true)),
-                exhaustive(protocol(TreeKind::KAry(3), Interleaved, C(Opportunistic { distance: 3 }), sync, 10), 3, pre, property::LIVENESS, Some(false)),
+                exhaustive(protocol(binary, Interleaved, Opportunistic { distance: 2 }, sync, 8), 1, pre, property::LIVENESS, Some(true)),
+                exhaustive(protocol(binary, Interleaved, Opportunistic { distance: 2 }, sync, 8), 2, pre, property::LIVENESS, Some(false)),
+                exhaustive(protocol(TreeKind::KAry(3), Interleaved, Opportunistic { distance: 3 }, sync, 10), 2, pre, property::LIVENESS, Some(true)),
+                exhaustive(protocol(TreeKind::KAry(3), Interleaved, Opportunistic { distance: 3 }, sync, 10), 3, pre, property::LIVENESS, Some(false)),
             ],
         },
         Claim {
             text: "Checked correction colors every live process for any number of pre-operation crashes (CT §4.2, CG Claim 3).",
             checks: vec![
-                exhaustive(protocol(lame, Interleaved, C(Checked), sync, 8), 7, pre, property::LIVENESS, Some(true)),
-                exhaustive(protocol(binary, InOrder, C(Checked), Overlapped, 8), 7, pre, property::LIVENESS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, Checked, sync, 8), 7, pre, property::LIVENESS, Some(true)),
+                exhaustive(protocol(binary, InOrder, Checked, Overlapped, 8), 7, pre, property::LIVENESS, Some(true)),
             ],
         },
         Claim {
             text: "Checked correction under crashes during correction: CG §III.C says some nodes may then fail to be reached.",
             checks: vec![
-                exhaustive(protocol(lame, Interleaved, C(Checked), sync, 8), 2, any, property::LIVENESS, Option::None),
-                exhaustive(protocol(lame, Interleaved, C(Checked), sync, 8), 2, any, property::TERMINATION, Option::None),
+                exhaustive(protocol(lame, Interleaved, Checked, sync, 8), 2, any, property::LIVENESS, Option::None),
+                exhaustive(protocol(lame, Interleaved, Checked, sync, 8), 2, any, property::TERMINATION, Option::None),
                 ClaimCheck::Scenario {
-                    spec: protocol(lame, Interleaved, C(Checked), sync, 34),
+                    spec: protocol(lame, Interleaved, Checked, sync, 34),
                     pre: vec![2, 8, 30],
                     crash_at: vec![(27, 17), (32, 20)],
                     source: "tests/sim_correction.rs",
@@ -457,20 +458,20 @@ pub fn claims() -> Vec<Claim> {
         Claim {
             text: "Beyond exhaustive bounds (`ftcoll-verify search`, guided random walks of the timed model, counterexamples minimized): checked correction loses a live process to crashes during correction (CG §III.C), found by the tool at P = 34, 128 and 1024, and failure-proof(2) survives the same searches (CG Claim 4).",
             checks: vec![
-                search(protocol(lame, Interleaved, C(Checked), sync, 34), 3000, 5, property::LIVENESS, Some(false)),
-                search(protocol(lame, Interleaved, CorrectionSpec::FailProof(2), sync, 34), 3000, 5, property::LIVENESS, Some(true)),
-                search(protocol(lame, Interleaved, C(Checked), sync, 128), 3000, 8, property::LIVENESS, Some(false)),
-                search(protocol(lame, Interleaved, CorrectionSpec::FailProof(2), sync, 128), 3000, 8, property::LIVENESS, Some(true)),
-                search(protocol(lame, Interleaved, C(Checked), sync, 1024), 1000, 8, property::LIVENESS, Some(false)),
+                search(protocol(lame, Interleaved, Checked, sync, 34), 3000, 5, property::LIVENESS, Some(false)),
+                search(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 2, sos_timeout: Option::None }, sync, 34), 3000, 5, property::LIVENESS, Some(true)),
+                search(protocol(lame, Interleaved, Checked, sync, 128), 3000, 8, property::LIVENESS, Some(false)),
+                search(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 2, sos_timeout: Option::None }, sync, 128), 3000, 8, property::LIVENESS, Some(true)),
+                search(protocol(lame, Interleaved, Checked, sync, 1024), 1000, 8, property::LIVENESS, Some(false)),
             ],
         },
         Claim {
             text: "Failure-proof(f) colors every live process under f crashes at any instant (CG Claim 4).",
             checks: vec![
-                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof(1), sync, 8), 1, any, property::LIVENESS, Some(true)),
-                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof(2), sync, 7), 2, any, property::LIVENESS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 1, sos_timeout: Option::None }, sync, 8), 1, any, property::LIVENESS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 2, sos_timeout: Option::None }, sync, 7), 2, any, property::LIVENESS, Some(true)),
                 ClaimCheck::Scenario {
-                    spec: protocol(lame, Interleaved, CorrectionSpec::FailProof(2), sync, 34),
+                    spec: protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 2, sos_timeout: Option::None }, sync, 34),
                     pre: vec![2, 8, 30],
                     crash_at: vec![(27, 17), (32, 20)],
                     source: "tests/sim_correction.rs (the checked counterexample above)",
@@ -480,76 +481,85 @@ pub fn claims() -> Vec<Claim> {
         Claim {
             text: "Interleaved trees leave smaller gaps than in-order ones: with one pre-operation crash, opportunistic(1) colors everyone on the interleaved binary tree but not on the in-order one (CT §3.2).",
             checks: vec![
-                exhaustive(protocol(binary, Interleaved, C(Opportunistic { distance: 1 }), sync, 8), 1, pre, property::LIVENESS, Some(true)),
-                exhaustive(protocol(binary, InOrder, C(Opportunistic { distance: 1 }), sync, 8), 1, pre, property::LIVENESS, Some(false)),
+                exhaustive(protocol(binary, Interleaved, Opportunistic { distance: 1 }, sync, 8), 1, pre, property::LIVENESS, Some(true)),
+                exhaustive(protocol(binary, InOrder, Opportunistic { distance: 1 }, sync, 8), 1, pre, property::LIVENESS, Some(false)),
             ],
         },
         Claim {
             text: "Opportunistic and optimized correction of distance d send at most d messages to each side, 2d per process, under crashes at any instant (CG Alg. 1; CT §3.1, §3.3).",
             checks: vec![
-                exhaustive(protocol(binary, Interleaved, C(Opportunistic { distance: 2 }), sync, 8), 2, any, property::SEND_BOUND, Some(true)),
-                exhaustive(protocol(lame, Interleaved, C(Optimized { distance: 2 }), Overlapped, 8), 2, any, property::SEND_BOUND, Some(true)),
+                exhaustive(protocol(binary, Interleaved, Opportunistic { distance: 2 }, sync, 8), 2, any, property::SEND_BOUND, Some(true)),
+                exhaustive(protocol(lame, Interleaved, Optimized { distance: 2 }, Overlapped, 8), 2, any, property::SEND_BOUND, Some(true)),
             ],
         },
         Claim {
             text: "Processes colored by correction (c-nodes) never send a correction message (CG §III.B–C).",
             checks: vec![
-                exhaustive(protocol(lame, Interleaved, C(Checked), sync, 8), 2, any, property::C_NODES_SILENT, Some(true)),
-                exhaustive(protocol(TreeKind::Binomial, Interleaved, C(Delayed { delay: 4 }), Overlapped, 8), 2, any, property::C_NODES_SILENT, Some(true)),
-                exhaustive(protocol(binary, InOrder, C(Opportunistic { distance: 1 }), sync, 8), 2, any, property::C_NODES_SILENT, Some(true)),
+                exhaustive(protocol(lame, Interleaved, Checked, sync, 8), 2, any, property::C_NODES_SILENT, Some(true)),
+                exhaustive(protocol(TreeKind::Binomial, Interleaved, Delayed { delay: 4 }, Overlapped, 8), 2, any, property::C_NODES_SILENT, Some(true)),
+                exhaustive(protocol(binary, InOrder, Opportunistic { distance: 1 }, sync, 8), 2, any, property::C_NODES_SILENT, Some(true)),
             ],
         },
         Claim {
             text: "CT Corollary 1 and Lemma 2: fault-free, synchronized checked correction sends 3 + ⌊L/o⌋ messages per process and lasts 4o + L + ⌊L/o⌋·o. Exact when o divides L; when it does not, the LogP driver sends one message more and lasts o steps longer (3 + ⌈L/o⌉ and 4o + L + ⌈L/o⌉·o: a send at 3o + ⌊L/o⌋·o < 3o + L still happens, where the paper's proof bounds the last send by n·o ≤ 3o + L; derivation in tests/sim_lemmas.rs).",
             checks: vec![
-                exhaustive(protocol(lame, Interleaved, C(Checked), sync, 8), 0, pre, property::CHECKED_MESSAGES, Some(true)),
-                exhaustive(protocol(lame, Interleaved, C(Checked), sync, 8), 0, pre, property::CHECKED_LATENCY, Some(true)),
-                exhaustive(with_logp(protocol(lame, Interleaved, C(Checked), sync, 8), 3, 2), 0, pre, property::CHECKED_MESSAGES, Some(true)),
-                exhaustive(with_logp(protocol(lame, Interleaved, C(Checked), sync, 8), 3, 2), 0, pre, property::CHECKED_LATENCY, Some(true)),
+                exhaustive(protocol(lame, Interleaved, Checked, sync, 8), 0, pre, property::CHECKED_MESSAGES, Some(true)),
+                exhaustive(protocol(lame, Interleaved, Checked, sync, 8), 0, pre, property::CHECKED_LATENCY, Some(true)),
+                exhaustive(with_logp(protocol(lame, Interleaved, Checked, sync, 8), 3, 2), 0, pre, property::CHECKED_MESSAGES, Some(true)),
+                exhaustive(with_logp(protocol(lame, Interleaved, Checked, sync, 8), 3, 2), 0, pre, property::CHECKED_LATENCY, Some(true)),
             ],
         },
         Claim {
             text: "CT Lemma 3: after pre-operation crashes, synchronized checked correction lasts between L_FF + g_max·o and L_FF + (2·g_max + 1)·o, for P ≫ g_max. Read as P ≥ 2·g_max + 3 + ⌈L/o⌉ on a ring larger than a fault-free sweep (P > 4 + ⌈L/o⌉); with less room the lower bound fails (kary:2, P = 12, crashes {1, 6, 8}: g_max = 7, the correction lasts L_FF + 6; `verify/tests/quantitative.rs`).",
             checks: vec![
-                exhaustive(protocol(binary, Interleaved, C(Checked), sync, 12), 3, pre, property::CHECKED_GAP_LATENCY, Some(true)),
-                exhaustive(protocol(lame, InOrder, C(Checked), sync, 12), 3, pre, property::CHECKED_GAP_LATENCY, Some(true)),
+                exhaustive(protocol(binary, Interleaved, Checked, sync, 12), 3, pre, property::CHECKED_GAP_LATENCY, Some(true)),
+                exhaustive(protocol(lame, InOrder, Checked, sync, 12), 3, pre, property::CHECKED_GAP_LATENCY, Some(true)),
             ],
         },
         Claim {
             text: "CT §4.1: fault-free, optimized opportunistic correction sends at most as many messages as synchronized checked correction; CT §3.3: fault-free, delayed correction sends one message per corrector (synchronized, delay longer than a hop).",
             checks: vec![
-                exhaustive(protocol(binary, Interleaved, C(Optimized { distance: 4 }), sync, 12), 0, pre, property::OPTIMIZED_MESSAGES, Some(true)),
-                exhaustive(protocol(lame, Interleaved, C(Optimized { distance: 4 }), Overlapped, 12), 0, pre, property::OPTIMIZED_MESSAGES, Some(true)),
-                exhaustive(protocol(TreeKind::Binomial, Interleaved, C(Delayed { delay: 5 }), sync, 12), 0, pre, property::DELAYED_MESSAGES, Some(true)),
+                exhaustive(protocol(binary, Interleaved, Optimized { distance: 4 }, sync, 12), 0, pre, property::OPTIMIZED_MESSAGES, Some(true)),
+                exhaustive(protocol(lame, Interleaved, Optimized { distance: 4 }, Overlapped, 12), 0, pre, property::OPTIMIZED_MESSAGES, Some(true)),
+                exhaustive(protocol(TreeKind::Binomial, Interleaved, Delayed { delay: 5 }, sync, 12), 0, pre, property::DELAYED_MESSAGES, Some(true)),
             ],
         },
         Claim {
             text: "CG Alg. 3, lines 11–14: a failure-proof c-node delivers only once it knows f + 1 correctors, or after SOS.",
             checks: vec![
-                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof(1), sync, 8), 1, any, property::FAILPROOF_WAITS, Some(true)),
-                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof(2), sync, 7), 2, any, property::FAILPROOF_WAITS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 1, sos_timeout: Option::None }, sync, 8), 1, any, property::FAILPROOF_WAITS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 2, sos_timeout: Option::None }, sync, 7), 2, any, property::FAILPROOF_WAITS, Some(true)),
             ],
         },
         Claim {
             text: "CG Claim 5: with at least f² + f + 1 g-nodes and at most f crashes, failure-proof correction completes without SOS. As printed, Alg. 3 enters SOS at line 28 when a sweep comes back to its sender without f + 1 correctors, which small rings force (failproof:1 at P = 3 to 5 with a crash during correction; from P = 6 on it holds here); CG's own footnote to Claim 5 says its analysis assumes a node may not enter SOS at line 28 when sending to itself, so the claim is about that variant, and ftcoll runs the listing. CG starts correction at T, after the gossip; with overlapped start a corrector can loop the ring before the others are colored and enter SOS with no crash at all (line 28), so the claim does not carry over to overlapped Corrected Trees.",
             checks: vec![
-                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof(1), sync, 10), 1, any, property::FAILPROOF_NO_SOS, Some(true)),
-                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof(1), sync, 10), 0, pre, property::FAILPROOF_FAULT_FREE_NO_SOS, Some(true)),
-                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof(2), sync, 8), 2, pre, property::FAILPROOF_NO_SOS, Some(true)),
-                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof(1), Overlapped, 10), 0, pre, property::FAILPROOF_FAULT_FREE_NO_SOS, Option::None),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 1, sos_timeout: Option::None }, sync, 10), 1, any, property::FAILPROOF_NO_SOS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 1, sos_timeout: Option::None }, sync, 10), 0, pre, property::FAILPROOF_FAULT_FREE_NO_SOS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 2, sos_timeout: Option::None }, sync, 8), 2, pre, property::FAILPROOF_NO_SOS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 1, sos_timeout: Option::None }, Overlapped, 10), 0, pre, property::FAILPROOF_FAULT_FREE_NO_SOS, Option::None),
+            ],
+        },
+        Claim {
+            text: "The stop rule (CT §3.1; the `Automaton::is_done` contract, which a runtime uses to stop serving a process): a process that says it has stopped never sends, delivers or completes again. Opportunistic, optimized and checked correction say so once their picks are empty; delayed and failure-proof correction never do (they answer later messages: `Stop` replies, SOS), so the rule says nothing about them.",
+            checks: vec![
+                exhaustive(protocol(lame, Interleaved, Checked, sync, 8), 2, any, property::STOPPED_SILENT, Some(true)),
+                exhaustive(protocol(binary, InOrder, Checked, Overlapped, 8), 2, any, property::STOPPED_SILENT, Some(true)),
+                exhaustive(protocol(binary, Interleaved, Opportunistic { distance: 2 }, Overlapped, 8), 2, any, property::STOPPED_SILENT, Some(true)),
+                exhaustive(protocol(lame, Interleaved, Optimized { distance: 2 }, sync, 8), 2, any, property::STOPPED_SILENT, Some(true)),
             ],
         },
         Claim {
             text: "Optimized opportunistic correction preserves what opportunistic colors (CT §3.3: it \"preserves non-faulty liveness\").",
             checks: vec![
                 ClaimCheck::Scenario {
-                    spec: protocol(binary, Interleaved, C(Opportunistic { distance: 4 }), sync, 13),
+                    spec: protocol(binary, Interleaved, Opportunistic { distance: 4 }, sync, 13),
                     pre: vec![1, 6, 8],
                     crash_at: vec![],
                     source: "the shortest liveness counterexample of optimized:4 at P = 13, f = 3 (`check --tree kary:2 --correction optimized:4 --procs 13 --crashes 3`)",
                 },
                 ClaimCheck::Scenario {
-                    spec: protocol(binary, Interleaved, C(Optimized { distance: 4 }), sync, 13),
+                    spec: protocol(binary, Interleaved, Optimized { distance: 4 }, sync, 13),
                     pre: vec![1, 6, 8],
                     crash_at: vec![],
                     source: "the same failure set",
@@ -687,12 +697,18 @@ pub fn head(args: &MatrixArgs) -> String {
          and each shown able to fail by a mutant (`verify/tests/mutants.rs`), are decided in the claims \
          section on the configurations they are about (including where a claim does not hold as \
          printed), by `check` and `search`, and by the fast suite's pinned cells \
-         (`verify/tests/pinned_cells.rs`); the grid's columns show the four properties above. A rule \
+         (`verify/tests/pinned_cells.rs`); the grid's exhaustive columns show the four properties above, \
+         and its last column searches each row at P = {GRID_SEARCH_PROCS} ({} guided walks, {} crashes before and {} during \
+         the operation, seed {}) for a violation of any of them or of a rule. A rule \
          applies only to the variant and conditions its text names: {}. Checks marked *search* are guided \
          random walks of the same timed model at sizes exhaustive search cannot reach \
          (`ftcoll-verify search`, `verify/src/search.rs`): crashes go to the ends of gaps, a \
          violation found is minimized (fewest crashes, then earliest instants, then smallest ranks) \
          and replayed, and finding none is only \"not violated in N walks\".\n",
+        GRID_SEARCH.walks,
+        GRID_SEARCH.pre,
+        GRID_SEARCH.during,
+        GRID_SEARCH.seed,
         property::RULES.iter().map(|p| format!("*{p}*")).collect::<Vec<_>>().join("; ")
     );
     let _ = writeln!(doc, "## Claims\n");
@@ -711,6 +727,8 @@ pub fn grid_head(args: &MatrixArgs) -> String {
             rule.push_str("---|");
         }
     }
+    let _ = write!(header, " search, P = {GRID_SEARCH_PROCS} |");
+    rule.push_str("---|");
     let _ = writeln!(doc, "{header}\n{rule}");
     doc
 }
@@ -797,7 +815,15 @@ pub fn render(args: &MatrixArgs, part: &Part, traces_dir: &Path) -> Result<Rende
             let cells = parallel(jobs, args.threads, |(row, timing, crashes)| {
                 check_cell(row, timing, crashes, max_procs)
             });
-            table(&cells, 2 * args.max_crashes as usize, "", traces_dir)
+            let searches = parallel(rows.clone(), args.threads, search_row);
+            let mut rendered = table(&cells, 2 * args.max_crashes as usize, "", traces_dir)?;
+            let mut text = String::new();
+            for (line, (row, result)) in rendered.text.lines().zip(rows.iter().zip(&searches)) {
+                let cell = search_text(row, result, traces_dir)?;
+                let _ = writeln!(text, "{line} {cell} |");
+            }
+            rendered.text = text;
+            Ok(rendered)
         }
         Part::Async(rows) => {
             let mut jobs = Vec::new();
@@ -813,6 +839,83 @@ pub fn render(args: &MatrixArgs, part: &Part, traces_dir: &Path) -> Result<Rende
             table(&cells, 2, "async-", traces_dir)
         }
     }
+}
+
+/// The grid's last column (issue 13, item 5): a guided random search of each row beyond the
+/// exhaustive bound — [`GRID_SEARCH_PROCS`] processes, the walks of [`GRID_SEARCH`] — over every
+/// property the family declares (the four above and the rules), counterexamples minimized.
+pub const GRID_SEARCH: SearchOptions = SearchOptions {
+    walks: 1000,
+    seed: 1,
+    pre: 5,
+    during: 2,
+    guided: true,
+    threads: 1,
+};
+
+/// `P` of the grid's search column: the smallest ring the known crash-during-correction failure
+/// of checked correction fits in (CG §III.C; `tests/sim_correction.rs`).
+pub const GRID_SEARCH_PROCS: u32 = 34;
+
+/// The grid's search of one row ([`GRID_SEARCH`]).
+pub fn search_row(row: Row) -> crate::search::SearchResult {
+    let options = GRID_SEARCH;
+    crate::TimedModel::corrected_tree(
+        &spec(&row, GRID_SEARCH_PROCS),
+        options.pre + options.during,
+        CrashTiming::Any,
+    )
+    .expect("valid spec")
+    .search(&options)
+}
+
+/// The text of a row's search cell: "not violated in N walks", or each violated property with
+/// the walk that first found it and a link to the minimized counterexamples (written here).
+fn search_text(
+    row: &Row,
+    result: &crate::search::SearchResult,
+    traces_dir: &Path,
+) -> Result<String, String> {
+    if result.found.is_empty() {
+        return Ok(format!("not violated in {} walks", result.walks));
+    }
+    let names = property::ALL
+        .iter()
+        .chain(&property::RULES)
+        .zip(property::SHORT.iter().chain(&property::RULES_SHORT));
+    let short = |p: &str| {
+        names
+            .clone()
+            .find(|(n, _)| **n == p)
+            .map_or(p.to_string(), |(_, s)| s.to_string())
+    };
+    let mut violated = Vec::new();
+    let mut body = Vec::new();
+    for found in &result.found {
+        violated.push(format!("{} ✗ walk {}", short(found.property), found.walk));
+        body.push(format!(
+            "== {} (short: {}), found in walk {} of {}, minimized to crashes {:?} before and {:?} (rank, instant) during the operation",
+            found.property,
+            short(found.property),
+            found.walk,
+            result.walks,
+            found.pre,
+            found.during
+        ));
+        body.extend(found.trace.iter().cloned());
+    }
+    let name = format!(
+        "search-{}-{}-{}-{}.txt",
+        row.correction, row.tree, row.order, row.start
+    )
+    .replace(':', "");
+    let o = GRID_SEARCH;
+    let title = format!(
+        "{} {} {} {} P={GRID_SEARCH_PROCS} search of {} walks (seed {}, {} crashes before and {} during the operation, guided to gap ends)",
+        row.correction, row.tree, row.order, row.start, o.walks, o.seed, o.pre, o.during
+    );
+    write_trace(&traces_dir.join(&name), &title, &body)?;
+    Ok(format!("{} [trace](traces/{name})", violated.join(", ")))
 }
 
 /// The table rows of `cells`, `per_row` cells a row.
@@ -989,6 +1092,9 @@ pub fn run(args: &MatrixArgs) -> Result<(), String> {
     let claims = render(args, &Part::Claims, &traces_dir)?;
     let ftco = render(args, &Part::Ftco(ftco_rows()), &traces_dir)?;
     let ftco_claims = render(args, &Part::FtcoClaims, &traces_dir)?;
+    // The Corrected Gossip section (`crate::gossip::section`): its cells are not in the footer's
+    // totals, which count the grid, asynchronous and FTCO tables.
+    let (gossip, _) = crate::gossip::section(&traces_dir)?;
     let doc = [
         head(args),
         claims.text,
@@ -1000,6 +1106,7 @@ pub fn run(args: &MatrixArgs) -> Result<(), String> {
         ftco_claims.text,
         ftco_table_head(args),
         ftco.text,
+        gossip,
         footer(
             grid.cells + asynchronous.cells + ftco.cells,
             grid.states + asynchronous.states + ftco.states,

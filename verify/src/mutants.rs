@@ -4,8 +4,9 @@
 
 use ftcoll::automaton::{Action, Automaton, Contributions, Outbox, Reduction, TimerId};
 use ftcoll::protocols::corrected_tree::{Coloring, CorrectedTreeConfig, CorrectedTreeNode};
-use ftcoll::protocols::correction::DELAY_TIMER;
+use ftcoll::protocols::correction::{DELAY_TIMER, SOS_TIMER};
 use ftcoll::protocols::ftco::{FtcoConfig, FtcoMsg, FtcoNode};
+use ftcoll::protocols::gossip::{GossipColoring, GossipConfig, GossipNode, GossipProtocol};
 use ftcoll::protocols::{Body, CorrectionMsg, Msg, Ring, Side};
 use ftcoll::{Rank, Time};
 
@@ -43,6 +44,11 @@ pub enum Bug {
     DeliversOnFirstCorrector,
     /// CG Claim 5: the root enters SOS at its first send slot of the correction phase.
     PanicsIntoSos,
+    /// The stop rule's promise (`Automaton::is_done`): a process says it has stopped as soon as
+    /// it is colored, while its correction sweeps are still to come. Every run is the real
+    /// protocol's; only a driver that trusts `is_done` (and stops serving the process) would
+    /// lose the sweeps.
+    ClaimsDoneWhenColored,
 }
 
 /// A Corrected Tree process with one [`Bug`].
@@ -260,10 +266,20 @@ impl Automaton for Mutant {
             out.send((self.rank + 1) % self.procs, msg);
         }
     }
+
+    /// The real process's answer, except for [`Bug::ClaimsDoneWhenColored`]. The bugs that
+    /// send more than the real protocol do so once the real process has stopped, so the stop
+    /// rule sees them too.
+    fn is_done(&self, config: &MutantConfig) -> bool {
+        match self.bug {
+            Bug::ClaimsDoneWhenColored => self.inner.delivered(),
+            _ => self.inner.is_done(&config.inner),
+        }
+    }
 }
 
 impl crate::corrected_tree::CorrectionView for Mutant {
-    fn correction(config: &MutantConfig) -> ftcoll::protocols::correction::CorrectionKind {
+    fn correction(config: &MutantConfig) -> ftcoll::protocols::corrected_tree::CorrectionSpec {
         config.inner.correction
     }
 
@@ -403,5 +419,207 @@ impl crate::ftco::FtcoProcess for FtcoMutant {
 
     fn suspected(&self) -> &[Rank] {
         self.inner.suspected()
+    }
+}
+
+/// Which bug a [`GossipMutant`] has (the Corrected Gossip family, `crate::gossip`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum GossipBug {
+    /// CCG's stop rule (CG Alg. 2, lines 12–14) fed wrong: on every correction message a
+    /// corrector also believes a corrector at the same distance on the other side, so it stops
+    /// a side it never covered. Breaks CG Claim 3 (and FCG's direction bookkeeping, Claim 4).
+    ConfusesDirections,
+    /// C-nodes silent (CG §III.B–C): a process colored by correction forwards one correction
+    /// message to its forward neighbour.
+    CNodeForwards,
+    /// FCG's f + 1 rule at c-nodes (CG Alg. 3, lines 11–13): a c-node delivers on its first
+    /// correction message.
+    DeliversOnFirstCorrector,
+    /// FCG's SOS disabled (CG Alg. 3, lines 8–10, 14, 28; the hypothetical of Claim 5): the
+    /// c-node timeout is never set and no SOS message is sent, so a c-node that never learns
+    /// of f + 1 g-nodes never delivers.
+    SosDisabled,
+}
+
+/// The configuration of a [`GossipMutant`] run: the real protocol configuration and the bug.
+#[derive(Clone, Debug)]
+pub struct GossipMutantConfig<C> {
+    /// The real configuration (what the properties read, and what the wrapped automaton runs).
+    pub inner: C,
+    /// The injected bug.
+    pub bug: GossipBug,
+}
+
+/// A corrected-gossip process of protocol `P` with one [`GossipBug`]; every other rule is the
+/// real [`GossipNode`]'s, target draws included.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GossipMutant<P> {
+    inner: GossipNode<P>,
+    rank: Rank,
+    procs: u32,
+    bug: GossipBug,
+    /// [`GossipBug::CNodeForwards`]: the extra message is owed (`Some(false)`) or sent.
+    extra: Option<bool>,
+    /// [`GossipBug::DeliversOnFirstCorrector`] delivered early.
+    fired: bool,
+}
+
+impl<P: GossipProtocol> GossipMutant<P> {
+    fn relay(&mut self, inner: &mut Outbox<Msg>, out: &mut Outbox<Msg>) -> bool {
+        let mut sent = false;
+        for action in inner.drain() {
+            match action {
+                Action::Send { msg, .. }
+                    if self.bug == GossipBug::SosDisabled
+                        && msg.body == Body::Correction(CorrectionMsg::Sos) => {}
+                Action::Send { to, msg } => {
+                    out.send(to, msg);
+                    sent = true;
+                }
+                Action::SetTimer { id, .. }
+                    if self.bug == GossipBug::SosDisabled && id == SOS_TIMER => {}
+                Action::SetTimer { id, at } => out.set_timer(id, at),
+                Action::CancelTimer { id } => out.cancel_timer(id),
+                Action::Deliver(_)
+                    if self.bug == GossipBug::DeliversOnFirstCorrector && self.fired => {}
+                Action::Deliver(v) => out.deliver(v),
+                Action::Complete(v) => out.complete(v),
+                Action::Ignored(r) => out.ignore(r),
+            }
+        }
+        sent
+    }
+}
+
+impl<P: GossipProtocol> Automaton for GossipMutant<P> {
+    type Msg = Msg;
+    type Value = u64;
+    type Config = GossipMutantConfig<P::Config>;
+
+    fn new(config: &Self::Config, rank: Rank) -> Self {
+        Self {
+            inner: GossipNode::new(&config.inner, rank),
+            rank,
+            procs: P::gossip(&config.inner).procs,
+            bug: config.bug,
+            extra: None,
+            fired: false,
+        }
+    }
+
+    fn on_start(&mut self, config: &Self::Config, now: Time, out: &mut Outbox<Msg>) {
+        self.inner.on_start(&config.inner, now, out);
+    }
+
+    fn on_message(
+        &mut self,
+        config: &Self::Config,
+        now: Time,
+        from: Rank,
+        msg: Msg,
+        out: &mut Outbox<Msg>,
+    ) {
+        let colored = self.inner.coloring() != GossipColoring::Uncolored;
+        if self.bug == GossipBug::ConfusesDirections {
+            let fake = match &msg.body {
+                Body::Correction(CorrectionMsg::Ring { toward }) => Some((
+                    *toward,
+                    CorrectionMsg::Ring {
+                        toward: toward.other(),
+                    },
+                )),
+                Body::Correction(CorrectionMsg::FailProof { toward, .. }) => Some((
+                    *toward,
+                    CorrectionMsg::FailProof {
+                        toward: toward.other(),
+                        known: Vec::new(),
+                    },
+                )),
+                _ => None,
+            };
+            if let Some((toward, body)) = fake {
+                let ring = Ring {
+                    me: self.rank,
+                    procs: self.procs,
+                };
+                let mirror = ring.neighbor(toward, ring.distance(toward.other(), from));
+                if mirror != self.rank {
+                    let fake = Msg {
+                        value: msg.value,
+                        body: Body::Correction(body),
+                    };
+                    self.inner
+                        .on_message(&config.inner, now, mirror, fake, &mut Outbox::new());
+                }
+            }
+        }
+        let early = self.bug == GossipBug::DeliversOnFirstCorrector
+            && !colored
+            && !self.fired
+            && matches!(msg.body, Body::Correction(CorrectionMsg::FailProof { .. }));
+        let value = msg.value;
+        let mut inner_out = Outbox::new();
+        self.inner
+            .on_message(&config.inner, now, from, msg, &mut inner_out);
+        self.relay(&mut inner_out, out);
+        if early {
+            self.fired = true;
+            out.deliver(value);
+        }
+        if self.bug == GossipBug::CNodeForwards
+            && self.inner.coloring() == GossipColoring::Correction
+            && self.extra.is_none()
+        {
+            self.extra = Some(false);
+        }
+    }
+
+    fn on_timer(&mut self, config: &Self::Config, now: Time, id: TimerId, out: &mut Outbox<Msg>) {
+        let mut inner_out = Outbox::new();
+        self.inner.on_timer(&config.inner, now, id, &mut inner_out);
+        self.relay(&mut inner_out, out);
+    }
+
+    fn on_send_slot(&mut self, config: &Self::Config, now: Time, out: &mut Outbox<Msg>) {
+        if self.extra == Some(false) {
+            self.extra = Some(true);
+            let msg = Msg {
+                value: P::gossip(&config.inner).payload,
+                body: Body::Correction(CorrectionMsg::Ring {
+                    toward: Side::Right,
+                }),
+            };
+            out.send((self.rank + 1) % self.procs, msg);
+            return;
+        }
+        let mut inner_out = Outbox::new();
+        self.inner.on_send_slot(&config.inner, now, &mut inner_out);
+        self.relay(&mut inner_out, out);
+    }
+}
+
+impl<P: GossipProtocol> crate::gossip::GossipProcess for GossipMutant<P> {
+    fn gossip(config: &Self::Config) -> &GossipConfig {
+        P::gossip(&config.inner)
+    }
+
+    fn correction(config: &Self::Config) -> ftcoll::protocols::corrected_tree::CorrectionSpec {
+        P::correction(&config.inner)
+    }
+
+    fn coloring(&self) -> GossipColoring {
+        self.inner.coloring()
+    }
+
+    fn corrector(&self) -> &ftcoll::protocols::correction::Corrector {
+        self.inner.corrector()
+    }
+
+    fn chooser(&self) -> &ftcoll::rng::Chooser {
+        self.inner.chooser()
+    }
+
+    fn chooser_mut(&mut self) -> &mut ftcoll::rng::Chooser {
+        self.inner.chooser_mut()
     }
 }

@@ -97,8 +97,9 @@ impl SearchResult {
     }
 }
 
-/// One walk's crash schedule and the first property it violated.
-type Schedule = (Vec<Rank>, Vec<(Rank, Time)>);
+/// A crash schedule: the ranks crashed before the operation, and `(rank, instant)` crashes
+/// during it.
+pub type Schedule = (Vec<Rank>, Vec<(Rank, Time)>);
 
 impl<A> TimedModel<A>
 where
@@ -273,9 +274,7 @@ where
                 }
                 instant += 1;
             }
-            if let Err(e) = state.sim.step(&self.config) {
-                state.error = Some(e);
-            }
+            self.step(&mut state);
         }
     }
 
@@ -335,6 +334,20 @@ where
             !failed
         });
         failed
+    }
+
+    /// The schedule `pre`/`during` minimized for `condition` ([`Self::search`]'s rule: fewer
+    /// crashes, then earlier instants, then smaller ranks), or `None` when its run does not
+    /// violate `condition` (replayed as a schedule: crashes before the first instant at or
+    /// after their time).
+    pub fn minimized(
+        &self,
+        condition: fn(&Self, &TimedState<A>) -> bool,
+        pre: &[Rank],
+        during: &[(Rank, Time)],
+    ) -> Option<Schedule> {
+        self.fails(condition, pre, during)
+            .then(|| self.minimize(condition, pre.to_vec(), during.to_vec()))
     }
 
     /// Fewer crashes, then earlier crash instants, then smaller ranks before the operation,

@@ -7,6 +7,14 @@
 //! initial states. Time increases with every `Step` and crashes only add up, so the state graph
 //! is acyclic; liveness is an `always` property of quiescent states.
 //!
+//! With a [`ChoiceHook`] ([`TimedModel::choices`]) the model also explores the choices an
+//! automaton leaves to its environment ([`ftcoll::rng::Chooser::External`]: gossip targets):
+//! before applying an instant it runs the instant on a copy; if some process's draw found no
+//! outcome there, the state's successors are one `Choose` per outcome of the lowest such
+//! process's draw (the same instant, nothing else changed) instead of the `Step`. So every
+//! draw happens where the protocol makes it, with every outcome (docs/verification-gossip.md).
+//! Choices are consumed, so the graph stays acyclic.
+//!
 //! The model knows no protocol: what it decides is the list of [`TimedProperty`]s the
 //! protocol family declares ([`broadcast_properties`] for the broadcasts, `crate::ftco` for
 //! FTCO), and which ranks may crash is a list too ([`TimedModel::crashable`]).
@@ -167,6 +175,37 @@ pub struct TimedModel<A: Automaton> {
     /// of the operation depends on (for the ring corrections, the two ends of each gap), whose
     /// crashes a guided walk prefers. `None`: uniform victims.
     pub guide: Option<Guide<A>>,
+    /// How to read and resolve the choices an automaton leaves to the model (gossip targets,
+    /// [`ftcoll::rng::Chooser::External`]); `None`: the automaton makes none. Only the
+    /// stateright model ([`Model::actions`]) and [`Self::replay`] resolve choices; the
+    /// deterministic helpers ([`Self::schedule`], [`Self::run_crashes`],
+    /// [`Self::smallest_pre_counterexample`]) do not, so they are not used with a hook.
+    pub choices: Option<ChoiceHook<A>>,
+}
+
+/// How the timed model reads and resolves a process's pending choice: `wanted` is the bound
+/// of a draw that found no outcome (`ftcoll::rng::Chooser::wanted`), `supply` hands the next
+/// draw its outcome (`ftcoll::rng::Chooser::supply`). Protocol-neutral: a family gives the two
+/// functions for its automaton.
+pub struct ChoiceHook<A> {
+    /// The bound of the draw the process could not make, if any.
+    pub wanted: fn(&A) -> Option<u64>,
+    /// Supplies the outcome of the process's next draw.
+    pub supply: fn(&mut A, u64),
+}
+
+impl<A> Clone for ChoiceHook<A> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<A> Copy for ChoiceHook<A> {}
+
+impl<A> core::fmt::Debug for ChoiceHook<A> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("ChoiceHook")
+    }
 }
 
 /// See [`TimedModel::guide`].
@@ -209,6 +248,10 @@ pub struct TimedState<A: Automaton> {
     pub crashes: u32,
     /// A driver error (an automaton broke the contract), if any.
     pub error: Option<SimError>,
+    /// The first process seen acting after it said it had stopped: it sent, delivered or
+    /// completed in an instant that began with its [`Automaton::is_done`] true. `None` in
+    /// every state of a protocol that keeps the promise (so it never splits a state).
+    pub acted_after_done: Option<Rank>,
 }
 
 /// An action of the timed model.
@@ -224,6 +267,16 @@ pub enum TimedAction {
         /// The process.
         rank: Rank,
         /// The instant it is dead from.
+        time: Time,
+    },
+    /// The next draw of `rank` (made during the instant `time`) has outcome `outcome`
+    /// ([`TimedModel::choices`]).
+    Choose {
+        /// The process.
+        rank: Rank,
+        /// The outcome, in `0..bound` of its draw.
+        outcome: u64,
+        /// The instant of the draw.
         time: Time,
     },
 }
@@ -255,7 +308,21 @@ impl<A: Automaton> TimedModel<A> {
             arrivals: Vec::new(),
             vocabulary: Vocabulary::BROADCAST,
             guide: None,
+            choices: None,
         }
+    }
+
+    /// The choice the next instant of `state` needs first, with a [`ChoiceHook`]: the lowest
+    /// live process whose draw finds no outcome when the instant runs on a copy, and the bound
+    /// of that draw.
+    pub fn pending_choice(&self, state: &TimedState<A>) -> Option<(Rank, u64)> {
+        let hook = self.choices?;
+        let mut trial = state.sim.clone();
+        let _ = trial.step(&self.config);
+        (0..self.procs).find_map(|r| {
+            let bound = (hook.wanted)(trial.automaton(r)?)?;
+            Some((r, bound))
+        })
     }
 
     /// The names of the `always` properties, in the order the family declared them: the
@@ -341,11 +408,40 @@ impl<A: Automaton> TimedModel<A> {
                 }
                 next += 1;
             }
-            if let Err(e) = state.sim.step(&self.config) {
-                state.error = Some(e);
-            }
+            self.step(&mut state);
         }
         state
+    }
+
+    /// Applies every event of the next instant to `state`: the one way every caller (the
+    /// checker, replays, [`crate::search`]) advances a run. Records a driver error in
+    /// [`TimedState::error`] and the first process that acts although it had stopped in
+    /// [`TimedState::acted_after_done`].
+    pub fn step(&self, state: &mut TimedState<A>) {
+        let watch = state.acted_after_done.is_none();
+        let before: Vec<(Rank, u64)> = if watch {
+            (0..self.procs)
+                .filter(|&r| {
+                    state
+                        .sim
+                        .automaton(r)
+                        .is_some_and(|a| a.is_done(&self.config))
+                })
+                .map(|r| (r, activity(state.sim.report(), r)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if let Err(e) = state.sim.step(&self.config) {
+            state.error = Some(e);
+        }
+        if watch {
+            let report = state.sim.report();
+            state.acted_after_done = before
+                .into_iter()
+                .find(|&(r, seen)| activity(report, r) != seen)
+                .map(|(r, _)| r);
+        }
     }
 
     /// The schedule `pre`/`during` ([`Self::schedule`]) replayed with tracing on, as trace lines:
@@ -359,20 +455,14 @@ impl<A: Automaton> TimedModel<A> {
     ) -> (bool, Vec<String>) {
         let actions = self.schedule(pre, during);
         let (events, report) = self.replay(pre, &actions);
+        // The crashes at the instants they took effect (the first at or after each asked one).
+        let notes = crate::notes(&actions);
         let mut trace = vec![first];
-        trace.extend(
-            events
-                .iter()
-                .map(|e| crate::describe_in(e, &self.vocabulary)),
-        );
-        let undelivered: Vec<u32> = (0..report.procs)
-            .filter(|&r| report.is_live(r) && report.delivered_at[r as usize].is_none())
-            .collect();
-        trace.push(format!(
-            "end: t={}, live processes that never delivered: {undelivered:?}",
-            report.last_activity
-        ));
-        (undelivered.is_empty(), trace)
+        trace.extend(crate::timeline(&self.vocabulary, &notes, &events, &report));
+        trace.push(crate::end_line(&self.vocabulary, &report));
+        let all = (0..report.procs)
+            .all(|r| !report.is_live(r) || report.delivered_at[r as usize].is_some());
+        (all, trace)
     }
 
     /// The initial state with `crashed` dead before the operation, tracing off.
@@ -387,12 +477,14 @@ impl<A: Automaton> TimedModel<A> {
                 sim,
                 crashes: crashed.len() as u32,
                 error: None,
+                acted_after_done: None,
             },
             Err(e) => TimedState {
                 sim: Sim::new(&self.config, self.procs, &self.scenario(&[], trace))
                     .expect("empty scenario is valid"),
                 crashes: 0,
                 error: Some(e),
+                acted_after_done: None,
             },
         }
     }
@@ -417,14 +509,14 @@ impl<A: Automaton> TimedModel<A> {
     fn apply(&self, state: &TimedState<A>, action: TimedAction) -> Option<TimedState<A>> {
         let mut next = state.clone();
         match action {
-            TimedAction::Step { .. } => {
-                if let Err(e) = next.sim.step(&self.config) {
-                    next.error = Some(e);
-                }
-            }
+            TimedAction::Step { .. } => self.step(&mut next),
             TimedAction::Crash { rank, time } => {
                 next.sim.crash(rank, time);
                 next.crashes += 1;
+            }
+            TimedAction::Choose { rank, outcome, .. } => {
+                let hook = self.choices?;
+                (hook.supply)(next.sim.automaton_mut(rank)?, outcome);
             }
         }
         Some(next)
@@ -465,6 +557,23 @@ impl<A: Automaton> TimedModel<A> {
     pub fn quiescent(state: &TimedState<A>) -> bool {
         state.sim.next_time().is_none() || state.error.is_some()
     }
+}
+
+/// What a process has done so far that a stopped process must not do again: its sends, its
+/// deliveries and its completions, summed.
+fn activity<V>(report: &Report<V>, rank: Rank) -> u64 {
+    let i = rank as usize;
+    let sent: u64 = report.sent[i].iter().map(|&n| u64::from(n)).sum();
+    let completions = report.completions.iter().filter(|c| c.0 == rank).count() as u64;
+    sent + u64::from(report.deliveries[i]) + completions
+}
+
+/// The stop rule every family that implements [`Automaton::is_done`] promises (its contract,
+/// `src/automaton.rs`; for the ring corrections CT §3.1's stop rule and CG Alg. 1–3): a process
+/// that has stopped never sends, delivers or completes again. A driver may stop serving a
+/// stopped process, so breaking the promise loses messages in a real runtime.
+pub fn stopped_stays_silent<A: Automaton>(_: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    s.acted_after_done.is_none()
 }
 
 /// Non-root subsets of `1..procs` with at most `max` elements, in lexicographic order.
@@ -520,7 +629,14 @@ where
         if time > self.horizon {
             return;
         }
-        actions.push(TimedAction::Step { time });
+        match self.pending_choice(state) {
+            Some((rank, bound)) => actions.extend((0..bound).map(|outcome| TimedAction::Choose {
+                rank,
+                outcome,
+                time,
+            })),
+            None => actions.push(TimedAction::Step { time }),
+        }
         if self.timing == CrashTiming::Any && state.crashes < self.max_crashes {
             for &rank in &self.crashable {
                 if !state.sim.has_crashed(rank) {
@@ -541,6 +657,11 @@ where
         match action {
             TimedAction::Step { time } => format!("t={time}: apply every event"),
             TimedAction::Crash { rank, time } => format!("rank {rank} crashes before t={time}"),
+            TimedAction::Choose {
+                rank,
+                outcome,
+                time,
+            } => format!("rank {rank}'s draw at t={time} has outcome {outcome}"),
         }
     }
 

@@ -3,7 +3,6 @@
 //! hold vacuously.
 
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
-use ftcoll::protocols::correction::CorrectionKind;
 use ftcoll::topology::{LogP, Order, TreeKind};
 use ftcoll_verify::{
     check, check_timed, property, Budget, CrashTiming, ModelKind, ProtocolSpec, TimedModel, Verdict,
@@ -13,7 +12,7 @@ fn delayed(delay: u64, procs: u32) -> ProtocolSpec {
     ProtocolSpec {
         tree: TreeKind::Lame(2),
         order: Order::Interleaved,
-        correction: CorrectionSpec::Correction(CorrectionKind::Delayed { delay }),
+        correction: CorrectionSpec::Delayed { delay },
         start: StartMode::Synchronized,
         procs,
         logp: LogP::default(),
@@ -96,35 +95,35 @@ fn pre_operation_counterexamples_name_the_smallest_crash_set() {
         (
             TreeKind::KAry(2),
             Order::Interleaved,
-            CorrectionKind::None,
+            CorrectionSpec::None,
             6,
             2,
         ),
         (
             TreeKind::KAry(2),
             Order::Interleaved,
-            CorrectionKind::Opportunistic { distance: 2 },
+            CorrectionSpec::Opportunistic { distance: 2 },
             8,
             2,
         ),
         (
             TreeKind::KAry(2),
             Order::InOrder,
-            CorrectionKind::Opportunistic { distance: 1 },
+            CorrectionSpec::Opportunistic { distance: 1 },
             8,
             1,
         ),
         (
             TreeKind::Binomial,
             Order::Interleaved,
-            CorrectionKind::Opportunistic { distance: 1 },
+            CorrectionSpec::Opportunistic { distance: 1 },
             8,
             2,
         ),
         (
             TreeKind::Lame(2),
             Order::InOrder,
-            CorrectionKind::Opportunistic { distance: 1 },
+            CorrectionSpec::Opportunistic { distance: 1 },
             8,
             2,
         ),
@@ -133,7 +132,7 @@ fn pre_operation_counterexamples_name_the_smallest_crash_set() {
         (
             TreeKind::KAry(2),
             Order::Interleaved,
-            CorrectionKind::Optimized { distance: 4 },
+            CorrectionSpec::Optimized { distance: 4 },
             13,
             3,
         ),
@@ -142,7 +141,7 @@ fn pre_operation_counterexamples_name_the_smallest_crash_set() {
         let spec = ProtocolSpec {
             tree,
             order,
-            correction: CorrectionSpec::Correction(kind),
+            correction: kind,
             start: StartMode::Synchronized,
             procs,
             logp: LogP::default(),
@@ -175,4 +174,121 @@ fn pre_operation_counterexamples_name_the_smallest_crash_set() {
             spec.name()
         );
     }
+}
+
+/// Issue 13, item 3, crashes at any instant: checked with one crash more than needed, the
+/// counterexample has no more crashes than the fewest any counterexample needs — found
+/// independently as the smallest `f` whose own check is violated — and dropping any one of its
+/// crashes (replayed in the plain driver) loses the violation.
+#[test]
+fn any_instant_counterexamples_have_the_fewest_crashes() {
+    use ftcoll::protocols::corrected_tree::CorrectedTreeNode;
+    use ftcoll::sim::{run, PortModel, Scenario};
+    let cases = [
+        (TreeKind::KAry(2), Order::InOrder, 1),
+        (TreeKind::Lame(2), Order::InOrder, 1),
+        (TreeKind::Binomial, Order::InOrder, 1),
+        // Needs two crashes.
+        (TreeKind::KAry(2), Order::Interleaved, 1),
+    ];
+    for (tree, order, distance) in cases {
+        let spec = ProtocolSpec {
+            tree,
+            order,
+            correction: CorrectionSpec::Opportunistic { distance },
+            start: StartMode::Synchronized,
+            procs: 7,
+            logp: LogP::default(),
+        };
+        let fewest = (0..=2)
+            .find(|&f| {
+                check(&spec, f, CrashTiming::Any, ModelKind::Timed)
+                    .unwrap()
+                    .violated(property::LIVENESS)
+            })
+            .expect("some f breaks liveness");
+        let result = check(&spec, fewest + 1, CrashTiming::Any, ModelKind::Timed).unwrap();
+        let trace = &result
+            .violations
+            .iter()
+            .find(|v| v.property == property::LIVENESS)
+            .expect("violated with one crash more")
+            .trace;
+        // Crashes: the first line's set and the timeline's crash lines.
+        let mut crashes: Vec<(u32, u64)> = Vec::new();
+        if let Some(set) = trace[0].strip_prefix("before the operation: ranks ") {
+            let set = set.trim_end_matches(" crash").trim_matches(['[', ']']);
+            crashes.extend(set.split(", ").map(|r| (r.parse::<u32>().unwrap(), 0)));
+        }
+        for line in trace {
+            if let Some(rest) = line.strip_suffix(" crashes") {
+                let (t, rank) = rest.split_once(": rank ").unwrap();
+                crashes.push((rank.parse().unwrap(), t[2..].parse().unwrap()));
+            }
+        }
+        assert_eq!(crashes.len() as u32, fewest, "{}: {trace:?}", spec.name());
+        let config = spec.config().unwrap();
+        let undelivered = |crashes: &[(u32, u64)]| {
+            let scenario = Scenario {
+                logp: spec.logp,
+                model: PortModel::DualPort,
+                arrivals: Vec::new(),
+                crashes: crashes.to_vec(),
+                trace: false,
+            };
+            run::<CorrectedTreeNode>(&config, spec.procs, &scenario, 1_000_000)
+                .unwrap()
+                .undelivered()
+        };
+        assert!(undelivered(&crashes) > 0, "{}", spec.name());
+        for i in 0..crashes.len() {
+            let mut fewer = crashes.clone();
+            fewer.remove(i);
+            assert_eq!(undelivered(&fewer), 0, "{}: {fewer:?}", spec.name());
+        }
+    }
+}
+
+/// Issue 13, item 3: a trace is a timeline — its lines go by instant, and every message is
+/// sent by a process that had the payload by then (the root, or one whose delivery line came
+/// earlier), so a reader can follow the run from top to bottom.
+#[test]
+fn traces_read_as_a_causal_timeline() {
+    let spec = ProtocolSpec {
+        tree: TreeKind::Lame(2),
+        order: Order::Interleaved,
+        correction: CorrectionSpec::Opportunistic { distance: 1 },
+        start: StartMode::Overlapped,
+        procs: 8,
+        logp: LogP::default(),
+    };
+    let result = check(&spec, 2, CrashTiming::Any, ModelKind::Timed).unwrap();
+    let trace = &result.violations[0].trace;
+    let instant = |line: &str| -> Option<u64> {
+        let t = line.strip_prefix("t=")?;
+        let end = t.find(['.', ':'])?;
+        t[..end].parse().ok()
+    };
+    let mut last = 0;
+    let mut colored = std::collections::BTreeSet::new();
+    let mut messages = 0;
+    for line in &trace[1..trace.len() - 1] {
+        let t = instant(line).unwrap_or_else(|| panic!("no instant: {line}"));
+        assert!(t >= last, "out of order: {line} after t={last}");
+        last = t;
+        if let Some(rest) = line.split_once(": rank ").map(|x| x.1) {
+            if let Some((rank, _)) = rest.split_once(" delivers") {
+                colored.insert(rank.parse::<u32>().unwrap());
+            }
+        }
+        if let Some((_, arrow)) = line.split_once(" message ") {
+            let from: u32 = arrow.split(" -> ").next().unwrap().parse().unwrap();
+            assert!(
+                colored.contains(&from),
+                "{from} sends before it delivers: {line}"
+            );
+            messages += 1;
+        }
+    }
+    assert!(messages > 3 && colored.len() > 3, "{trace:?}");
 }

@@ -568,3 +568,41 @@ fn search_finds_the_failure_and_refuses_bad_input() {
         assert!(err.contains(flag), "{err}");
     }
 }
+
+/// `ftcoll-verify gossip`: every flag's bad value is one line naming it, exit code 2; a named
+/// cell runs and prints its verdict.
+#[test]
+fn gossip_bad_input_is_one_line_naming_the_flag() {
+    for (args, flag) in [
+        (&["gossip", "--procs", "1"][..], "--procs"),
+        (&["gossip", "--procs", "17"][..], "--procs"),
+        (&["gossip", "--protocol", "big"][..], "--protocol"),
+        (&["gossip", "-O", "0"][..], "-O"),
+        (&["gossip", "-L", "17"][..], "-L"),
+        (&["gossip", "--gossip-time", "33"][..], "--gossip-time"),
+        (
+            &["gossip", "--protocol", "ocg", "--correction-time", "257"][..],
+            "--correction-time",
+        ),
+        (&["gossip", "--crashes", "16"][..], "--crashes"),
+        (
+            &["gossip", "--procs", "4", "--crashes", "4"][..],
+            "--crashes",
+        ),
+        (&["gossip", "--timing", "later"][..], "--timing"),
+        (&["gossip", "--cell", "no-such-cell"][..], "--cell"),
+    ] {
+        assert_usage_error(args, flag);
+    }
+    let out = verify(&["gossip", "--cell", "gos-t3", "--format", "text"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("VIOLATED") || text.contains("violated"),
+        "{text}"
+    );
+}

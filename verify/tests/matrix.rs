@@ -173,6 +173,7 @@ struct Regions {
     asynchronous: Vec<String>,
     ftco_claims: String,
     ftco: Vec<String>,
+    gossip: String,
     footer: String,
 }
 
@@ -189,9 +190,14 @@ fn regions(doc: &str, args: &MatrixArgs) -> Regions {
     let (grid, rest) = split(&rest, &matrix::async_head(args), "the asynchronous heading");
     let (asynchronous, rest) = split(&rest, &matrix::ftco_head(args), "the FTCO heading");
     let (ftco_claims, rest) = split(&rest, &matrix::ftco_table_head(args), "the FTCO table");
-    let (ftco, footer) = rest
+    let (ftco_and_gossip, footer) = rest
         .rsplit_once("\n\n")
         .expect("a blank line before the footer");
+    let (ftco, gossip) = split(
+        ftco_and_gossip,
+        GOSSIP_HEADING,
+        "the Corrected Gossip heading",
+    );
     assert!(
         footer.ends_with('\n') && footer.matches('\n').count() == 1,
         "the footer is one line at the end: {footer:?}"
@@ -202,8 +208,37 @@ fn regions(doc: &str, args: &MatrixArgs) -> Regions {
         asynchronous: asynchronous.lines().map(String::from).collect(),
         ftco_claims,
         ftco: ftco.lines().map(String::from).collect(),
+        gossip: format!("{GOSSIP_HEADING}{gossip}"),
         footer: format!("\n{footer}"),
     }
+}
+
+/// Where the Corrected Gossip section (`ftcoll_verify::gossip::section`) begins.
+const GOSSIP_HEADING: &str = "\n## Corrected Gossip\n";
+
+/// The Corrected Gossip section regenerated (its cells are exhaustive and small: seconds) is
+/// the committed one, with the same traces.
+#[test]
+fn gossip_section() {
+    let dir = std::env::temp_dir().join(format!("ftcoll-matrix-{}-gossip", std::process::id()));
+    let traces = dir.join("traces");
+    std::fs::create_dir_all(&traces).unwrap();
+    let (text, _) = ftcoll_verify::gossip::section(&traces).expect("section renders");
+    let regions = regions(&committed(), &args(dir.join("verification.md")));
+    assert_eq!(
+        normalize(text.trim_end()),
+        normalize(regions.gossip.trim_end()),
+        "{STALE} (Corrected Gossip)"
+    );
+    let written = files(&traces);
+    assert_eq!(written, links(&text), "traces written vs linked");
+    for file in &written {
+        let fresh = std::fs::read(traces.join(file)).unwrap();
+        let old = std::fs::read(docs().join("traces").join(file))
+            .unwrap_or_else(|e| panic!("docs/traces/{file}: {e}; {STALE}"));
+        assert!(fresh == old, "docs/traces/{file} is stale; {STALE}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `traces/NAME` links in `text`.

@@ -4,7 +4,6 @@
 //! change of the model's semantics shows up.
 
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
-use ftcoll::protocols::correction::CorrectionKind;
 use ftcoll::topology::{LogP, Order, TreeKind};
 use ftcoll_verify::mutants::{Bug, Mutant, MutantConfig};
 use ftcoll_verify::timed::TimedModel;
@@ -36,11 +35,7 @@ fn holds_everything(spec: &ProtocolSpec, crashes: u32, timing: CrashTiming) -> u
 /// `bug` injected into checked correction on `tree` with `procs` processes and `crashes`
 /// pre-operation crashes breaks exactly `property`; the real protocol holds everything.
 fn breaks_exactly(bug: Bug, tree: TreeKind, procs: u32, crashes: u32, properties: &[&str]) {
-    let s = spec(
-        tree,
-        CorrectionSpec::Correction(CorrectionKind::Checked),
-        procs,
-    );
+    let s = spec(tree, CorrectionSpec::Checked, procs);
     assert_eq!(
         rules_violated_by(bug, &s, crashes, CrashTiming::Pre),
         properties
@@ -69,7 +64,8 @@ fn no_duplicates_catches_a_process_that_delivers_every_copy() {
         TreeKind::Lame(2),
         4,
         0,
-        &[property::NO_DUPLICATES],
+        // The extra deliveries come after the process has stopped.
+        &[property::NO_DUPLICATES, property::STOPPED_SILENT],
     );
 }
 
@@ -103,7 +99,8 @@ fn termination_catches_a_process_that_echoes_forever() {
         TreeKind::Lame(2),
         3,
         0,
-        &[property::TERMINATION],
+        // The echoes answer messages that reach a process after it has stopped.
+        &[property::TERMINATION, property::STOPPED_SILENT],
     );
 }
 
@@ -111,11 +108,7 @@ fn termination_catches_a_process_that_echoes_forever() {
 /// uncolored rank; `sometimes` properties show the checker reaches correction and quiescence.
 #[test]
 fn plain_tree_fails_liveness_with_one_crash_and_sometimes_properties_are_reached() {
-    let s = spec(
-        TreeKind::KAry(2),
-        CorrectionSpec::Correction(CorrectionKind::None),
-        4,
-    );
+    let s = spec(TreeKind::KAry(2), CorrectionSpec::None, 4);
     let result = check(&s, 1, CrashTiming::Pre, ModelKind::Timed).unwrap();
     assert!(!result.holds(property::LIVENESS));
     let trace = &result.violations[0].trace;
@@ -127,11 +120,7 @@ fn plain_tree_fails_liveness_with_one_crash_and_sometimes_properties_are_reached
         trace.last().unwrap().contains("never delivered: [3]"),
         "{trace:?}"
     );
-    let checked = spec(
-        TreeKind::KAry(2),
-        CorrectionSpec::Correction(CorrectionKind::Checked),
-        4,
-    );
+    let checked = spec(TreeKind::KAry(2), CorrectionSpec::Checked, 4);
     let result = check(&checked, 1, CrashTiming::Pre, ModelKind::Timed).unwrap();
     assert!(result.reached.contains(&property::SOMETIMES_CORRECTED));
     assert!(result.reached.contains(&property::SOMETIMES_QUIESCENT));
@@ -140,13 +129,7 @@ fn plain_tree_fails_liveness_with_one_crash_and_sometimes_properties_are_reached
 /// Pinned state counts of the timed model (any change to the driver's semantics moves them).
 #[test]
 fn pinned_state_counts() {
-    let checked = |p| {
-        spec(
-            TreeKind::Lame(2),
-            CorrectionSpec::Correction(CorrectionKind::Checked),
-            p,
-        )
-    };
+    let checked = |p| spec(TreeKind::Lame(2), CorrectionSpec::Checked, p);
     assert_eq!(holds_everything(&checked(8), 2, CrashTiming::Pre), 604);
     assert_eq!(holds_everything(&checked(6), 1, CrashTiming::Any), 868);
 }
@@ -157,7 +140,7 @@ fn pinned_state_counts() {
 fn asynchronous_model_checks_reorderings() {
     let mut s = spec(
         TreeKind::Lame(2),
-        CorrectionSpec::Correction(CorrectionKind::Opportunistic { distance: 2 }),
+        CorrectionSpec::Opportunistic { distance: 2 },
         3,
     );
     s.start = StartMode::Overlapped;
@@ -217,12 +200,13 @@ fn send_bound_catches_one_correction_message_too_many() {
     for distance in [1, 2] {
         let s = spec(
             TreeKind::KAry(2),
-            CorrectionSpec::Correction(CorrectionKind::Opportunistic { distance }),
+            CorrectionSpec::Opportunistic { distance },
             6,
         );
         assert_eq!(
             rules_violated_by(Bug::SendsOneCorrectionTooMany, &s, 0, CrashTiming::Pre),
-            [property::SEND_BOUND],
+            // The extra message comes after the root has stopped: the stop rule sees it too.
+            [property::SEND_BOUND, property::STOPPED_SILENT],
             "{}",
             s.name()
         );
@@ -236,11 +220,7 @@ fn send_bound_catches_one_correction_message_too_many() {
 /// rule; the real checked correction keeps c-nodes silent under two crashes at any instant.
 #[test]
 fn c_nodes_silent_catches_a_c_node_that_forwards() {
-    let s = spec(
-        TreeKind::KAry(2),
-        CorrectionSpec::Correction(CorrectionKind::Checked),
-        6,
-    );
+    let s = spec(TreeKind::KAry(2), CorrectionSpec::Checked, 6);
     assert_eq!(
         rules_violated_by(Bug::CNodeForwards, &s, 1, CrashTiming::Pre),
         [property::C_NODES_SILENT]
@@ -274,11 +254,7 @@ fn rule_mutant(bug: Bug, mut s: ProtocolSpec, start: StartMode, crashes: u32, ex
 /// no other property does: every process is still colored once).
 #[test]
 fn corollary1_and_lemma2_catch_a_stop_rule_one_message_late() {
-    let s = spec(
-        TreeKind::Lame(2),
-        CorrectionSpec::Correction(CorrectionKind::Checked),
-        8,
-    );
+    let s = spec(TreeKind::Lame(2), CorrectionSpec::Checked, 8);
     rule_mutant(
         Bug::StopsOneLate,
         s,
@@ -292,11 +268,7 @@ fn corollary1_and_lemma2_catch_a_stop_rule_one_message_late() {
 /// and Corollary 1 hold), but next to a gap its corrector sweeps on past `L_FF + (2·g_max + 1)·o`.
 #[test]
 fn lemma3_catches_a_stop_rule_that_only_trusts_neighbours() {
-    let s = spec(
-        TreeKind::KAry(2),
-        CorrectionSpec::Correction(CorrectionKind::Checked),
-        10,
-    );
+    let s = spec(TreeKind::KAry(2), CorrectionSpec::Checked, 10);
     rule_mutant(
         Bug::StopsOnlyAtNeighbours,
         s,
@@ -312,7 +284,7 @@ fn lemma3_catches_a_stop_rule_that_only_trusts_neighbours() {
 fn optimized_message_bound_catches_an_ignored_skip_rule() {
     let s = spec(
         TreeKind::KAry(2),
-        CorrectionSpec::Correction(CorrectionKind::Optimized { distance: 4 }),
+        CorrectionSpec::Optimized { distance: 4 },
         12,
     );
     rule_mutant(
@@ -327,11 +299,7 @@ fn optimized_message_bound_catches_an_ignored_skip_rule() {
 /// CT §3.3: a delay shorter than a hop makes fault-free delayed correctors sweep.
 #[test]
 fn delayed_message_count_catches_a_short_delay() {
-    let s = spec(
-        TreeKind::Binomial,
-        CorrectionSpec::Correction(CorrectionKind::Delayed { delay: 5 }),
-        8,
-    );
+    let s = spec(TreeKind::Binomial, CorrectionSpec::Delayed { delay: 5 }, 8);
     rule_mutant(
         Bug::ShortDelay,
         s,
@@ -345,7 +313,14 @@ fn delayed_message_count_catches_a_short_delay() {
 /// before the operation makes c-nodes).
 #[test]
 fn f_plus_one_rule_catches_a_c_node_that_delivers_early() {
-    let s = spec(TreeKind::Lame(2), CorrectionSpec::FailProof(1), 8);
+    let s = spec(
+        TreeKind::Lame(2),
+        CorrectionSpec::FailProof {
+            faults: 1,
+            sos_timeout: None,
+        },
+        8,
+    );
     rule_mutant(
         Bug::DeliversOnFirstCorrector,
         s,
@@ -359,7 +334,14 @@ fn f_plus_one_rule_catches_a_c_node_that_delivers_early() {
 /// is caught fault-free.
 #[test]
 fn claim5_catches_an_unneeded_sos() {
-    let s = spec(TreeKind::Lame(2), CorrectionSpec::FailProof(1), 8);
+    let s = spec(
+        TreeKind::Lame(2),
+        CorrectionSpec::FailProof {
+            faults: 1,
+            sos_timeout: None,
+        },
+        8,
+    );
     rule_mutant(
         Bug::PanicsIntoSos,
         s,
@@ -370,4 +352,33 @@ fn claim5_catches_an_unneeded_sos() {
             property::FAILPROOF_FAULT_FREE_NO_SOS,
         ],
     );
+}
+
+/// The stop rule (the `Automaton::is_done` contract; CT §3.1): a process that says it has
+/// stopped as soon as it is colored, while its correction sweeps are still to come, is caught
+/// — and only by the stop rule, since its runs are the real protocol's. The real checked and
+/// opportunistic correction keep the promise under two crashes at any instant.
+#[test]
+fn stop_rule_catches_a_process_that_claims_done_too_early() {
+    let s = spec(TreeKind::Lame(2), CorrectionSpec::Checked, 6);
+    rule_mutant(
+        Bug::ClaimsDoneWhenColored,
+        s,
+        StartMode::Synchronized,
+        0,
+        &[property::STOPPED_SILENT],
+    );
+    for correction in [
+        CorrectionSpec::Checked,
+        CorrectionSpec::Opportunistic { distance: 2 },
+    ] {
+        let real = check(
+            &spec(TreeKind::Lame(2), correction, 6),
+            2,
+            CrashTiming::Any,
+            ModelKind::Timed,
+        )
+        .unwrap();
+        assert!(real.holds(property::STOPPED_SILENT), "{correction:?}");
+    }
 }

@@ -59,3 +59,30 @@ fn one_cell_per_variant_and_start_mode_is_pinned() {
         .collect();
     assert_eq!(found, expected, "a variant's exploration changed");
 }
+
+/// The stop rule (`Automaton::is_done`'s promise) holds for every correction variant and start
+/// mode with one crash at any instant, at P = 6 — where `ClaimsDoneWhenColored` breaks it
+/// (`tests/mutants.rs`).
+#[test]
+fn every_variant_keeps_the_stop_rule() {
+    use ftcoll_verify::{check, property, ModelKind, ProtocolSpec};
+    for (correction, start, _, _) in PINS {
+        let spec = ProtocolSpec {
+            tree: TreeKind::Lame(2),
+            order: Order::Interleaved,
+            correction: correction.parse().expect("a correction"),
+            start: match start {
+                "sync" => StartMode::Synchronized,
+                _ => StartMode::Overlapped,
+            },
+            procs: 6,
+            logp: ftcoll::topology::LogP::default(),
+        };
+        let result = check(&spec, 1, CrashTiming::Any, ModelKind::Timed).unwrap();
+        assert!(
+            result.holds(property::STOPPED_SILENT),
+            "{correction} {start}: {:?}",
+            result.violations
+        );
+    }
+}

@@ -3,7 +3,6 @@
 //! [`ftcoll_verify::corrected_tree::lemma3_applies`] is where the matrix draws that line.
 
 use ftcoll::protocols::corrected_tree::{CorrectedTreeNode, CorrectionSpec, StartMode};
-use ftcoll::protocols::correction::CorrectionKind;
 use ftcoll::sim::{self, PortModel, Scenario};
 use ftcoll::topology::{LogP, Order, TreeKind};
 use ftcoll_verify::corrected_tree::lemma3_applies;
@@ -19,7 +18,7 @@ fn lemma3_lower_bound_needs_p_much_larger_than_gmax() {
     let spec = ProtocolSpec {
         tree: TreeKind::KAry(2),
         order: Order::Interleaved,
-        correction: CorrectionSpec::Correction(CorrectionKind::Checked),
+        correction: CorrectionSpec::Checked,
         start: StartMode::Synchronized,
         procs: 12,
         logp: LogP::default(),
@@ -65,7 +64,7 @@ fn lemma3_holds_wherever_the_matrix_applies_it() {
                     let spec = ProtocolSpec {
                         tree,
                         order,
-                        correction: CorrectionSpec::Correction(CorrectionKind::Checked),
+                        correction: CorrectionSpec::Checked,
                         start: StartMode::Synchronized,
                         procs,
                         logp: LogP::new(l, o).unwrap(),
@@ -92,7 +91,10 @@ fn claim5_fails_on_small_rings_and_holds_from_six_processes() {
         let spec = ProtocolSpec {
             tree: TreeKind::Lame(2),
             order: Order::Interleaved,
-            correction: CorrectionSpec::FailProof(1),
+            correction: CorrectionSpec::FailProof {
+                faults: 1,
+                sos_timeout: None,
+            },
             start: StartMode::Synchronized,
             procs,
             logp: LogP::default(),

@@ -5,7 +5,6 @@
 //! driver (`sim::run`), not the search.
 
 use ftcoll::protocols::corrected_tree::{CorrectedTreeNode, CorrectionSpec, StartMode};
-use ftcoll::protocols::correction::CorrectionKind;
 use ftcoll::sim::{self, PortModel, Scenario};
 use ftcoll::topology::{LogP, Order, TreeKind};
 use ftcoll::{Rank, Time};
@@ -24,7 +23,7 @@ fn spec(correction: CorrectionSpec, procs: u32) -> ProtocolSpec {
 }
 
 fn checked(procs: u32) -> ProtocolSpec {
-    spec(CorrectionSpec::Correction(CorrectionKind::Checked), procs)
+    spec(CorrectionSpec::Checked, procs)
 }
 
 /// Live processes that never delivered, by the plain driver.
@@ -100,7 +99,13 @@ fn search_finds_checked_correction_losing_a_process_to_crashes_during_correction
 
 #[test]
 fn failure_proof_correction_survives_the_same_search() {
-    let s = spec(CorrectionSpec::FailProof(2), 34);
+    let s = spec(
+        CorrectionSpec::FailProof {
+            faults: 2,
+            sos_timeout: None,
+        },
+        34,
+    );
     let model = TimedModel::corrected_tree(&s, 7, CrashTiming::Any).unwrap();
     let result = model.search(&OPTIONS);
     assert!(result.found.is_empty(), "{:?}", result.found);

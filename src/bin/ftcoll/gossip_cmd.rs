@@ -61,7 +61,9 @@ fn probability(s: &str) -> Result<f64, String> {
 }
 
 fn flag_error(e: PlanError) -> UsageError {
-    let PlanError::OutOfRange { field, allowed } = &e;
+    let PlanError::OutOfRange { field, allowed } = &e else {
+        return UsageError(e.to_string());
+    };
     let flag = match *field {
         "procs" => "--procs",
         "active" => "--active",

@@ -20,7 +20,6 @@ use ftcoll::experiment::{
     BatchPoint, Executor, Faults, Histogram, Job, Point, PointError, PointStats,
 };
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
-use ftcoll::protocols::correction::CorrectionKind;
 use ftcoll::protocols::Side;
 use ftcoll::sim::PortModel;
 use ftcoll::topology::{Order, TreeKind};
@@ -121,11 +120,11 @@ fn point(
 }
 
 fn checked() -> CorrectionSpec {
-    CorrectionSpec::Correction(CorrectionKind::Checked)
+    CorrectionSpec::Checked
 }
 
 fn optimized() -> CorrectionSpec {
-    CorrectionSpec::Correction(CorrectionKind::Optimized { distance: 4 })
+    CorrectionSpec::Optimized { distance: 4 }
 }
 
 struct Runner {

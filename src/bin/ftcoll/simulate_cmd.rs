@@ -6,7 +6,9 @@ use std::io::Write;
 use clap::{Args, ValueEnum};
 use ftcoll::experiment::fast_path_applies_to;
 use ftcoll::fastpath::{SyncChecked, Workspace};
-use ftcoll::protocols::corrected_tree::{CorrectedTreeNode, CorrectionSpec, StartMode};
+use ftcoll::protocols::corrected_tree::{
+    CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
+};
 use ftcoll::protocols::Side;
 use ftcoll::sim::scenario::{self, ArrivalSpec, FaultSpec};
 use ftcoll::sim::{self as driver, chrome_trace_json, PortModel, Report, RunMetrics};
@@ -132,6 +134,8 @@ impl std::fmt::Display for ArrivalArg {
                 write!(f, "late:{fraction}:{delay}")
             }
             Self::Spec(ArrivalSpec::Times(t)) => write!(f, "times:{}", t.len()),
+            // `ArrivalSpec` is `#[non_exhaustive]`; the CLI parses none beyond the above.
+            Self::Spec(other) => write!(f, "{other:?}"),
         }
     }
 }
@@ -381,6 +385,7 @@ pub fn scenario_error(e: scenario::ScenarioError) -> UsageError {
         scenario::ScenarioError::BadRank { .. } => "--faults",
         scenario::ScenarioError::TooManyFaults { .. } => "--fault-count",
         scenario::ScenarioError::BadRate => "--fault-rate",
+        _ => return UsageError(e.to_string()),
     };
     UsageError(format!(
         "{flag}: {}",
@@ -453,7 +458,7 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
         StartArg::Sync => StartMode::Synchronized,
         StartArg::Overlap => StartMode::Overlapped,
     };
-    let mut config = correction.config(tree, start);
+    let mut config = CorrectedTreeConfig::new(tree, correction, start);
     config.first_side = match a.first_side.unwrap_or(SideArg::Left) {
         SideArg::Left => Side::Left,
         SideArg::Right => Side::Right,

@@ -36,6 +36,10 @@ impl Automaton for ArrivalNbNode {
     type Value = crate::automaton::Value;
     type Config = PapConfig;
 
+    fn procs(config: &PapConfig) -> Option<u32> {
+        Some(config.procs())
+    }
+
     fn new(config: &PapConfig, rank: Rank) -> Self {
         Self {
             aware: Aware::new(config, rank),

@@ -57,6 +57,10 @@ where
     type Value = Value;
     type Config = C;
 
+    fn procs(config: &C) -> Option<u32> {
+        Some(config.procs())
+    }
+
     fn new(config: &C, rank: Rank) -> Self {
         Self {
             rank,

@@ -122,6 +122,10 @@ impl Automaton for ScatterAllgatherNode {
     type Value = Value;
     type Config = ScatterAllgather;
 
+    fn procs(config: &ScatterAllgather) -> Option<u32> {
+        Some(config.0.procs())
+    }
+
     fn new(_config: &ScatterAllgather, rank: Rank) -> Self {
         Self {
             rank,

@@ -41,6 +41,7 @@ pub use service::{ServiceDistance, TimeoutRule};
 /// collective.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum Imbalance {
     /// Off (the default): a process does nothing before its arrival. Give the driver the
     /// arrivals in `Scenario::arrivals`; it buffers messages until then, so a KEEPALIVE to a

@@ -65,6 +65,27 @@ impl<V> Peer<V> {
     }
 }
 
+/// A lower bound on the first instant an `Up`/`Down` peer's ACK can be overdue (Alg. 4
+/// line 4), so that [`FtcoNode::expire`] scans the peers only when one may be. A cache, not
+/// state: two nodes that differ only in it are the same node (equality and hashing ignore it,
+/// so the model checker's states are unchanged), and any value no later than the true first
+/// expiry is correct — 0 means "scan".
+#[derive(Clone, Copy, Debug, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct ExpiryHint(Time);
+
+impl PartialEq for ExpiryHint {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for ExpiryHint {}
+
+impl core::hash::Hash for ExpiryHint {
+    fn hash<H: core::hash::Hasher>(&self, _: &mut H) {}
+}
+
 /// Which list a peer is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -136,6 +157,9 @@ pub struct FtcoNode<R: Reduction> {
     /// The last fault-tolerance send was an ACK: when an ACK is owed and a KEEPALIVE is due
     /// at once, the KEEPALIVE goes first (see [`FtcoNode::fault_send`]).
     acked_last: bool,
+    /// See [`ExpiryHint`].
+    #[cfg_attr(feature = "serde", serde(skip))]
+    expiry_hint: ExpiryHint,
     _op: PhantomData<fn() -> R>,
 }
 
@@ -414,6 +438,10 @@ impl<R: Reduction> FtcoNode<R> {
         if self.done {
             return;
         }
+        // Group peers' timeouts depend on the group's size, which shrinks: always scanned.
+        if now < self.expiry_hint.0 && self.group.is_empty() {
+            return;
+        }
         loop {
             let overdue = self.peers().find_map(|(side, i, p)| {
                 let sent = p.unanswered()?;
@@ -421,9 +449,33 @@ impl<R: Reduction> FtcoNode<R> {
                     && now.saturating_sub(sent) > self.peer_timeout(config, side, p))
                 .then_some((side, i))
             });
-            let Some((side, i)) = overdue else { return };
+            let Some((side, i)) = overdue else { break };
             self.suspect(config, side, i);
         }
+        // Nothing is overdue at `now`: the next expiry is the earliest unanswered one.
+        let mut first = Time::MAX;
+        for (side, _, p) in self.peers() {
+            if let Some(sent) = p.unanswered() {
+                if !config.is_immune(p.rank) {
+                    let at = sent.saturating_add(self.peer_timeout(config, side, p));
+                    first = first.min(at.saturating_add(1));
+                }
+            }
+        }
+        self.expiry_hint = ExpiryHint(first);
+    }
+
+    /// A message expecting an ACK went to a peer at `now`: its expiry may be the first.
+    fn note_sent(&mut self, config: &FtcoConfig<R>, side: Side, i: usize, now: Time) {
+        let p = match side {
+            Side::Up => &self.up[i],
+            Side::Down => &self.down[i],
+            Side::Group => &self.group[i],
+        };
+        let at = now
+            .saturating_add(self.peer_timeout(config, side, p))
+            .saturating_add(1);
+        self.expiry_hint = ExpiryHint(self.expiry_hint.0.min(at));
     }
 
     fn suspect(&mut self, config: &FtcoConfig<R>, side: Side, i: usize) {
@@ -900,6 +952,10 @@ where
     type Value = R::Value;
     type Config = FtcoConfig<R>;
 
+    fn procs(config: &FtcoConfig<R>) -> Option<u32> {
+        Some(config.topology.procs())
+    }
+
     fn new(config: &FtcoConfig<R>, rank: Rank) -> Self {
         let topology = &config.topology;
         let multi = topology.roots() > 1;
@@ -957,6 +1013,7 @@ where
             armed: None,
             keepalives: 0,
             acked_last: false,
+            expiry_hint: ExpiryHint(0),
             _op: PhantomData,
         }
     }
@@ -1050,6 +1107,7 @@ where
                 p.sent = true;
                 p.last_sent = Some(now);
                 let to = p.rank;
+                self.note_sent(config, side, i, now);
                 out.send(to, FtcoMsg::Partial(v));
             }
             Some(Send::Result(side, i)) => {
@@ -1076,6 +1134,7 @@ where
                 let p = self.peer_mut(side, i);
                 p.last_sent = Some(now);
                 let to = p.rank;
+                self.note_sent(config, side, i, now);
                 out.send(to, FtcoMsg::Keepalive);
             }
             None => {}

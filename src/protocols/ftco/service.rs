@@ -6,6 +6,7 @@ use crate::{Rank, Time};
 /// Which nodes a step prioritizes (FTCO App. A). `0` is the wild card of Alg. 2 line 2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum ServiceDistance {
     /// No prioritization: every step serves distance 0, the wild card (Alg. 1 then reads: tree
     /// progress, any message by type priority, any fault-tolerance action).

@@ -120,6 +120,7 @@ impl BfbTimeout {
 /// BFB's configuration.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct BfbConfig {
     /// `N`: the ranks `0..N` (rank 0 is the root).
     pub procs: u32,
@@ -441,6 +442,10 @@ impl Automaton for BfbNode {
     type Msg = BfbMsg;
     type Value = Value;
     type Config = BfbConfig;
+
+    fn procs(config: &BfbConfig) -> Option<u32> {
+        Some(config.procs)
+    }
 
     fn new(_config: &BfbConfig, rank: Rank) -> Self {
         Self {

@@ -32,6 +32,7 @@ use crate::{Rank, Time};
 /// BIG's configuration.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct BigConfig {
     /// `P`.
     pub procs: u32,
@@ -111,6 +112,10 @@ impl Automaton for BigNode {
     type Msg = Msg;
     type Value = Value;
     type Config = BigConfig;
+
+    fn procs(config: &BigConfig) -> Option<u32> {
+        Some(config.procs)
+    }
 
     fn new(_config: &BigConfig, rank: Rank) -> Self {
         Self {

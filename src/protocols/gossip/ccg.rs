@@ -11,7 +11,7 @@
 //!   stop once the two sides together reached all N − 1 others         (line 16)
 //! ```
 //!
-//! The correction is the shared checked rule ([`CorrectionKind::Checked`], first side
+//! The correction is the shared checked rule ([`CorrectionSpec::Checked`], first side
 //! [`Side::Right`](crate::protocols::Side::Right)): a side stops once this process sent to the
 //! distance of the nearest g-node heard from on that side. As for the Corrected Tree family, a
 //! process whose one side is done sends to the other side at every slot (the listing's comment
@@ -21,7 +21,7 @@
 //! during correction can leave processes uncolored (the text after Claim 3).
 
 use super::{GossipConfig, GossipNode, GossipProtocol};
-use crate::protocols::correction::CorrectionKind;
+use crate::protocols::corrected_tree::CorrectionSpec;
 
 /// The CCG protocol marker ([`GossipProtocol`]); its configuration is a [`GossipConfig`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -33,8 +33,8 @@ impl GossipProtocol for CcgProtocol {
     fn gossip(config: &GossipConfig) -> &GossipConfig {
         config
     }
-    fn correction(_config: &GossipConfig) -> CorrectionKind {
-        CorrectionKind::Checked
+    fn correction(_config: &GossipConfig) -> CorrectionSpec {
+        CorrectionSpec::Checked
     }
 }
 

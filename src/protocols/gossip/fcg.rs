@@ -14,7 +14,7 @@
 //!   a full loop of one side without f + 1 g-nodes: SOS                    (line 28)
 //! ```
 //!
-//! All of it is the shared failure-proof correction ([`CorrectionKind::FailProof`], first side
+//! All of it is the shared failure-proof correction ([`CorrectionSpec::FailProof`], first side
 //! [`Side::Right`](crate::protocols::Side::Right)), the same code the Corrected Tree family's
 //! `failproof:F` runs; docs/protocols.md says where it departs from the OCR'd listing and why
 //! (the listing never lets a node learn when `f = 0`). FCG(f) colors every live process if at
@@ -22,12 +22,14 @@
 //! during the gossip phase (Corollary 3).
 
 use super::{GossipConfig, GossipNode, GossipProtocol};
-use crate::protocols::correction::CorrectionKind;
+use crate::protocols::corrected_tree::CorrectionSpec;
+use crate::protocols::correction::default_sos_timeout;
 use crate::Time;
 
 /// FCG's configuration: the gossip phase, `f` and the c-node timeout.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct FcgConfig {
     /// The gossip phase.
     pub gossip: GossipConfig,
@@ -42,8 +44,7 @@ impl FcgConfig {
     /// FCG(`faults`) with the CLI's failure-proof default timeout `4·N·O + 2(2O + L)`: the time
     /// for a g-node to sweep the whole ring twice (docs/protocols.md).
     pub fn new(gossip: GossipConfig, faults: u32) -> Self {
-        let sos_timeout =
-            4 * u64::from(gossip.procs) * gossip.logp.overhead() + 2 * gossip.logp.hop();
+        let sos_timeout = default_sos_timeout(gossip.procs, gossip.logp);
         Self {
             gossip,
             faults,
@@ -62,10 +63,10 @@ impl GossipProtocol for FcgProtocol {
     fn gossip(config: &FcgConfig) -> &GossipConfig {
         &config.gossip
     }
-    fn correction(config: &FcgConfig) -> CorrectionKind {
-        CorrectionKind::FailProof {
+    fn correction(config: &FcgConfig) -> CorrectionSpec {
+        CorrectionSpec::FailProof {
             faults: config.faults,
-            sos_timeout: config.sos_timeout,
+            sos_timeout: Some(config.sos_timeout),
         }
     }
 }

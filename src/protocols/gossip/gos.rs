@@ -10,7 +10,7 @@
 //! weakly consistent, §II). The gossip phase is the one of [`super`].
 
 use super::{GossipConfig, GossipNode, GossipProtocol};
-use crate::protocols::correction::CorrectionKind;
+use crate::protocols::corrected_tree::CorrectionSpec;
 
 /// The GOS protocol marker ([`GossipProtocol`]): gossip only.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -22,8 +22,8 @@ impl GossipProtocol for GosProtocol {
     fn gossip(config: &GossipConfig) -> &GossipConfig {
         config
     }
-    fn correction(_config: &GossipConfig) -> CorrectionKind {
-        CorrectionKind::None
+    fn correction(_config: &GossipConfig) -> CorrectionSpec {
+        CorrectionSpec::None
     }
 }
 

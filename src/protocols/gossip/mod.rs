@@ -44,6 +44,12 @@
 //! it made, and the same seed gives the same run in every driver that applies the same events;
 //! the state stays `Clone + Eq + Hash` (the generator is one `u64`).
 //!
+//! With [`Targets::Chosen`] the draws come from outside instead ([`Chooser::External`]): a
+//! model checker supplies the outcome of each draw and explores every one of them
+//! (ftcoll-verify's gossip module; docs/verification-gossip.md gives the soundness argument).
+//! The draw is the same `below(P − 1)` at the same point of `on_send_slot`; only where its
+//! outcome comes from differs.
+//!
 //! # Who corrects
 //!
 //! Exactly the g-nodes (the root and the processes whose first message was a gossip message).
@@ -64,11 +70,12 @@ use core::fmt::Debug;
 use core::hash::Hash;
 use core::marker::PhantomData;
 
+use super::corrected_tree::CorrectionSpec;
 use super::correction::{wrap, CorrectionKind, Corrector, Receipt};
 use super::message::{Body, Msg};
 use super::ring::{Ring, Side};
 use crate::automaton::{Automaton, Outbox, TimerId, Value};
-use crate::rng::SplitMix64;
+use crate::rng::{Chooser, SplitMix64};
 use crate::topology::{LogP, TopologyError, MAX_PROCS};
 use crate::{Rank, Time};
 
@@ -85,6 +92,7 @@ pub const CORRECTION_START: TimerId = TimerId(1);
 /// Parameters of the gossip phase shared by every process of one operation.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct GossipConfig {
     /// `N`: the ranks `0..N` (rank 0 is the root).
     pub procs: u32,
@@ -96,6 +104,23 @@ pub struct GossipConfig {
     pub seed: u64,
     /// The root's payload.
     pub payload: Value,
+    /// Where the gossip targets come from (default: the seeded generators).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub targets: Targets,
+}
+
+/// Where the gossip targets come from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Targets {
+    /// Every process draws from its own seeded generator (`SplitMix64::stream(seed, rank)`):
+    /// the protocol as it runs.
+    #[default]
+    Seeded,
+    /// Every draw's outcome is supplied from outside ([`Chooser::External`]): for a model
+    /// checker that explores every target sequence. A driver that supplies none sees no
+    /// gossip send at all.
+    Chosen,
 }
 
 impl GossipConfig {
@@ -121,6 +146,7 @@ impl GossipConfig {
             gossip_time,
             seed,
             payload: 0x00f7_c011,
+            targets: Targets::Seeded,
         })
     }
 
@@ -137,13 +163,20 @@ pub trait GossipProtocol: Clone + Eq + Hash + Debug + Default {
     type Config: Debug;
     /// The gossip-phase part of it.
     fn gossip(config: &Self::Config) -> &GossipConfig;
-    /// The correction the g-nodes run ([`CorrectionKind::None`] for GOS).
-    fn correction(config: &Self::Config) -> CorrectionKind;
+    /// The correction the g-nodes run ([`CorrectionSpec::None`] for GOS; a failure-proof
+    /// default timeout is the one of `FcgConfig::new`).
+    fn correction(config: &Self::Config) -> CorrectionSpec;
     /// OCG only: the fixed correction time `C` (a correction send is made only if, unqueued, it
     /// is received within `C` of the correction start).
     fn correction_time(_config: &Self::Config) -> Option<Time> {
         None
     }
+}
+
+/// The rule `P`'s correctors run.
+fn rule<P: GossipProtocol>(config: &P::Config) -> CorrectionKind {
+    let gossip = P::gossip(config);
+    P::correction(config).rule(gossip.procs, gossip.logp)
 }
 
 /// How a process got the payload (CG §III.A's g-nodes and c-nodes).
@@ -172,7 +205,8 @@ pub struct GossipNode<P> {
     skew: Time,
     /// Gossip sends made (each drew one target).
     gossip_sent: u32,
-    rng: SplitMix64,
+    /// Where the targets come from ([`GossipConfig::targets`]).
+    targets: Chooser,
     /// The correction start (virtual `T + L + O`) has passed.
     start_reached: bool,
     corrector: Corrector,
@@ -205,6 +239,17 @@ impl<P: GossipProtocol> GossipNode<P> {
         &self.corrector
     }
 
+    /// Where its gossip targets come from.
+    pub fn chooser(&self) -> &Chooser {
+        &self.targets
+    }
+
+    /// Where its gossip targets come from, mutably: the hook through which a model checker
+    /// supplies the outcome of a draw under [`Targets::Chosen`] ([`Chooser::supply`]).
+    pub fn chooser_mut(&mut self) -> &mut Chooser {
+        &mut self.targets
+    }
+
     fn deliver(&mut self, value: Value, out: &mut Outbox<Msg>) {
         if !self.delivered {
             self.delivered = true;
@@ -225,7 +270,7 @@ impl<P: GossipProtocol> GossipNode<P> {
         self.value = Some(value);
         self.skew = now.saturating_sub(virtual_now);
         self.deliver(value, out);
-        if P::correction(config) != CorrectionKind::None {
+        if rule::<P>(config) != CorrectionKind::None {
             let start = P::gossip(config).correction_start() + self.skew;
             if now >= start {
                 self.start_reached = true;
@@ -235,12 +280,13 @@ impl<P: GossipProtocol> GossipNode<P> {
         }
     }
 
-    /// A uniformly random rank other than this one (`None` when alone).
+    /// A uniformly random rank other than this one (`None` when alone, or when the outcome of
+    /// an external draw was not supplied).
     fn draw_target(&mut self, procs: u32) -> Option<Rank> {
         if procs < 2 {
             return None;
         }
-        let x = self.rng.below(u64::from(procs - 1)) as Rank;
+        let x = self.targets.below(u64::from(procs - 1))? as Rank;
         Some(if x >= self.rank { x + 1 } else { x })
     }
 
@@ -279,6 +325,10 @@ impl<P: GossipProtocol> Automaton for GossipNode<P> {
     type Value = Value;
     type Config = P::Config;
 
+    fn procs(config: &P::Config) -> Option<u32> {
+        Some(P::gossip(config).procs)
+    }
+
     fn new(config: &Self::Config, rank: Rank) -> Self {
         let gossip = P::gossip(config);
         let ring = Ring {
@@ -293,9 +343,14 @@ impl<P: GossipProtocol> Automaton for GossipNode<P> {
             delivered: false,
             skew: 0,
             gossip_sent: 0,
-            rng: SplitMix64::stream(gossip.seed, u64::from(rank)),
+            targets: match gossip.targets {
+                Targets::Seeded => {
+                    Chooser::Seeded(SplitMix64::stream(gossip.seed, u64::from(rank)))
+                }
+                Targets::Chosen => Chooser::EXTERNAL,
+            },
             start_reached: false,
-            corrector: Corrector::new(P::correction(config), ring, Side::Right),
+            corrector: Corrector::new(rule::<P>(config), ring, Side::Right),
             protocol: PhantomData,
         }
     }
@@ -345,7 +400,7 @@ impl<P: GossipProtocol> Automaton for GossipNode<P> {
             }
             Body::Correction(c) => {
                 let corrects = self.coloring == GossipColoring::Gossip;
-                let kind = P::correction(config);
+                let kind = rule::<P>(config);
                 let receipt = self.corrector.receive(kind, now, from, &c, corrects, out);
                 if self.coloring == GossipColoring::Uncolored {
                     self.coloring = GossipColoring::Correction;
@@ -385,6 +440,10 @@ impl<P: GossipProtocol> Automaton for GossipNode<P> {
             out.send(to, msg);
             return;
         }
+        if self.targets.wanted().is_some() {
+            // An external draw without an outcome: as if the choice had not been reached.
+            return;
+        }
         // 2. Correction from T + L + O (g-nodes), for OCG only within C.
         if self.coloring == GossipColoring::Gossip
             && self.start_reached
@@ -393,7 +452,7 @@ impl<P: GossipProtocol> Automaton for GossipNode<P> {
             self.corrector.begin();
         }
         if self.within_correction_time(config, now) {
-            if let Some((to, msg)) = self.corrector.poll_send(P::correction(config), now, out) {
+            if let Some((to, msg)) = self.corrector.poll_send(rule::<P>(config), now, out) {
                 out.send(to, wrap(value, msg));
             }
         }

@@ -8,7 +8,7 @@
 //! c-nodes never send; already colored processes ignore further messages
 //! ```
 //!
-//! The correction is the shared opportunistic sweep ([`CorrectionKind::Opportunistic`], first
+//! The correction is the shared opportunistic sweep ([`CorrectionSpec::Opportunistic`], first
 //! side [`Side::Right`](crate::protocols::Side::Right), no distance limit: a corrector stops once
 //! its two sides together covered the ring). What OCG adds is the fixed time `C`, measured from
 //! the correction start `T + L + O` (virtual time): a correction send starting at `t` is made
@@ -20,7 +20,7 @@
 //! only reads as a duration. ftcoll follows the text.)
 
 use super::{GossipConfig, GossipNode, GossipProtocol};
-use crate::protocols::correction::CorrectionKind;
+use crate::protocols::corrected_tree::CorrectionSpec;
 use crate::Time;
 
 /// OCG's configuration: the gossip phase and the correction time `C`.
@@ -43,8 +43,8 @@ impl GossipProtocol for OcgProtocol {
     fn gossip(config: &OcgConfig) -> &GossipConfig {
         &config.gossip
     }
-    fn correction(config: &OcgConfig) -> CorrectionKind {
-        CorrectionKind::Opportunistic {
+    fn correction(config: &OcgConfig) -> CorrectionSpec {
+        CorrectionSpec::Opportunistic {
             distance: config.gossip.procs,
         }
     }

@@ -45,6 +45,7 @@ pub const MAX_MODEL_PROCS: u32 = 1 << 24;
 /// Why a model cannot be built or evaluated.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum PlanError {
     /// A parameter is outside its allowed range (`field` as users name it: `procs`, `active`,
     /// `L`, `delta`, `faults`).
@@ -70,6 +71,7 @@ impl std::error::Error for PlanError {}
 /// The protocol a plan is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum PlanProtocol {
     /// Opportunistic Corrected Gossip, Eq. 3.
     Ocg,

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The "Done when" checks of issue 18, as a user outside the workspace would run them:
+# `serde_report` depends on ftcoll (path, features = ["serde"]) and round-trips a report through
+# JSON; `own_automaton` depends on ftcoll-verify and checks its own automaton. They share one
+# target directory (`target/outside`). Not part of `cargo test --workspace` (a cold build of
+# stateright and both crates takes minutes); run by hand or in CI's second step.
+set -euo pipefail
+cd "$(dirname "$0")"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$(cd ../.. && pwd)/target/outside}"
+for crate in serde_report own_automaton; do
+  echo "== $crate"
+  cargo test ${CARGO_OFFLINE:+--offline} --manifest-path "$crate/Cargo.toml"
+done
