@@ -352,10 +352,31 @@ impl Point {
     /// correction without acknowledgments under dual-port LogP); its runs then need the fast
     /// path's `O(P)` tables, shared, instead of the full simulator per thread.
     pub fn takes_fast_path(&self) -> bool {
-        self.correction == CorrectionSpec::Checked
-            && self.start == StartMode::Synchronized
-            && self.model == PortModel::DualPort
+        fast_path_applies(self.correction, self.start, self.model)
     }
+}
+
+/// Whether the exact fast path ([`SyncChecked`]) gives the metrics of Corrected Tree runs with
+/// `correction` started `start` under `model` whose only faults are failures before the
+/// operation and whose processes all arrive at 0: synchronized checked correction without
+/// acknowledgments under dual-port LogP (`tests/fastpath.rs` compares it with the driver).
+pub fn fast_path_applies(correction: CorrectionSpec, start: StartMode, model: PortModel) -> bool {
+    correction == CorrectionSpec::Checked
+        && start == StartMode::Synchronized
+        && model == PortModel::DualPort
+}
+
+/// [`fast_path_applies`] for the runs of `spec`: also no crash during the operation and every
+/// process arriving at 0 (the fast path's setting). `ftcoll sweep` and `ftcoll simulate` choose
+/// their engine with it.
+pub fn fast_path_applies_to(
+    correction: CorrectionSpec,
+    start: StartMode,
+    spec: &ScenarioSpec,
+) -> bool {
+    fast_path_applies(correction, start, spec.model)
+        && spec.crash_at.is_empty()
+        && matches!(spec.arrivals, ArrivalSpec::None)
 }
 
 impl Prepared {

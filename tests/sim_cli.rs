@@ -185,6 +185,8 @@ fn bad_input_is_one_line_naming_the_flag() {
             &["--correction", "checked", "--arrival", "foo"],
             "--arrival",
         ),
+        (&["--correction", "checked", "--engine", "fast"], "--engine"),
+        (&["--correction", "checked", "--engine", ""], "--engine"),
         (
             &["--correction", "checked", "--arrival", "uniform:-1"],
             "--arrival",
@@ -296,4 +298,189 @@ fn done_when_65536_processes() {
     assert_eq!(number(line, "participants"), 65536);
     assert_eq!(number(line, "gmax"), 0);
     assert_eq!(field(line, "faults"), "[]");
+}
+
+/// Issue 16 item 4: `--engine auto` (the default) takes the exact fast path for synchronized
+/// checked correction under dual-port LogP and prints exactly what `--engine full` (the driver)
+/// prints, whole stdout, in every format; configurations outside the fast path run the driver
+/// either way (the same bytes too).
+#[test]
+fn auto_and_full_engines_print_the_same_bytes() {
+    let fast: &[&[&str]] = &[
+        &[
+            "--procs",
+            "300",
+            "--tree",
+            "binomial",
+            "--correction",
+            "checked",
+            "--fault-rate",
+            "0.05",
+            "--runs",
+            "6",
+        ],
+        &[
+            "--procs",
+            "257",
+            "--tree",
+            "lame:2",
+            "--correction",
+            "checked",
+            "--fault-count",
+            "9",
+            "--runs",
+            "4",
+            "--first-side",
+            "right",
+        ],
+        &[
+            "--procs",
+            "1000",
+            "--tree",
+            "kary:4",
+            "--correction",
+            "checked",
+            "--fault-rate",
+            "0.02",
+            "--order",
+            "in-order",
+            "-L",
+            "3",
+            "-o",
+            "2",
+            "--runs",
+            "3",
+        ],
+        &[
+            "--procs",
+            "4096",
+            "--tree",
+            "optimal",
+            "--correction",
+            "checked",
+            "--faults",
+            "5,17,400,4000",
+        ],
+        &[
+            "--procs",
+            "100",
+            "--tree",
+            "binomial",
+            "--correction",
+            "checked",
+            "--start",
+            "sync",
+            "-L",
+            "1",
+            "--seed",
+            "9",
+            "--runs",
+            "5",
+            "--fault-rate",
+            "0.1",
+        ],
+        &[
+            "--procs",
+            "2000",
+            "--tree",
+            "lame:3",
+            "--correction",
+            "checked",
+        ],
+    ];
+    let driver_only: &[&[&str]] = &[
+        &[
+            "--procs",
+            "300",
+            "--tree",
+            "binomial",
+            "--correction",
+            "opportunistic:2",
+            "--start",
+            "overlap",
+            "--fault-rate",
+            "0.05",
+            "--runs",
+            "3",
+        ],
+        &[
+            "--procs",
+            "300",
+            "--tree",
+            "binomial",
+            "--correction",
+            "checked",
+            "--start",
+            "overlap",
+            "--fault-rate",
+            "0.05",
+        ],
+        &[
+            "--procs",
+            "300",
+            "--tree",
+            "lame:2",
+            "--correction",
+            "checked",
+            "--crash-at",
+            "5@3,40@9",
+        ],
+        &[
+            "--procs",
+            "300",
+            "--tree",
+            "lame:2",
+            "--correction",
+            "checked",
+            "--arrival",
+            "uniform:5",
+            "--runs",
+            "2",
+        ],
+        &[
+            "--procs",
+            "300",
+            "--tree",
+            "lame:2",
+            "--correction",
+            "checked",
+            "--model",
+            "single",
+            "--fault-count",
+            "4",
+        ],
+        &[
+            "--procs",
+            "300",
+            "--tree",
+            "lame:2",
+            "--correction",
+            "ack",
+            "--fault-count",
+            "4",
+        ],
+        &[
+            "--procs",
+            "300",
+            "--tree",
+            "binomial",
+            "--correction",
+            "failproof:1",
+            "--fault-count",
+            "4",
+        ],
+    ];
+    for args in fast.iter().chain(driver_only) {
+        for format in ["json", "csv", "table"] {
+            let run = |engine: &str| {
+                let mut v = vec!["simulate"];
+                v.extend_from_slice(args);
+                v.extend(["--format", format, "--engine", engine]);
+                stdout_ok(&v)
+            };
+            let auto = run("auto");
+            assert!(!auto.is_empty());
+            assert_eq!(auto, run("full"), "{args:?} --format {format}");
+        }
+    }
 }

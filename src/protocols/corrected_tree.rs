@@ -104,23 +104,36 @@ pub enum Coloring {
 }
 
 /// One process of a Corrected Tree broadcast.
+///
+/// Kept small because the driver holds one per process (issue 16): the rank is the correction
+/// ring's, the payload is held exactly when the process is colored, "not forwarding" is a
+/// sentinel child index, and the yes/no state is one byte of flags.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CorrectedTreeNode {
-    rank: Rank,
-    arrived: bool,
-    coloring: Coloring,
-    value: Option<Value>,
-    delivered: bool,
-    /// Index of the next tree child to send to; `None` when not forwarding (yet or any more).
-    next_child: Option<u32>,
-    /// The synchronized start instant has passed.
-    start_reached: bool,
-    /// Acknowledgments: children that have not acked yet; whether our own ack is due or sent.
+    /// The payload, once colored (0 and meaningless while [`Coloring::Uncolored`]).
+    value: Value,
+    /// Index of the next tree child to send to; [`NOT_FORWARDING`] when not forwarding (yet or
+    /// any more).
+    next_child: u32,
+    /// Acknowledgments: children that have not acked yet.
     acks_missing: u32,
-    ack_sent: bool,
+    coloring: Coloring,
+    /// [`ARRIVED`], [`DELIVERED`], [`START_REACHED`], [`ACK_SENT`].
+    flags: u8,
     corrector: Corrector,
 }
+
+/// [`CorrectedTreeNode::next_child`] when not forwarding (a child index is below `P`).
+const NOT_FORWARDING: u32 = u32::MAX;
+/// Flag: `on_start` ran.
+const ARRIVED: u8 = 1;
+/// Flag: delivered.
+const DELIVERED: u8 = 2;
+/// Flag: the synchronized start instant has passed.
+const START_REACHED: u8 = 4;
+/// Flag: acknowledgments: our own ack is sent (or, at the root, the completion).
+const ACK_SENT: u8 = 8;
 
 impl CorrectedTreeNode {
     /// How this process got the payload.
@@ -130,7 +143,24 @@ impl CorrectedTreeNode {
 
     /// Whether it delivered.
     pub fn delivered(&self) -> bool {
-        self.delivered
+        self.flag(DELIVERED)
+    }
+
+    fn flag(&self, flag: u8) -> bool {
+        self.flags & flag != 0
+    }
+
+    fn set(&mut self, flag: u8) {
+        self.flags |= flag;
+    }
+
+    fn rank(&self) -> Rank {
+        self.corrector.rank()
+    }
+
+    /// The payload, once colored.
+    fn payload(&self) -> Option<Value> {
+        (self.coloring != Coloring::Uncolored).then_some(self.value)
     }
 
     /// The correction state.
@@ -139,8 +169,8 @@ impl CorrectedTreeNode {
     }
 
     fn deliver(&mut self, value: Value, out: &mut Outbox<Msg>) {
-        if !self.delivered {
-            self.delivered = true;
+        if !self.flag(DELIVERED) {
+            self.set(DELIVERED);
             out.deliver(value);
         }
     }
@@ -154,15 +184,15 @@ impl CorrectedTreeNode {
         out: &mut Outbox<Msg>,
     ) {
         self.coloring = Coloring::Tree;
-        self.value = Some(value);
+        self.value = value;
         self.deliver(value, out);
-        self.next_child = Some(0);
+        self.next_child = 0;
         if config.acknowledgments() {
-            self.acks_missing = config.tree.children(self.rank).count() as u32;
+            self.acks_missing = config.tree.children(self.rank()).count() as u32;
         }
         if config.rule() != CorrectionKind::None && config.start == StartMode::Synchronized {
             if now >= config.correction_start {
-                self.start_reached = true;
+                self.set(START_REACHED);
             } else {
                 out.set_timer(CORRECTION_START, config.correction_start);
             }
@@ -170,7 +200,7 @@ impl CorrectedTreeNode {
     }
 
     fn tree_sends_done(&self) -> bool {
-        self.next_child.is_none()
+        self.next_child == NOT_FORWARDING
     }
 }
 
@@ -189,26 +219,22 @@ impl Automaton for CorrectedTreeNode {
             procs: config.tree.procs(),
         };
         Self {
-            rank,
-            arrived: false,
-            coloring: Coloring::Uncolored,
-            value: None,
-            delivered: false,
-            next_child: None,
-            start_reached: false,
+            value: 0,
+            next_child: NOT_FORWARDING,
             acks_missing: 0,
-            ack_sent: false,
+            coloring: Coloring::Uncolored,
+            flags: 0,
             corrector: Corrector::new(config.rule(), ring, config.first_side),
         }
     }
 
     fn on_start(&mut self, config: &Self::Config, now: Time, out: &mut Outbox<Msg>) {
-        if self.arrived {
+        if self.flag(ARRIVED) {
             out.ignore("started twice");
             return;
         }
-        self.arrived = true;
-        if self.rank == 0 {
+        self.set(ARRIVED);
+        if self.rank() == 0 {
             self.color_by_tree(config, now, config.payload, out);
         }
     }
@@ -225,19 +251,20 @@ impl Automaton for CorrectedTreeNode {
             out.ignore("sender is not a rank of this operation");
             return;
         }
-        if from == self.rank {
+        let rank = self.rank();
+        if from == rank {
             // No process sends to itself (DESIGN §2), so this is no peer's message.
             out.ignore("message from the process itself");
             return;
         }
-        if self.rank == 0 && !self.arrived {
+        if rank == 0 && !self.flag(ARRIVED) {
             // Nobody holds the payload before the root starts the operation.
             out.ignore("message to the root before it started");
             return;
         }
         match msg.body {
             Body::Tree => {
-                if config.tree.parent(self.rank) != Some(from) {
+                if config.tree.parent(rank) != Some(from) {
                     out.ignore("tree message from a rank that is not the parent");
                 } else if self.coloring != Coloring::Uncolored {
                     out.ignore("duplicate: already colored");
@@ -246,7 +273,7 @@ impl Automaton for CorrectedTreeNode {
                 }
             }
             Body::Ack => {
-                let is_child = config.tree.parent(from) == Some(self.rank);
+                let is_child = config.tree.parent(from) == Some(rank);
                 if !config.acknowledgments() || !is_child || self.acks_missing == 0 {
                     out.ignore("unexpected acknowledgment");
                 } else {
@@ -260,19 +287,19 @@ impl Automaton for CorrectedTreeNode {
                     .receive(config.rule(), now, from, &c, corrects, out);
                 if self.coloring == Coloring::Uncolored {
                     self.coloring = Coloring::Correction;
-                    self.value = Some(msg.value);
+                    self.value = msg.value;
                     if receipt == Receipt::Deliver {
                         self.deliver(msg.value, out);
                     }
                     if config.start == StartMode::Overlapped {
-                        self.next_child = Some(0);
+                        self.next_child = 0;
                     }
                 } else {
                     out.ignore("correction message: already colored");
                 }
                 if self.corrector.take_delivery() {
                     // The payload it holds (and forwards in SOS), not this message's.
-                    self.deliver(self.value.unwrap_or(msg.value), out);
+                    self.deliver(self.payload().unwrap_or(msg.value), out);
                 }
             }
             Body::Gossip { .. } => out.ignore("gossip message in a tree broadcast"),
@@ -287,7 +314,7 @@ impl Automaton for CorrectedTreeNode {
         _out: &mut Outbox<Msg>,
     ) {
         if id == CORRECTION_START {
-            self.start_reached = true;
+            self.set(START_REACHED);
         } else {
             self.corrector.on_timer(id);
         }
@@ -299,18 +326,17 @@ impl Automaton for CorrectedTreeNode {
     /// correction is done after its deliveries and, overlapped, its tree sends, except under
     /// failure-proof correction (SOS may still follow).
     fn is_done(&self, config: &Self::Config) -> bool {
-        if !self.delivered {
+        if !self.flag(DELIVERED) {
             return false;
         }
-        let tree_pending = self.next_child.is_some_and(|index| {
-            config
+        let tree_pending = self.next_child != NOT_FORWARDING
+            && config
                 .tree
-                .children(self.rank)
-                .nth(index as usize)
-                .is_some()
-        });
+                .children(self.rank())
+                .nth(self.next_child as usize)
+                .is_some();
         let ack_pending =
-            config.acknowledgments() && self.coloring == Coloring::Tree && !self.ack_sent;
+            config.acknowledgments() && self.coloring == Coloring::Tree && !self.flag(ACK_SENT);
         if tree_pending || ack_pending {
             return false;
         }
@@ -324,12 +350,14 @@ impl Automaton for CorrectedTreeNode {
     }
 
     fn on_send_slot(&mut self, config: &Self::Config, now: Time, out: &mut Outbox<Msg>) {
-        let Some(value) = self.value else { return };
+        let Some(value) = self.payload() else { return };
+        let rank = self.rank();
         // 1. Tree sends, in send order.
-        if let Some(index) = self.next_child {
-            match config.tree.children(self.rank).nth(index as usize) {
+        if self.next_child != NOT_FORWARDING {
+            let index = self.next_child;
+            match config.tree.children(rank).nth(index as usize) {
                 Some(child) => {
-                    self.next_child = Some(index + 1);
+                    self.next_child = index + 1;
                     out.send(
                         child,
                         Msg {
@@ -339,17 +367,17 @@ impl Automaton for CorrectedTreeNode {
                     );
                     return;
                 }
-                None => self.next_child = None,
+                None => self.next_child = NOT_FORWARDING,
             }
         }
         // 2. The acknowledgment to the parent (root: completion).
         if config.acknowledgments()
             && self.coloring == Coloring::Tree
-            && !self.ack_sent
+            && !self.flag(ACK_SENT)
             && self.acks_missing == 0
         {
-            self.ack_sent = true;
-            match config.tree.parent(self.rank) {
+            self.set(ACK_SENT);
+            match config.tree.parent(rank) {
                 Some(parent) => {
                     out.send(
                         parent,
@@ -367,7 +395,7 @@ impl Automaton for CorrectedTreeNode {
         if self.coloring == Coloring::Tree && self.tree_sends_done() && !self.corrector.has_begun()
         {
             let start = match config.start {
-                StartMode::Synchronized => self.start_reached,
+                StartMode::Synchronized => self.flag(START_REACHED),
                 StartMode::Overlapped => true,
             };
             if start {

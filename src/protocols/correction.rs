@@ -136,6 +136,10 @@ pub(crate) fn checked_next(reached: u32, nearest: Option<u32>) -> Option<u32> {
     }
 }
 
+/// [`Checked`]'s nearest distance on a side before any corrector was heard from there (distances
+/// are below `P ≤ u32::MAX`).
+const NOT_HEARD: u32 = u32::MAX;
+
 /// Opportunistic(d) state: only the sweep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -157,8 +161,9 @@ pub struct Optimized {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Checked {
     sweep: Sweep,
-    /// Distance of the nearest corrector heard from on each side.
-    nearest: [Option<u32>; 2],
+    /// Distance of the nearest corrector heard from on each side ([`NOT_HEARD`] before any: a
+    /// sentinel instead of `Option`, 8 bytes less per process).
+    nearest: [u32; 2],
 }
 
 /// Delayed correction state (CT §3.3).
@@ -263,7 +268,7 @@ impl Corrector {
             }),
             CorrectionKind::Checked => Correction::Checked(Checked {
                 sweep,
-                nearest: [None, None],
+                nearest: [NOT_HEARD, NOT_HEARD],
             }),
             CorrectionKind::Delayed { .. } => Correction::Delayed(Box::new(Delayed {
                 sweep,
@@ -294,6 +299,11 @@ impl Corrector {
             deliver_pending: false,
             state,
         }
+    }
+
+    /// The process this state belongs to.
+    pub fn rank(&self) -> Rank {
+        self.ring.me
     }
 
     /// Whether this process has begun correcting.
@@ -378,7 +388,7 @@ impl Corrector {
                 let side = toward.other();
                 let m = ring.distance(side, from);
                 let nearest = &mut c.nearest[side.index()];
-                *nearest = Some(nearest.map_or(m, |n| n.min(m)));
+                *nearest = (*nearest).min(m);
                 Receipt::Deliver
             }
             (Correction::Delayed(dl), CorrectionMsg::Ring { toward }) if begun => {
@@ -492,7 +502,8 @@ impl Corrector {
                 let nearest = c.nearest;
                 c.sweep
                     .pick(&ring, |side, reached| {
-                        checked_next(reached, nearest[side.index()])
+                        let n = nearest[side.index()];
+                        checked_next(reached, (n != NOT_HEARD).then_some(n))
                     })
                     .map(|(side, dist)| {
                         (

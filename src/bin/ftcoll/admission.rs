@@ -77,6 +77,18 @@ pub fn driver_need(procs: u64, trace: bool) -> u64 {
     BASELINE_BYTES.saturating_add(procs.saturating_mul(per))
 }
 
+/// The memory the fast path needs for points of `procs` processes on `threads` threads: its
+/// shared tables and a workspace per thread (measured: 25 B per process fault-free, 50 B at 4 %
+/// failed, one thread, docs/performance.md; peak while building the tables ≈ 32 B).
+pub fn fastpath_need(procs: u64, threads: u64) -> u64 {
+    BASELINE_BYTES.saturating_add(procs.saturating_mul(fastpath_bytes_per_proc(threads)))
+}
+
+/// Bytes per process of the fast path on `threads` threads (see [`fastpath_need`]).
+pub fn fastpath_bytes_per_proc(threads: u64) -> u64 {
+    48 + 64 * threads
+}
+
 /// The memory one FTCO run of `procs` processes needs.
 pub fn ftco_need(procs: u64, trace: bool) -> u64 {
     let per = FTCO_BYTES_PER_PROC + if trace { TRACE_BYTES_PER_PROC } else { 0 };

@@ -606,6 +606,7 @@ pub fn simulate(a: &SimulateArgs, flags: &FtcoFlags, out: &mut impl Write) -> Re
                     "FTCO's timeouts and KEEPALIVEs (--timeout-round-trip, --timeout-per-load)",
                 "--start" => "FTCO's expected arrival times",
                 "--first-side" => "no ring",
+                "--engine" => "one engine, the driver",
                 _ => "the single-port step model always",
             }
         ))

@@ -10,6 +10,7 @@ mod ftco_cmd;
 mod gossip_cmd;
 mod output;
 mod pap_cmd;
+mod plot_cmd;
 mod reproduce_cmd;
 mod simulate_cmd;
 mod sweep_cmd;
@@ -62,6 +63,8 @@ enum Command {
     PapSimulate(pap_cmd::PapArgs),
     /// Regenerate a paper's tables and figures (CSV, SVG) and a report beside the published numbers.
     Reproduce(reproduce_cmd::ReproduceArgs),
+    /// Draw two numeric columns of a CSV file as a line chart (SVG), one line per series.
+    Plot(plot_cmd::PlotArgs),
 }
 
 /// A user error: printed as one line on stderr, exit code 2.
@@ -116,6 +119,7 @@ fn main() -> ExitCode {
         Command::GossipPlan(a) => gossip_cmd::gossip_plan(a, &mut out),
         Command::PapSimulate(a) => pap_cmd::pap_simulate(a, &mut out),
         Command::Reproduce(a) => reproduce_cmd::reproduce(a, &mut out),
+        Command::Plot(a) => plot_cmd::plot(a, &mut out),
     };
     match result.and_then(|()| out.flush().map_err(Into::into)) {
         Ok(()) => ExitCode::SUCCESS,

@@ -404,7 +404,7 @@ struct Table1Row {
 }
 
 /// A series of a line chart: name, points `(x, y, low, high)`.
-struct Series {
+pub(crate) struct Series {
     name: String,
     points: Vec<(f64, f64, f64, f64)>,
     whiskers: bool,
@@ -414,7 +414,7 @@ struct Series {
 
 impl Series {
     /// A line through `(x, y)` points.
-    fn line(name: String, points: Vec<(f64, f64)>) -> Self {
+    pub(crate) fn line(name: String, points: Vec<(f64, f64)>) -> Self {
         Self {
             name,
             points: points.into_iter().map(|(x, y)| (x, y, y, y)).collect(),
@@ -424,8 +424,9 @@ impl Series {
     }
 }
 
+/// Draws `series` as a line chart into the SVG file `path`.
 #[allow(clippy::too_many_arguments)]
-fn chart(
+pub(crate) fn chart(
     path: &Path,
     title: &str,
     x_label: &str,

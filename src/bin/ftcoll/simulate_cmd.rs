@@ -4,6 +4,8 @@
 use std::io::Write;
 
 use clap::{Args, ValueEnum};
+use ftcoll::experiment::fast_path_applies_to;
+use ftcoll::fastpath::{SyncChecked, Workspace};
 use ftcoll::protocols::corrected_tree::{
     CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
 };
@@ -16,6 +18,7 @@ use ftcoll::{Rank, Time};
 use crate::admission;
 use crate::args;
 use crate::output::{csv_line, json_line, JsonCell, JsonObject};
+use crate::sweep_cmd::Engine;
 use crate::{CliError, UsageError};
 
 /// Parses `--correction`.
@@ -302,6 +305,11 @@ pub struct SimulateArgs {
     /// Write a Chrome trace (Perfetto) of the first run to this file.
     #[arg(long)]
     pub trace: Option<std::path::PathBuf>,
+    /// Simulator: auto (the exact fast path for synchronized checked correction under dual-port
+    /// LogP without crashes during the operation, arrivals or trace; the full driver otherwise)
+    /// or full (the driver for every run). Both print the same bytes.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub engine: Engine,
     /// FTCO's flags.
     #[command(flatten)]
     pub ftco: crate::ftco_cmd::FtcoFlags,
@@ -326,6 +334,7 @@ impl SimulateArgs {
             ("--start", self.start.is_some()),
             ("--first-side", self.first_side.is_some()),
             ("--model", self.model.is_some()),
+            ("--engine", self.engine != Engine::Auto),
         ]
         .into_iter()
         .find(|g| g.1)
@@ -474,8 +483,17 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
         crash_at: a.crash_at.0.clone(),
         arrivals: ArrivalSpec::None,
     };
+    // The fast path where it is exact (the same decision as `sweep --engine auto`).
+    let fast = a.engine == Engine::Auto
+        && a.trace.is_none()
+        && matches!(a.arrival, ArrivalArg::Spec(ArrivalSpec::None))
+        && fast_path_applies_to(correction, start, &spec);
     // Admission: one run at a time, so the need is one run's (and the trace's, if asked for).
-    let need = admission::driver_need(u64::from(procs), a.trace.is_some());
+    let need = if fast {
+        admission::fastpath_need(u64::from(procs), 1)
+    } else {
+        admission::driver_need(u64::from(procs), a.trace.is_some())
+    };
     admission::admit("--procs", &format!("a run of {procs} processes"), need)?;
     // An arrival file is read once P is admitted (P times of 8 bytes).
     let spec = scenario::ScenarioSpec {
@@ -527,7 +545,22 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
         // Long single runs: tick so the display shows life between run completions.
         bar.enable_steady_tick(std::time::Duration::from_millis(250));
     }
+    let mut fast = fast.then(|| {
+        (
+            SyncChecked::new(&config.tree, config.first_side),
+            Workspace::new(),
+        )
+    });
     for run in 0..a.runs {
+        if let Some((engine, ws)) = &mut fast {
+            let (faults, _) = spec.draw_failed(a.seed, run).map_err(scenario_error)?;
+            let metrics = engine
+                .run(ws, &faults)
+                .map_err(|e| UsageError(format!("simulation: {e}")))?;
+            printer.row(row_of(&fixed, run, deadline, &faults, &metrics), out)?;
+            bar.inc(1);
+            continue;
+        }
         let (mut scenario, faults) = spec.build(a.seed, run).map_err(scenario_error)?;
         scenario.trace = run == 0 && a.trace.is_some();
         let budget = driver::default_budget(procs);
@@ -556,17 +589,28 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
         }
         let metrics = RunMetrics::from_report(&report, deadline, faults.len() as u64);
         drop(report);
-        let faults: Vec<String> = faults.iter().map(u32::to_string).collect();
-        let mut row = fixed.to_vec();
-        row.extend([run.to_string(), deadline.to_string(), faults.join(" ")]);
-        // `faults` is already the list above; the metrics start after their own count.
-        row.extend(metrics.values()[1..].iter().map(u64::to_string));
-        printer.row(row, out)?;
+        printer.row(row_of(&fixed, run, deadline, &faults, &metrics), out)?;
         bar.inc(1);
     }
     printer.finish(out)?;
     bar.finish_and_clear();
     Ok(())
+}
+
+/// One output row: the fixed parameters, the run, the deadline, the failed ranks and the
+/// metrics after their count (`faults` is already the list).
+fn row_of(
+    fixed: &[String],
+    run: u64,
+    deadline: Time,
+    faults: &[Rank],
+    metrics: &RunMetrics,
+) -> Vec<String> {
+    let faults: Vec<String> = faults.iter().map(u32::to_string).collect();
+    let mut row = fixed.to_vec();
+    row.extend([run.to_string(), deadline.to_string(), faults.join(" ")]);
+    row.extend(metrics.values()[1..].iter().map(u64::to_string));
+    row
 }
 
 /// Writes rows as they come: JSON lines (`serde_json`), CSV (`csv`), or a table whose widths come from the first

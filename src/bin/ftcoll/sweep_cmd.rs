@@ -635,12 +635,11 @@ fn resume(
 const POINT_BYTES: u64 = 512;
 
 /// The memory one point's runs need on `threads` threads: the fast path's shared tables and a
-/// workspace per thread (measured: 25 B per process fault-free, 50 B at 4 % failed, one thread,
-/// docs/performance.md; peak while building the tables ≈ 32 B), or a full simulator per thread.
+/// workspace per thread ([`admission::fastpath_need`]), or a full simulator per thread.
 fn point_need(p: &Point, auto: bool, threads: u64) -> u64 {
     let procs = u64::from(p.procs);
     let per_proc = if auto && p.takes_fast_path() {
-        48 + 64 * threads
+        admission::fastpath_bytes_per_proc(threads)
     } else {
         admission::DRIVER_BYTES_PER_PROC * threads
     };
