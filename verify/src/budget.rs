@@ -142,7 +142,7 @@ impl core::fmt::Display for Stop {
     }
 }
 
-/// The limits of one check; `None` is unlimited.
+/// The limits of one check (`None` is unlimited) and the threads it may use.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Budget {
     /// At most this many unique states.
@@ -152,14 +152,22 @@ pub struct Budget {
     /// Bytes: the state cap `memory / bytes per state` ([`bytes_per_state`]), and the resident
     /// memory the process may reach while the check runs.
     pub memory: Option<u64>,
+    /// Worker threads of stateright's BFS; 0 and 1 mean one. One thread is deterministic (the
+    /// matrix and the tests use it). With more, a search that runs to its end still finds the
+    /// same unique states and the same verdicts, but which shortest path first reaches a
+    /// violation is a race between the threads, so a counterexample's trace (minimized the
+    /// same way afterwards) can differ from run to run, and a search every property has a
+    /// discovery for ends at a count that depends on the race.
+    pub threads: u32,
 }
 
 impl Budget {
-    /// No limit at all (the matrix).
+    /// No limit at all, one thread (the matrix).
     pub const UNLIMITED: Self = Self {
         max_states: None,
         timeout: None,
         memory: None,
+        threads: 1,
     };
 
     /// The effective state cap and the budget it comes from: the smaller of `max_states` and
@@ -383,9 +391,32 @@ pub fn parse_max_states(text: &str) -> Result<u64, String> {
     }
 }
 
+/// Most worker threads `--threads` accepts.
+pub const MAX_THREADS: u32 = 256;
+
+/// Parses `--threads`: a whole number in `1..=MAX_THREADS`.
+pub fn parse_threads(text: &str) -> Result<u32, String> {
+    let range = format!("allowed 1..={MAX_THREADS}");
+    match text.trim().parse::<u64>() {
+        Ok(n) if (1..=u64::from(MAX_THREADS)).contains(&n) => Ok(n as u32),
+        Ok(n) => Err(format!("{n} is out of range: {range}")),
+        Err(_) => Err(format!("'{text}' is not a whole number: {range}")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn threads_parse_within_range() {
+        assert_eq!(parse_threads("2"), Ok(2));
+        assert_eq!(parse_threads("256"), Ok(256));
+        for bad in ["0", "257", "-1", "two", ""] {
+            let err = parse_threads(bad).unwrap_err();
+            assert!(err.contains("allowed 1..=256"), "{bad}: {err}");
+        }
+    }
 
     #[test]
     fn sizes_parse_in_powers_of_1024() {
@@ -417,6 +448,7 @@ mod tests {
             max_states: Some(1000),
             timeout: None,
             memory: Some(100 * TIMED_BYTES_PER_STATE),
+            threads: 1,
         };
         assert_eq!(
             b.state_cap(TIMED_BYTES_PER_STATE),

@@ -523,7 +523,7 @@ where
 /// How often a budgeted search looks at the clock and the resident memory.
 const POLL: std::time::Duration = std::time::Duration::from_millis(10);
 
-/// Runs stateright's BFS (one thread) on `model` until it finishes or `budget` (whose state cap
+/// Runs stateright's BFS (on [`Budget::threads`] threads) on `model` until it finishes or `budget` (whose state cap
 /// is `cap`) halts it through `halt` (which `model` must share). The halt is left set: read its
 /// reason, then release it before rebuilding counterexample paths.
 fn run_budgeted<M>(
@@ -544,7 +544,8 @@ where
     if let Some((cap, by)) = cap {
         halt.cap(cap.saturating_sub(initial), by);
     }
-    let mut checker = model.checker().spawn_bfs();
+    let threads = budget.threads.max(1) as usize;
+    let mut checker = model.checker().threads(threads).spawn_bfs();
     let handles = checker.handles();
     if !budget.is_limited() && progress.is_none() {
         let mut ok = true;

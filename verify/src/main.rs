@@ -559,6 +559,9 @@ fn timeout(s: &str) -> Result<Duration, String> {
 fn memory_limit(s: &str) -> Result<u64, String> {
     budget::parse_memory_limit(s, budget::max_memory())
 }
+fn threads(s: &str) -> Result<u32, String> {
+    budget::parse_threads(s)
+}
 
 /// Budgets of `check` and `explore`.
 #[derive(Args, Debug)]
@@ -575,6 +578,11 @@ struct BudgetArgs {
     /// Default: half of MemAvailable.
     #[arg(long, value_name = "SIZE", value_parser = memory_limit, allow_hyphen_values = true)]
     memory_limit: Option<u64>,
+    /// Worker threads of the breadth-first search (1 to 256; default 1). Verdicts and state
+    /// counts do not depend on it; with more than one, a counterexample's trace may differ
+    /// between runs (whichever thread reaches a violation first). `explore` ignores it.
+    #[arg(long, value_name = "N", value_parser = threads, allow_hyphen_values = true)]
+    threads: Option<u32>,
 }
 
 impl BudgetArgs {
@@ -583,6 +591,7 @@ impl BudgetArgs {
             max_states: self.max_states,
             timeout: self.timeout,
             memory: Some(self.memory_limit.unwrap_or_else(budget::default_memory)),
+            threads: self.threads.unwrap_or(1),
         }
     }
 
