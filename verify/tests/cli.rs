@@ -363,6 +363,10 @@ fn bad_budgets_are_one_line_naming_the_flag() {
         ("--memory-limit", "1.5G"),
         ("--memory-limit", "-5M"),
         ("--memory-limit", "20000000T"),
+        ("--threads", "0"),
+        ("--threads", "257"),
+        ("--threads", "-2"),
+        ("--threads", "both"),
     ] {
         for command in ["check", "explore"] {
             let mut args = base.to_vec();
