@@ -12,6 +12,8 @@
 //! cargo run -p ftcoll-verify --release -- matrix --max-procs 8 --out docs/verification.md
 //! cargo run -p ftcoll-verify --release -- check --tree lame:2 --correction checked --procs 16 \
 //!     --crashes 15 --timing any --timeout 60 --memory-limit 4G --format text
+//! cargo run -p ftcoll-verify --release -- check --tree lame:2 --correction checked --procs 11 \
+//!     --crashes 2 --timing any --threads 2
 //! ```
 //!
 //! `check` and `explore` take budgets (`--max-states N`, `--timeout SECONDS`,
