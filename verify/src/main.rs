@@ -695,6 +695,48 @@ fn what(spec: &SpecArgs, t: TimingArg) -> String {
     )
 }
 
+/// Runs one budgeted check (`check` gets the budget and the progress callback) with the
+/// progress line on stderr, and turns its errors into the exits of the CLI: a budget the initial
+/// states cannot fit (`what`: the flags that chose the state space) or a topology error (about
+/// the flags `topology`) is bad input, exit 2; a checker panic exits 1.
+fn run_check(
+    args: &BudgetArgs,
+    what: &str,
+    topology: &str,
+    check: impl FnOnce(
+        &Budget,
+        Option<ftcoll_verify::Progress<'_>>,
+    ) -> Result<ftcoll_verify::CheckResult, CheckError>,
+) -> Result<ftcoll_verify::CheckResult, ExitCode> {
+    let budget = args.budget();
+    let mut shown = false;
+    let mut report = progress_reporter(&mut shown);
+    let progress = report
+        .as_mut()
+        .map(|r| r as &mut dyn FnMut(usize, Duration));
+    let checked = check(&budget, progress);
+    drop(report);
+    if shown {
+        eprint!("\r\x1b[K");
+    }
+    let usage = |message: String| {
+        eprintln!("error: {message}");
+        ExitCode::from(2)
+    };
+    checked.map_err(|e| match e {
+        CheckError::TooManyInitialStates {
+            initial,
+            needed,
+            by,
+        } => usage(args.too_small(initial, needed, by, what)),
+        CheckError::Topology(e) => usage(format!("{topology}: {e}")),
+        e @ CheckError::CheckerFailed => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    })
+}
+
 /// A progress reporter for stderr if it is a terminal: unique states, states/s and seconds,
 /// rewritten in place at most once a second. Sets `shown` once it printed.
 fn progress_reporter(shown: &mut bool) -> Option<impl FnMut(usize, Duration) + '_> {
@@ -871,49 +913,31 @@ fn main() -> ExitCode {
                 ModelArg::Timed => ModelKind::Timed,
                 ModelArg::Async => ModelKind::Async,
             };
-            let budget = a.budget.budget();
-            let mut shown = false;
-            let mut report = progress_reporter(&mut shown);
-            let progress = report
-                .as_mut()
-                .map(|r| r as &mut dyn FnMut(usize, Duration));
-            let checked = check_within(
-                &spec,
-                a.spec.crashes,
-                timing(a.timing),
-                model,
-                &budget,
-                progress,
-            );
-            drop(report);
-            if shown {
-                eprint!("\r\x1b[K");
-            }
-            let result = match checked {
-                Ok(r) => r,
-                Err(CheckError::TooManyInitialStates {
-                    initial,
-                    needed,
-                    by,
-                }) => {
-                    return usage(
-                        a.budget
-                            .too_small(initial, needed, by, &what(&a.spec, a.timing)),
+            let checked = run_check(
+                &a.budget,
+                &what(&a.spec, a.timing),
+                "--tree/--procs",
+                |budget, progress| {
+                    check_within(
+                        &spec,
+                        a.spec.crashes,
+                        timing(a.timing),
+                        model,
+                        budget,
+                        progress,
                     )
-                }
-                Err(CheckError::Topology(e)) => return usage(format!("--tree/--procs: {e}")),
-                Err(e @ CheckError::CheckerFailed) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::from(1);
-                }
-            };
-            print_result(
-                &result,
-                &spec.name(),
-                a.spec.crashes,
-                timing(a.timing),
-                a.format,
-            )
+                },
+            );
+            match checked {
+                Ok(result) => print_result(
+                    &result,
+                    &spec.name(),
+                    a.spec.crashes,
+                    timing(a.timing),
+                    a.format,
+                ),
+                Err(exit) => exit,
+            }
         }
         Command::Explore(a) => {
             let spec = match a.spec.spec() {
@@ -963,78 +987,43 @@ fn main() -> ExitCode {
                 Ok(s) => s,
                 Err(m) => return usage(m),
             };
-            let budget = a.budget.budget();
-            let mut shown = false;
-            let mut report = progress_reporter(&mut shown);
-            let progress = report
-                .as_mut()
-                .map(|r| r as &mut dyn FnMut(usize, Duration));
-            let checked = ftco::check(&spec, a.crashes, timing(a.timing), &budget, progress);
-            drop(report);
-            if shown {
-                eprint!("\r\x1b[K");
+            let what = format!(
+                "--procs {} --crashes {} --timing {}",
+                a.procs,
+                a.crashes,
+                timing(a.timing)
+            );
+            let checked = run_check(
+                &a.budget,
+                &what,
+                "--topology/--procs/-L",
+                |budget, progress| {
+                    ftco::check(&spec, a.crashes, timing(a.timing), budget, progress)
+                },
+            );
+            match checked {
+                Ok(result) => {
+                    print_result(&result, &spec.name(), a.crashes, timing(a.timing), a.format)
+                }
+                Err(exit) => exit,
             }
-            let result = match checked {
-                Ok(r) => r,
-                Err(CheckError::TooManyInitialStates {
-                    initial,
-                    needed,
-                    by,
-                }) => {
-                    let what = format!(
-                        "--procs {} --crashes {} --timing {}",
-                        a.procs,
-                        a.crashes,
-                        timing(a.timing)
-                    );
-                    return usage(a.budget.too_small(initial, needed, by, &what));
-                }
-                Err(CheckError::Topology(e)) => {
-                    return usage(format!("--topology/--procs/-L: {e}"))
-                }
-                Err(e @ CheckError::CheckerFailed) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::from(1);
-                }
-            };
-            print_result(&result, &spec.name(), a.crashes, timing(a.timing), a.format)
         }
         Command::Gossip(a) => {
             let (spec, crashes, timing) = match a.target() {
                 Ok(t) => t,
                 Err(m) => return usage(m),
             };
-            let budget = a.budget.budget();
-            let mut shown = false;
-            let mut report = progress_reporter(&mut shown);
-            let progress = report
-                .as_mut()
-                .map(|r| r as &mut dyn FnMut(usize, Duration));
-            let checked = gossip::check(&spec, crashes, timing, &budget, progress);
-            drop(report);
-            if shown {
-                eprint!("\r\x1b[K");
+            let what = format!(
+                "--procs {} --crashes {crashes} --timing {timing}",
+                spec.procs
+            );
+            let checked = run_check(&a.budget, &what, "--procs", |budget, progress| {
+                gossip::check(&spec, crashes, timing, budget, progress)
+            });
+            match checked {
+                Ok(result) => print_result(&result, &spec.name(), crashes, timing, a.format),
+                Err(exit) => exit,
             }
-            let result = match checked {
-                Ok(r) => r,
-                Err(CheckError::TooManyInitialStates {
-                    initial,
-                    needed,
-                    by,
-                }) => {
-                    let what = format!(
-                        "--procs {} --crashes {crashes} --timing {timing}",
-                        spec.procs
-                    );
-                    return usage(a.budget.too_small(initial, needed, by, &what));
-                }
-                Err(CheckError::Topology(e)) => return usage(format!("--procs: {e}")),
-                Err(e @ CheckError::CheckerFailed) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::from(1);
-                }
-            };
-            print_result(&result, &spec.name(), crashes, timing, a.format)
         }
         Command::Matrix(a) => match matrix::run(&a) {
             Ok(()) => ExitCode::SUCCESS,
