@@ -50,9 +50,17 @@ fn requests_beyond_the_memory_limit_are_refused_before_allocating() {
     assert_usage_error(&huge, "--procs");
     let out = ftcoll(&huge);
     let err = String::from_utf8_lossy(&out.stderr);
-    // (The fast path's estimate is hundreds of GiB; the driver's, terabytes.)
+    // (The fast path, which `simulate` takes here, estimates hundreds of GiB.)
     assert!(
         (err.contains("GiB") || err.contains("TiB")) && err.contains("above the limit"),
+        "{err}"
+    );
+    // The driver's estimate is terabytes.
+    let full = [&huge[..], &["--engine", "full"]].concat();
+    assert_usage_error(&full, "--procs");
+    let err = String::from_utf8_lossy(&ftcoll(&full).stderr).into_owned();
+    assert!(
+        err.contains("TiB") && err.contains("above the limit"),
         "{err}"
     );
     // --memory-limit lowers the limit and is named as its source.

@@ -266,8 +266,12 @@ fn bug_negative_fault_rate_names_the_flag() {
 /// is left uncolored and all 65536 processes correct.
 #[test]
 fn done_when_65536_processes() {
+    // `--engine full`: the driver itself at this size (`auto` would take the fast path, which
+    // `tests/fastpath.rs` compares with the driver at smaller P).
     let out = stdout_ok(&[
         "simulate",
+        "--engine",
+        "full",
         "--procs",
         "65536",
         "--tree",
@@ -482,5 +486,48 @@ fn auto_and_full_engines_print_the_same_bytes() {
             assert!(!auto.is_empty());
             assert_eq!(auto, run("full"), "{args:?} --format {format}");
         }
+    }
+}
+
+/// Issue 16 item 4, with an oracle outside both engines: the memory admission estimates the
+/// fast path at 64 MiB + 112 B per process and the driver at 64 MiB + 1,280 B per process
+/// (`src/bin/ftcoll/admission.rs`), so under `--memory-limit 512M` a run of 10^6 processes is
+/// admitted exactly when the fast path runs it: `auto` does for synchronized checked correction,
+/// `full` is refused naming `--procs`, and so is `auto` for a configuration only the driver runs.
+#[test]
+fn auto_takes_the_fast_path_and_full_the_driver() {
+    let run = |correction: &str, engine: &str| {
+        ftcoll(&[
+            "--memory-limit",
+            "512M",
+            "simulate",
+            "--procs",
+            "1000000",
+            "--tree",
+            "lame:2",
+            "--correction",
+            correction,
+            "--format",
+            "csv",
+            "--engine",
+            engine,
+        ])
+    };
+    let fast = run("checked", "auto");
+    assert!(
+        fast.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fast.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&fast.stdout).lines().count(), 2);
+    for (correction, engine) in [("checked", "full"), ("opportunistic:2", "auto")] {
+        let out = run(correction, engine);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{correction} {engine}: {err}");
+        assert!(
+            err.contains("--procs") && err.contains("above the limit"),
+            "{correction} {engine}: {err}"
+        );
+        assert!(out.stdout.is_empty());
     }
 }

@@ -3,8 +3,14 @@
 
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
 use ftcoll::topology::{LogP, Order, TreeKind};
+use std::sync::Mutex;
+use std::thread::ThreadId;
+
 use ftcoll_verify::budget::Budget;
-use ftcoll_verify::{check_within, CheckResult, CrashTiming, ModelKind, ProtocolSpec};
+use ftcoll_verify::timed::{TimedModel, TimedProperty};
+use ftcoll_verify::{
+    check_model, check_within, property, CheckResult, CrashTiming, ModelKind, ProtocolSpec,
+};
 
 fn spec(tree: TreeKind, correction: CorrectionSpec, start: StartMode, procs: u32) -> ProtocolSpec {
     ProtocolSpec {
@@ -49,8 +55,10 @@ fn two_threads_find_the_same_states_and_verdicts() {
             2,
             CrashTiming::Any,
             ModelKind::Timed,
+            vec![],
         ),
-        // Liveness violated (opportunistic:1 leaves a gap of two uncovered).
+        // Liveness violated: opportunistic:1 covers one process on each side, so two adjacent
+        // crashed tree parents leave a gap it cannot close.
         (
             spec(
                 TreeKind::Binomial,
@@ -61,6 +69,7 @@ fn two_threads_find_the_same_states_and_verdicts() {
             2,
             CrashTiming::Any,
             ModelKind::Timed,
+            vec![property::LIVENESS],
         ),
         (
             spec(
@@ -72,15 +81,55 @@ fn two_threads_find_the_same_states_and_verdicts() {
             1,
             CrashTiming::Any,
             ModelKind::Async,
+            vec![],
         ),
     ];
-    for (s, f, timing, model) in cases {
+    for (s, f, timing, model, expected) in cases {
         let one = run(&s, f, timing, model, 1);
         let two = run(&s, f, timing, model, 2);
+        assert_eq!(violated(&one), expected, "{s:?} f={f}");
         assert_eq!(two.states, one.states, "{s:?} f={f}");
         assert_eq!(violated(&two), violated(&one), "{s:?} f={f}");
         assert_eq!(two.reached, one.reached, "{s:?} f={f}");
     }
+}
+
+/// The threads of the BFS that evaluated a property (only this test's model records them).
+static SEEN: Mutex<Vec<ThreadId>> = Mutex::new(Vec::new());
+
+fn record_thread<A: ftcoll::automaton::Automaton>(
+    _: &TimedModel<A>,
+    _: &ftcoll_verify::timed::TimedState<A>,
+) -> bool {
+    let id = std::thread::current().id();
+    let mut seen = SEEN.lock().unwrap();
+    if !seen.contains(&id) {
+        seen.push(id);
+    }
+    false
+}
+
+/// `threads` is not ignored: with two, the states are checked on two threads.
+#[test]
+fn two_threads_do_the_work_on_two_threads() {
+    let s = spec(
+        TreeKind::Lame(2),
+        CorrectionSpec::Checked,
+        StartMode::Synchronized,
+        8,
+    );
+    let mut model = TimedModel::corrected_tree(&s, 2, CrashTiming::Any).unwrap();
+    model.properties.push(TimedProperty::sometimes(
+        "records the thread that checks each state",
+        record_thread,
+    ));
+    let budget = Budget {
+        threads: 2,
+        ..Budget::UNLIMITED
+    };
+    let result = check_model(model, &budget).unwrap();
+    assert!(result.states > 10_000);
+    assert_eq!(SEEN.lock().unwrap().len(), 2);
 }
 
 #[test]
@@ -91,8 +140,12 @@ fn one_thread_is_the_default_and_repeats_its_traces() {
         StartMode::Overlapped,
         9,
     );
-    assert_eq!(Budget::default().threads.max(1), Budget::UNLIMITED.threads);
+    // `Budget::default()` has `threads: 0`, which means one thread.
+    assert_eq!(Budget::default().threads, 0);
+    let zero = run(&s, 2, CrashTiming::Any, ModelKind::Timed, 0);
     let a = run(&s, 2, CrashTiming::Any, ModelKind::Timed, 1);
+    assert_eq!(zero.states, a.states);
+    assert_eq!(violated(&zero), violated(&a));
     let b = run(&s, 2, CrashTiming::Any, ModelKind::Timed, 1);
     assert!(!a.violations.is_empty());
     let traces = |r: &CheckResult| -> Vec<Vec<String>> {

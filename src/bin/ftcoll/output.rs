@@ -61,11 +61,17 @@ struct Number<'a>(&'a str);
 
 impl Serialize for Number<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // Only an integer written the canonical way takes the integer path (`"+5"` or `"007"`
+        // parse, but writing them as `5` or `7` would not keep the text).
         if let Ok(u) = self.0.parse::<u64>() {
-            return s.serialize_u64(u);
+            if u.to_string() == self.0 {
+                return s.serialize_u64(u);
+            }
         }
         if let Ok(i) = self.0.parse::<i64>() {
-            return s.serialize_i64(i);
+            if i.to_string() == self.0 {
+                return s.serialize_i64(i);
+            }
         }
         let raw = RawValue::from_string(self.0.to_owned()).map_err(S::Error::custom)?;
         // `RawValue` trims surrounding whitespace and accepts any JSON value: only a number,
@@ -150,7 +156,8 @@ mod tests {
     #[test]
     fn a_cell_that_is_not_a_json_number_is_an_error_not_output() {
         for bad in [
-            "", "NaN", "inf", "1,5", "true", "\"7\"", "[1]", "12 ", " 0.5", "0.5x",
+            "", "NaN", "inf", "1,5", "true", "\"7\"", "[1]", "12 ", " 0.5", "0.5x", "+5", "007",
+            "+0.5",
         ] {
             let object = JsonObject(vec![("x", JsonCell::Num(bad))]);
             assert!(json_line(&object).is_err(), "{bad:?} was accepted");

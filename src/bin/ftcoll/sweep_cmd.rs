@@ -839,7 +839,7 @@ fn sweep_ct(
         let stats = run_point(ready, a.seed, a.runs, &|n| bar.inc(n))
             .map_err(|e| UsageError(format!("point {i}: {e}")))?;
         let params = parameters(*i, p, a.runs, a.seed, ready);
-        let text = line(a.format, schema, &params, &stats.summary());
+        let text = line(a.format, schema, &params, &stats.summary())?;
         sink.line(&text, out)?;
     }
     bar.finish_and_clear();
@@ -907,7 +907,7 @@ fn sweep_ftco(
         params.extend(p.cells());
         params.extend([a.runs.to_string(), a.seed.to_string()]);
         params.extend(ready.derived());
-        let text = line(a.format, schema, &params, &stats.summary(ready.procs()));
+        let text = line(a.format, schema, &params, &stats.summary(ready.procs()))?;
         sink.line(&text, out)?;
     }
     bar.finish_and_clear();

@@ -486,12 +486,12 @@ pub fn csv_header(schema: &Schema) -> String {
 }
 
 /// One output line (without the newline) from its [`Schema::cells`] cells: a CSV record written
-/// by `csv`, or a JSON object written by `serde_json` (empty if a cell is not what its column
-/// holds, e.g. a statistic that is not a number: never for cells a sweep computes, and a line read
+/// by `csv`, or a JSON object written by `serde_json`. An error if a cell is not what its column
+/// holds, e.g. a statistic that is not a number (never for cells a sweep computes; a line read
 /// back that does not render to itself is rejected).
-fn render(format: SweepFormat, schema: &Schema, cells: &[String]) -> String {
+fn render(format: SweepFormat, schema: &Schema, cells: &[String]) -> std::io::Result<String> {
     match format {
-        SweepFormat::Csv => csv_line(cells).unwrap_or_default(),
+        SweepFormat::Csv => csv_line(cells),
         SweepFormat::Json => {
             let (params, stats) = cells.split_at(schema.parameters.len().min(cells.len()));
             let mut fields: Vec<(&str, JsonCell<'_>)> = schema
@@ -520,19 +520,19 @@ fn render(format: SweepFormat, schema: &Schema, cells: &[String]) -> String {
                 })
                 .collect();
             fields.push(("metrics", JsonCell::Object(JsonObject(metrics))));
-            json_line(&JsonObject(fields)).unwrap_or_default()
+            json_line(&JsonObject(fields))
         }
     }
 }
 
 /// One output line (without the newline): the parameter cells, then the statistics of every
-/// metric.
+/// metric; an error (never written as an empty line) if a cell does not fit its column.
 pub(super) fn line(
     format: SweepFormat,
     schema: &Schema,
     params: &[String],
     summary: &[[String; 8]],
-) -> String {
+) -> std::io::Result<String> {
     let mut cells = params.to_vec();
     for s in summary {
         cells.extend(s.iter().cloned());
@@ -1021,7 +1021,7 @@ fn parse_row(format: SweepFormat, line: &str, h: &Header) -> Result<(u64, Vec<St
             }
         }
     }
-    if render(format, schema, &cells) != line {
+    if render(format, schema, &cells).ok().as_deref() != Some(line) {
         return Err("the row is not as sweep writes it (reformatted?)".into());
     }
     Ok((point, derived))
