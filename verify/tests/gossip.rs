@@ -385,9 +385,13 @@ fn claim5_fails_with_f_plus_one_live_gnodes() {
 /// (their first runs shrank to these): FCG(1) on N = 6 with g-nodes {0, 1, 4, 5} (four ≥
 /// f² + f + 1 = 3), and FCG(2) on N = 11 with every process a g-node (the others' gossip all
 /// went to the root, whose receive port then queues the correction messages behind about 70
-/// gossip duplicates). In both, g-nodes' sweeps come back to themselves before they know f + 1
-/// g-nodes on that side, and line 28 enters SOS; every process still delivers. The FCG(1) case
-/// is not explained by queueing (no gossip after the root's) and is open (docs/verification-gossip.md).
+/// gossip duplicates). In both, a g-node's sweep comes back to itself before it knows f + 1
+/// g-nodes on that side, and line 28 enters SOS; every process still delivers. By hand, for
+/// FCG(1) (L = O = 1): rank 1 knows its left g-nodes 0 and 5 by t = 8, so line 24 starts its
+/// final round toward the right and line 25 has nothing to stop it at; it sends to 2, 3, 4, 5, 0
+/// at t = 9–13, and at t = 14 the next send would be to itself (line 28); its right g-nodes 4
+/// and 5 come only with rank 4's final round toward the left, which restarted at distance 1 and
+/// reaches rank 1 at t = 15, one step late (docs/verification-gossip.md).
 #[test]
 fn claim5_fails_fault_free_on_some_placements() {
     let logp = LogP::new(1, 1).unwrap();
