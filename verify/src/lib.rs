@@ -19,6 +19,9 @@
 //! Each is shown able to fail by a mutant in [`mutants`] (tests in `tests/mutants.rs`), and
 //! `sometimes` properties show the interesting states are reached.
 
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
 pub mod asynchronous;
 pub mod budget;
 pub mod corrected_tree;
