@@ -421,16 +421,33 @@ impl Prepared {
     }
 }
 
-/// One line of a chart.
-#[derive(Clone, Debug, PartialEq)]
+/// One series of a chart: a line through its points (the default), or its points alone
+/// ([`ChartSeries::scatter`]), optionally with whiskers (error bars).
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ChartSeries {
     /// Legend.
     pub name: String,
     /// `(x, y)` points.
     pub points: Vec<(f64, f64)>,
+    /// Whiskers: `(low, high)` of each point, in the order of `points` (empty: none). They
+    /// widen the y axis to fit.
+    pub whiskers: Vec<(f64, f64)>,
+    /// Points only, no line (e.g. every observed pair of two metrics).
+    pub scatter: bool,
 }
 
-/// A line chart for the caller to draw (the CLI writes SVG).
+impl ChartSeries {
+    /// A line through `points`, without whiskers.
+    pub fn line(name: impl Into<String>, points: Vec<(f64, f64)>) -> Self {
+        Self {
+            name: name.into(),
+            points,
+            ..Self::default()
+        }
+    }
+}
+
+/// A chart of lines (and scattered points) for the caller to draw (the CLI writes SVG).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Chart {
     /// File name without directory, e.g. `fig7_fault_free_latency.svg`.
@@ -441,7 +458,7 @@ pub struct Chart {
     pub x_label: String,
     /// Y axis label.
     pub y_label: String,
-    /// Lines.
+    /// Lines and point sets, drawn in order (colors follow the order).
     pub series: Vec<ChartSeries>,
     /// Logarithmic x axis.
     pub log_x: bool,

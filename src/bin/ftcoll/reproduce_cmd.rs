@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 use ftcoll::experiment::{
-    BatchPoint, Executor, Faults, Histogram, Job, Point, PointError, PointStats,
+    BatchPoint, ChartSeries, Executor, Faults, Histogram, Job, Point, PointError, PointStats,
 };
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
 use ftcoll::protocols::Side;
@@ -267,17 +267,12 @@ pub(crate) fn write_outputs(
         write_file(&dir.join(file), text)?;
     }
     for c in &result.charts {
-        let series: Vec<Series> = c
-            .series
-            .iter()
-            .map(|s| Series::line(s.name.clone(), s.points.clone()))
-            .collect();
         chart(
             &dir.join(&c.file),
             &c.title,
             &c.x_label,
             &c.y_label,
-            &series,
+            &c.series,
             c.log_x,
             c.log_y,
         )?;
@@ -403,42 +398,35 @@ struct Table1Row {
     lscc_max: u64,
 }
 
-/// A series of a line chart: name, points `(x, y, low, high)`.
-pub(crate) struct Series {
-    name: String,
-    points: Vec<(f64, f64, f64, f64)>,
-    whiskers: bool,
-    /// Points only, no line.
-    scatter: bool,
+/// The points of `s` as `(x, y, low, high)`: its whiskers, or `low = high = y` without.
+fn with_whiskers(s: &ChartSeries) -> Vec<(f64, f64, f64, f64)> {
+    s.points
+        .iter()
+        .enumerate()
+        .map(|(i, &(x, y))| {
+            let (low, high) = s.whiskers.get(i).copied().unwrap_or((y, y));
+            (x, y, low, high)
+        })
+        .collect()
 }
 
-impl Series {
-    /// A line through `(x, y)` points.
-    pub(crate) fn line(name: String, points: Vec<(f64, f64)>) -> Self {
-        Self {
-            name,
-            points: points.into_iter().map(|(x, y)| (x, y, y, y)).collect(),
-            whiskers: false,
-            scatter: false,
-        }
-    }
-}
-
-/// Draws `series` as a line chart into the SVG file `path`.
+/// Draws `series` (lines, or points alone for a scatter series, each with its whiskers if it
+/// has any) into the SVG file `path`: the one renderer of every chart the CLI writes.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn chart(
     path: &Path,
     title: &str,
     x_label: &str,
     y_label: &str,
-    series: &[Series],
+    series: &[ChartSeries],
     log_x: bool,
     log_y: bool,
 ) -> Result<(), CliError> {
     let err = |e: &dyn std::fmt::Display| -> CliError {
         UsageError(format!("--output: plotting {}: {e}", path.display())).into()
     };
-    let all: Vec<&(f64, f64, f64, f64)> = series.iter().flat_map(|s| &s.points).collect();
+    let points: Vec<Vec<(f64, f64, f64, f64)>> = series.iter().map(with_whiskers).collect();
+    let all: Vec<&(f64, f64, f64, f64)> = points.iter().flatten().collect();
     let min = |f: fn(&(f64, f64, f64, f64)) -> f64| {
         all.iter().map(|p| f(p)).fold(f64::INFINITY, f64::min)
     };
@@ -489,7 +477,7 @@ pub(crate) fn chart(
                 .y_desc(y_label)
                 .draw()
                 .map_err(|e| err(&e))?;
-            for (k, s) in series.iter().enumerate() {
+            for (k, (s, points)) in series.iter().zip(&points).enumerate() {
                 let color = palette[k % palette.len()];
                 if s.scatter {
                     chart
@@ -520,9 +508,9 @@ pub(crate) fn chart(
                         )
                         .map_err(|e| err(&e))?;
                 }
-                if s.whiskers {
+                if !s.whiskers.is_empty() {
                     chart
-                        .draw_series(s.points.iter().map(|p| {
+                        .draw_series(points.iter().map(|p| {
                             ErrorBar::new_vertical(p.0, p.2, p.1, p.3, color.stroke_width(1), 6)
                         }))
                         .map_err(|e| err(&e))?;
@@ -698,8 +686,8 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
         ),
     ];
     let mut csv: Vec<FaultFreeRow> = Vec::new();
-    let mut fig6: Vec<Series> = Vec::new();
-    let mut fig7: Vec<Series> = Vec::new();
+    let mut fig6: Vec<ChartSeries> = Vec::new();
+    let mut fig7: Vec<ChartSeries> = Vec::new();
     let mut checked_corr_per_proc: Vec<f64> = Vec::new();
     for tree in trees() {
         for (name, correction, start) in variants {
@@ -733,8 +721,8 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
                 s6.push((f64::from(procs), per));
                 s7.push((f64::from(procs), q));
             }
-            fig6.push(Series::line(format!("{tree}, {name}"), s6));
-            fig7.push(Series::line(format!("{tree}, {name}"), s7));
+            fig6.push(ChartSeries::line(format!("{tree}, {name}"), s6));
+            fig7.push(ChartSeries::line(format!("{tree}, {name}"), s7));
         }
     }
     write_file(&dir.join("fig6_fig7_fault_free.csv"), &csv_text(&csv)?)?;
@@ -854,16 +842,16 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
             by_fraction.entry(k).or_default().merge(&stats);
             all.merge(&stats);
         }
-        fig8.push(Series {
+        fig8.push(ChartSeries {
             name: tree.to_string(),
-            points: s8,
-            whiskers: true,
+            points: s8.iter().map(|p| (p.0, p.1)).collect(),
+            whiskers: s8.iter().map(|p| (p.2, p.3)).collect(),
             scatter: false,
         });
-        fig9.push(Series {
+        fig9.push(ChartSeries {
             name: tree.to_string(),
-            points: s9,
-            whiskers: true,
+            points: s9.iter().map(|p| (p.0, p.1)).collect(),
+            whiskers: s9.iter().map(|p| (p.2, p.3)).collect(),
             scatter: false,
         });
         fig10.insert(tree.to_string(), all);
@@ -901,13 +889,13 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
                 correction_latency: c,
                 runs: n,
             });
-            pts.push((g as f64, c as f64, c as f64, c as f64));
+            pts.push((g as f64, c as f64));
             gmax_top = gmax_top.max(g);
         }
-        series.push(Series {
+        series.push(ChartSeries {
             name: tree.clone(),
             points: pts,
-            whiskers: false,
+            whiskers: Vec::new(),
             scatter: true,
         });
     }
@@ -915,12 +903,9 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
     let lff = (4 * O + L + (L / O) * O) as f64;
     let bounds = |f: &dyn Fn(f64) -> f64| (0..=gmax_top).map(|g| (g as f64, f(g as f64))).collect();
     let mut lines = vec![
-        Series::line(
-            "Lemma 3 lower: L_FF + g·o".into(),
-            bounds(&|g| lff + g * O as f64),
-        ),
-        Series::line(
-            "Lemma 3 upper: L_FF + (2g+1)·o".into(),
+        ChartSeries::line("Lemma 3 lower: L_FF + g·o", bounds(&|g| lff + g * O as f64)),
+        ChartSeries::line(
+            "Lemma 3 upper: L_FF + (2g+1)·o",
             bounds(&|g| lff + (2.0 * g + 1.0) * O as f64),
         ),
     ];
@@ -964,7 +949,7 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
                 }
                 pts.push((f * 100.0, c.mean()));
             }
-            fig1.push(Series::line(format!("{order}, P = {procs}"), pts));
+            fig1.push(ChartSeries::line(format!("{order}, P = {procs}"), pts));
         }
     }
     write_file(
@@ -1142,7 +1127,7 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
     Ok(())
 }
 
-fn chart_fig10(path: &Path, series: &[Series]) -> Result<(), CliError> {
+fn chart_fig10(path: &Path, series: &[ChartSeries]) -> Result<(), CliError> {
     chart(
         path,
         "CT Fig. 10: g_max vs correction time (every observed pair)",
