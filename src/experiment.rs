@@ -8,6 +8,7 @@
 //! other point runs the full simulator.
 
 pub mod cg;
+pub mod ct;
 pub mod ftco;
 pub mod pap;
 
@@ -260,8 +261,9 @@ pub struct Prepared {
 #[derive(Clone, Debug, PartialEq)]
 pub struct PointError(pub String);
 
-/// A point of a reproduction whose runs can be cut into independent chunks (CG's and FTCO's
-/// points): what an [`Executor`] needs to run a batch in any order and merge the results.
+/// A point of a reproduction whose runs can be cut into independent chunks (CT's [`Prepared`]
+/// points, CG's and FTCO's points): what an [`Executor`] needs to run a batch in any order and
+/// merge the results.
 pub trait BatchPoint: Sync {
     /// The exact statistics of some runs; merging is order-independent.
     type Stats: Clone + Default + Send;
@@ -379,6 +381,33 @@ pub fn fast_path_applies_to(
         && matches!(spec.arrivals, ArrivalSpec::None)
 }
 
+/// A prepared point runs its chunks with a fresh [`Workspace`] each (64 runs to a chunk), its
+/// cost being `P` (CT's points, [`ct::reproduce`]).
+impl BatchPoint for Prepared {
+    type Stats = PointStats;
+
+    fn cost(&self) -> u64 {
+        u64::from(self.spec.procs)
+    }
+
+    fn run_many(&self, seed: u64, first: u64, runs: u64) -> Result<PointStats, PointError> {
+        let mut ws = Workspace::new();
+        let mut stats = PointStats::default();
+        for run in first..first + runs {
+            stats.add(&self.run(seed, run, &mut ws)?);
+        }
+        Ok(stats)
+    }
+
+    fn merge(into: &mut PointStats, other: &PointStats) {
+        into.merge(other);
+    }
+
+    fn chunk_runs(&self) -> u64 {
+        64
+    }
+}
+
 impl Prepared {
     /// The tree's fault-free deadline.
     pub fn deadline(&self) -> Time {
@@ -421,16 +450,33 @@ impl Prepared {
     }
 }
 
-/// One line of a chart.
-#[derive(Clone, Debug, PartialEq)]
+/// One series of a chart: a line through its points (the default), or its points alone
+/// ([`ChartSeries::scatter`]), optionally with whiskers (error bars).
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ChartSeries {
     /// Legend.
     pub name: String,
     /// `(x, y)` points.
     pub points: Vec<(f64, f64)>,
+    /// Whiskers: `(low, high)` of each point, in the order of `points` (empty: none). They
+    /// widen the y axis to fit.
+    pub whiskers: Vec<(f64, f64)>,
+    /// Points only, no line (e.g. every observed pair of two metrics).
+    pub scatter: bool,
 }
 
-/// A line chart for the caller to draw (the CLI writes SVG).
+impl ChartSeries {
+    /// A line through `points`, without whiskers.
+    pub fn line(name: impl Into<String>, points: Vec<(f64, f64)>) -> Self {
+        Self {
+            name: name.into(),
+            points,
+            ..Self::default()
+        }
+    }
+}
+
+/// A chart of lines (and scattered points) for the caller to draw (the CLI writes SVG).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Chart {
     /// File name without directory, e.g. `fig7_fault_free_latency.svg`.
@@ -441,7 +487,7 @@ pub struct Chart {
     pub x_label: String,
     /// Y axis label.
     pub y_label: String,
-    /// Lines.
+    /// Lines and point sets, drawn in order (colors follow the order).
     pub series: Vec<ChartSeries>,
     /// Logarithmic x axis.
     pub log_x: bool,
@@ -449,12 +495,12 @@ pub struct Chart {
     pub log_y: bool,
 }
 
-/// What a paper's `reproduce` gives ([`ftco::reproduce`], [`cg::reproduce`],
+/// What a paper's `reproduce` gives ([`ct::reproduce`], [`ftco::reproduce`], [`cg::reproduce`],
 /// [`pap::reproduce`]): the report and every data file, for the caller to write.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Output {
-    /// The report (`ftco.md`, `cg.md`, `pap.md`), without the closing line on run time (the
-    /// caller measures it).
+    /// The report (`ct.md`, `ftco.md`, `cg.md`, `pap.md`), without the closing line on run time
+    /// (the caller measures it).
     pub markdown: String,
     /// `(file name, CSV text)`, written beside the charts.
     pub csv: Vec<(String, String)>,

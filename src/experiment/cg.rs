@@ -905,18 +905,12 @@ pub fn reproduce(
             x_label: "T (steps)".into(),
             y_label: "total time (steps)".into(),
             series: vec![
-                ChartSeries {
-                    name: format!("simulated max of {} runs", scale.fig35_runs),
-                    points: sim_series,
-                },
-                ChartSeries {
-                    name: "analytical (plan.rs)".into(),
-                    points: model_series,
-                },
-                ChartSeries {
-                    name: "simulated max coloring latency".into(),
-                    points: color_series,
-                },
+                ChartSeries::line(
+                    format!("simulated max of {} runs", scale.fig35_runs),
+                    sim_series,
+                ),
+                ChartSeries::line("analytical (plan.rs)", model_series),
+                ChartSeries::line("simulated max coloring latency", color_series),
             ],
             log_x: false,
             log_y: false,
@@ -1000,14 +994,11 @@ pub fn reproduce(
         x_label: "t (steps)".into(),
         y_label: "g-nodes".into(),
         series: vec![
-            ChartSeries {
-                name: format!("simulated GOS, mean of {} runs", scale.fig1_runs),
-                points: sim_series,
-            },
-            ChartSeries {
-                name: "Lemma 1 c(t)".into(),
-                points: lemma_series,
-            },
+            ChartSeries::line(
+                format!("simulated GOS, mean of {} runs", scale.fig1_runs),
+                sim_series,
+            ),
+            ChartSeries::line("Lemma 1 c(t)", lemma_series),
         ],
         log_x: false,
         log_y: false,
@@ -1110,10 +1101,7 @@ fn fig7(
         );
         let mut series: Vec<ChartSeries> = protocols
             .iter()
-            .map(|p| ChartSeries {
-                name: p.paper_name().into(),
-                points: Vec::new(),
-            })
+            .map(|p| ChartSeries::line(p.paper_name(), Vec::new()))
             .collect();
         for ((procs, protocol, point), s) in points.iter().zip(&stats) {
             let median = s.latency.percentile(0.5);

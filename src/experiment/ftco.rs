@@ -1016,19 +1016,16 @@ fn fig7(ctx: &mut Ctx<'_>, scale: &Scale, out: &mut Output) -> Result<(), PointE
                 }
             );
         }
-        series.push(ChartSeries {
-            name: format!("{} single-root k-nomial", name(collective)),
-            points: single_pts,
-        });
-        series.push(ChartSeries {
-            name: format!("{} multi-root k-nomial", name(collective)),
-            points: multi_pts,
-        });
+        series.push(ChartSeries::line(
+            format!("{} single-root k-nomial", name(collective)),
+            single_pts,
+        ));
+        series.push(ChartSeries::line(
+            format!("{} multi-root k-nomial", name(collective)),
+            multi_pts,
+        ));
         if collective == Collective::Bcast {
-            series.push(ChartSeries {
-                name: "bcast optimal tree".into(),
-                points: optimal_pts,
-            });
+            series.push(ChartSeries::line("bcast optimal tree", optimal_pts));
         }
     }
     let _ = writeln!(
@@ -1089,10 +1086,7 @@ fn fig8_9(ctx: &mut Ctx<'_>, scale: &Scale, out: &mut Output) -> Result<(), Poin
     let mut lat_series: Vec<ChartSeries> = scale
         .fig8_inactive
         .iter()
-        .map(|n| ChartSeries {
-            name: format!("{n} inactive"),
-            points: Vec::new(),
-        })
+        .map(|n| ChartSeries::line(format!("{n} inactive"), Vec::new()))
         .collect();
     let mut work_series = lat_series.clone();
     let mut decreasing = (0u32, 0u32);
@@ -1313,10 +1307,7 @@ fn fig10(ctx: &mut Ctx<'_>, scale: &Scale, out: &mut Output) -> Result<(), Point
             means.push((inactive, runtime, lat.mean()));
         }
         let _ = writeln!(md, "{row}");
-        series.push(ChartSeries {
-            name: format!("{inactive} inactive"),
-            points,
-        });
+        series.push(ChartSeries::line(format!("{inactive} inactive"), points));
     }
     let mean_of = |i: u32, r: u32| {
         means

@@ -814,12 +814,14 @@ pub fn reproduce(
                     series: labels
                         .iter()
                         .enumerate()
-                        .map(|(i, l)| ChartSeries {
-                            name: (*l).into(),
-                            points: points
-                                .iter()
-                                .map(|(j, st)| (j.x() as f64, st[i].mean_elapsed(procs)))
-                                .collect(),
+                        .map(|(i, l)| {
+                            ChartSeries::line(
+                                *l,
+                                points
+                                    .iter()
+                                    .map(|(j, st)| (j.x() as f64, st[i].mean_elapsed(procs)))
+                                    .collect(),
+                            )
                         })
                         .collect(),
                     log_x: true,

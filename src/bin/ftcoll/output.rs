@@ -114,19 +114,6 @@ fn csv_io(e: csv::Error) -> std::io::Error {
     }
 }
 
-/// The CSV text of these rows: a header of the row type's field names (its serde names), then
-/// one record per row, each ending in `\n`.
-pub fn csv_text<T: Serialize>(rows: &[T]) -> std::io::Result<String> {
-    let mut w = csv::WriterBuilder::new()
-        .terminator(csv::Terminator::Any(b'\n'))
-        .from_writer(Vec::new());
-    for row in rows {
-        w.serialize(row).map_err(csv_io)?;
-    }
-    let bytes = w.into_inner().map_err(|e| e.into_error())?;
-    String::from_utf8(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,17 +158,5 @@ mod tests {
             csv_line(["x,y", "say \"hi\""]).unwrap(),
             "\"x,y\",\"say \"\"hi\"\"\""
         );
-    }
-
-    #[test]
-    fn csv_text_has_a_header_of_serde_names() {
-        #[derive(Serialize)]
-        struct Row {
-            #[serde(rename = "p99.9")]
-            p: u64,
-            name: &'static str,
-        }
-        let rows = [Row { p: 1, name: "a" }, Row { p: 2, name: "b c" }];
-        assert_eq!(csv_text(&rows).unwrap(), "p99.9,name\n1,a\n2,b c\n");
     }
 }

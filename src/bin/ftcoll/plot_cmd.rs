@@ -7,8 +7,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::reproduce_cmd::{chart, Series};
+use crate::reproduce_cmd::chart;
 use crate::{CliError, UsageError};
+use ftcoll::experiment::ChartSeries;
 
 /// `ftcoll plot`.
 #[derive(Args, Debug)]
@@ -101,11 +102,11 @@ pub fn plot(a: PlotArgs, out: &mut impl Write) -> Result<(), CliError> {
         }
         points.entry(name).or_default().push(point);
     }
-    let lines: Vec<Series> = order
+    let lines: Vec<ChartSeries> = order
         .into_iter()
         .map(|name| {
             let p = points.remove(&name).unwrap_or_default();
-            Series::line(name, p)
+            ChartSeries::line(name, p)
         })
         .collect();
     let title = a
