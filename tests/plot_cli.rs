@@ -49,5 +49,22 @@ fn draws_one_line_per_series_and_refuses_bad_columns() {
         ],
         "input",
     );
+    // A value near f64::MAX is refused by name (padding the axis would overflow; plotters
+    // would not return on an infinite axis).
+    let huge = dir.join("huge.csv");
+    std::fs::write(&huge, "procs,wall_s\n1024,1.5e308\n2048,1\n").unwrap();
+    let huge_s = huge.to_str().unwrap();
+    for log in [&[][..], &["--log-y"][..]] {
+        let mut args = vec![
+            "plot", huge_s, "--x", "procs", "--y", "wall_s", "--output", svg_s,
+        ];
+        args.extend_from_slice(log);
+        assert_usage_error(&args, "--y");
+    }
+    // Negative values get room below 0 on a linear axis.
+    std::fs::write(&huge, "procs,delta\n1,-5\n2,3\n").unwrap();
+    stdout(&[
+        "plot", huge_s, "--x", "procs", "--y", "delta", "--output", svg_s,
+    ]);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -47,6 +47,9 @@ pub struct PlotArgs {
 
 /// Reads the CSV and draws the chart: lines in the order their names first appear, points in
 /// file order; a point with a value `<= 0` on a logarithmic axis is left out (and counted).
+/// The largest magnitude a plotted value may have (the axes pad their range).
+const MAX_MAGNITUDE: f64 = 1e307;
+
 pub fn plot(a: PlotArgs, out: &mut impl Write) -> Result<(), CliError> {
     let input = a.input.display().to_string();
     let mut reader = csv::Reader::from_path(&a.input)
@@ -77,7 +80,8 @@ pub fn plot(a: PlotArgs, out: &mut impl Write) -> Result<(), CliError> {
         let record = record.map_err(|e| UsageError(format!("input: {input}: {e}")))?;
         let number = |c: usize, flag: &str| -> Result<f64, UsageError> {
             let cell = record.get(c).unwrap_or("");
-            cell.trim()
+            let value = cell
+                .trim()
                 .parse::<f64>()
                 .ok()
                 .filter(|v| v.is_finite())
@@ -85,7 +89,14 @@ pub fn plot(a: PlotArgs, out: &mut impl Write) -> Result<(), CliError> {
                     UsageError(format!(
                         "{flag}: '{cell}' on line {line} of {input} is not a number"
                     ))
-                })
+                })?;
+            // The axis pads its range by 30 %, which must stay finite.
+            if value.abs() > MAX_MAGNITUDE {
+                return Err(UsageError(format!(
+                    "{flag}: {cell} on line {line} of {input} is out of range: allowed -1e307..=1e307"
+                )));
+            }
+            Ok(value)
         };
         let point = (number(x, "--x")?, number(y, "--y")?);
         if (a.log_x && point.0 <= 0.0) || (a.log_y && point.1 <= 0.0) {

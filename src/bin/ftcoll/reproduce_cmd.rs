@@ -268,10 +268,23 @@ pub(crate) fn chart(
         (x0, x1) = (x0 - pad, x1 + pad);
     }
     if log_y {
-        (y0, y1) = ((y0 / 1.3).max(1e-3), y1 * 1.3);
+        // A logarithmic axis holds only positive values (`plot` leaves the others out); the
+        // floor only stands in when there is none.
+        let low = y0 / 1.3;
+        (y0, y1) = (if low > 0.0 { low } else { 1e-3 }, y1 * 1.3);
     } else {
         let pad = (y1 - y0).max(1.0) * 0.08;
-        (y0, y1) = ((y0 - pad).max(0.0), y1 + pad);
+        // Down to 0 for non-negative data; below it only when some value is negative.
+        let low = y0 - pad;
+        (y0, y1) = (if y0 >= 0.0 { low.max(0.0) } else { low }, y1 + pad);
+    }
+    // Values near f64::MAX overflow the padding; plotters would loop on an infinite axis.
+    if ![x0, x1, y0, y1].iter().all(|v| v.is_finite()) {
+        return Err(UsageError(format!(
+            "--output: plotting {}: a value is too large for the axis: allowed magnitudes up to 1e307",
+            path.display()
+        ))
+        .into());
     }
     let root = SVGBackend::new(path, (800, 520)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
