@@ -199,6 +199,12 @@ mod tests {
                 for _ in 0..rng.below(6) {
                     let _ = queue.pop(now);
                 }
+                // Events created during the instant: into a list already sorted for applying
+                // (the `ranked` insert path) as well as into unsorted ones.
+                for _ in 0..rng.below(6) {
+                    let class = rng.below(CLASSES as u64) as usize;
+                    queue.push(now, class, rng.below(9) as Rank, rng.below(4));
+                }
             }
             let mut expected = DefaultHasher::new();
             queue.strict.hash(&mut expected);
