@@ -1221,46 +1221,112 @@ fn table7_notes(rows: &[Table7Row], stats: &[CgStats]) -> Result<String, PointEr
             gos.coloring.mean()
         );
     }
-    let ccg34 = lemma1_gossip_messages(&model, 34);
-    let ccg36 = lemma1_gossip_messages(&model, 36);
+    let logp = table7_logp();
+    let (l, o) = (logp.latency(), logp.overhead());
+    let log2p = u64::from(TABLE7_PROCS.ilog2());
+    let paper = |name: &str, fhat: u32| {
+        published::TABLE7
+            .iter()
+            .find(|r| r.0 == name && r.1 == fhat)
+            .copied()
+            .ok_or_else(|| PointError(format!("no published Table 7 row {name} f̂ = {fhat}")))
+    };
+    // The model's T of a row, and its mean statistics.
+    let t_of = |p: CgProtocol, fhat: u32| find(p, fhat, "model").map_or(0, |(t, _)| t);
+    let mean = |p: CgProtocol, fhat: u32, f: fn(&CgStats) -> f64| {
+        find(p, fhat, "model").map_or(f64::NAN, |(_, s)| f(s))
+    };
+    let work = |s: &CgStats| s.work.mean();
+    let off_by =
+        |ours: f64, published: u64| 100.0 * (ours - published as f64).abs() / published as f64;
+    let (ccg0, ccg3, fcg0, fcg3) = (
+        paper("CCG", 0)?,
+        paper("CCG", 3)?,
+        paper("FCG", 0)?,
+        paper("FCG", 3)?,
+    );
+    let ccg_t = t_of(CgProtocol::Ccg, 0);
+    let ccg_model = lemma1_gossip_messages(&model, ccg_t);
+    let ccg_paper = lemma1_gossip_messages(&model, ccg0.2);
     let correction = find(CgProtocol::Ccg, 0, "model").map_or(0.0, |(_, s)| s.phase_mean(1));
+    let gos_off = off_by(mean(CgProtocol::Gos, 0, work), paper("GOS", 0)?.4);
+    let ocg_off = off_by(mean(CgProtocol::Ocg, 0, work), paper("OCG", 0)?.4);
+    let ccg_t3 = t_of(CgProtocol::Ccg, 3);
+    let ccg_ts = if ccg_t3 == ccg_t {
+        format!("{ccg_t} with n = {TABLE7_PROCS} and {}", TABLE7_PROCS - 3)
+    } else {
+        format!(
+            "{ccg_t} with n = {TABLE7_PROCS} and {ccg_t3} with n = {}",
+            TABLE7_PROCS - 3
+        )
+    };
+    let fcg_t3 = t_of(CgProtocol::Fcg(1), 3);
+    let big_model = (2 * o + l) * log2p + o * log2p;
+    let big_work0 = mean(CgProtocol::Big, 0, work);
+    let big_work3 = mean(CgProtocol::Big, 3, work);
+    let bfb_model = plan::bfb_latency(TABLE7_PROCS, logp);
+    let bfb_d = crate::protocols::gossip::bfb::BfbTimeout::for_procs(TABLE7_PROCS, logp).per_level;
+    let (bfb0, bfb3) = (paper("BFB", 0)?, paper("BFB", 3)?);
     let _ = writeln!(
         md,
         "- *Work of CCG and FCG.* By Lemma 1 alone the gossip phase sends \
-         `Σ_(k<T) c(k)` = {ccg34:.0} messages at T = 34 and {ccg36:.0} at T = 36 (we measure \
-         the same, column *dissemination*), more than the paper's whole CCG work (19,057 and \
-         16,952), so the paper's CCG and FCG work cannot include the gossip phase as both \
+         `Σ_(k<T) c(k)` = {ccg_model:.0} messages at T = {ccg_t} and {ccg_paper:.0} at T = {} \
+         (we measure the same, column *dissemination*), more than the paper's whole CCG work \
+         ({} and {}), so the paper's CCG and FCG work cannot include the gossip phase as both \
          its text and ours define it. Our CCG correction phase alone ({correction:.0}) is close \
          to the paper's CCG figure; FCG's correction (three kinds of messages, f = 1) is not \
-         close to 23,153. We have no reading of the paper that gives both; the gossip and \
+         close to {}. We have no reading of the paper that gives both; the gossip and \
          correction counts are reported separately so either reading can be compared. \
-         GOS's work agrees with the paper within 0.1 %, OCG's within about 10 %.\n\
-         - *CCG's T at f̂ = 0.* The model's `T_opt + O` is 34 with n = 4096 and 4093; the \
-         paper's 36 at f̂ = 0 was chosen by simulation (\"for CCG and FCG, we aim to minimize \
-         the latency\", §IV.A), so the row at the paper's T = 36 is run too.\n\
-         - *FCG's T at f̂ = 3.* With n = 4093 the model's Eq. 5 minimizer moves to 34 \
-         (`T + O` = 35); the paper kept 37, also run.\n\
+         GOS's mean work differs from the paper's by {gos_off:.2} %, OCG's by {ocg_off:.0} %.\n\
+         - *CCG's T at f̂ = 0.* The model's `T_opt + O` is {ccg_ts}; the \
+         paper's {} at f̂ = 0 was chosen by simulation (\"for CCG and FCG, we aim to minimize \
+         the latency\", §IV.A), so the row at the paper's T = {} is run too.\n\
+         - *FCG's T at f̂ = 3.* With n = {} the model's Eq. 5 minimizer is {} \
+         (`T + O` = {fcg_t3}; {} at f̂ = 0); the paper kept {}, also run.\n\
          - *Inconsistency and run count.* The paper averages 10⁶ runs per row; ours fewer \
          (above). Means of latency and work are tight at this count (their spread over runs \
          is a few steps and a few hundred messages, see the CSV's max columns); an \
          inconsistency of the paper's order (10⁻⁶ of the processes: a few runs in 10⁶ \
          missing one process) cannot be resolved: 0 % here means no run missed a process, \
          which bounds the per-run probability only to about 3/runs (95 % confidence).\n\
-         - *BIG.* The paper models BIG, `(2O + L)·log₂ P + O·log₂ P` = 60 (the last process \
-         receives log₂ P messages more than in a binomial tree); our simulated BIG colors \
-         every process by 48 (the binomial tree) and ends at 63 fault-free: the last-colored \
-         process still *sends* its 12 messages, which the formula omits \
-         (`src/protocols/gossip/big.rs`). Work is P·log₂ P = 49,152 fault-free, as the \
-         table; the 3 failed processes of f̂ = 3 send nothing, 36 fewer.\n\
-         - *BFB.* Fault-free ours is the model exactly, 96 (`2(2O + L)·log₂ N`), and its work \
-         8,190 = 2(N − 1) counts the ACKs, which the table's 4,096 does not (one message per \
-         process and attempt). With faults ours is far above the paper's 144 and 8,192: the \
-         paper *modelled* BFB analytically (about one restart), while our BFB must *detect* \
-         every failure by a timeout (no oracle): a parent suspects a child only after \
-         `(h + 1)·D`, `D = 2(2O + L + qO)` = 32 steps per level of the child's subtree \
-         (`src/protocols/gossip/bfb.rs`), and every detection restarts the whole operation, \
-         so f̂ = 3 costs up to three timeouts and three restarts (work: up to four attempts' DATA and \
-         ACKs)."
+         - *BIG.* The paper models BIG, `(2O + L)·log₂ P + O·log₂ P` = {big_model} (the last \
+         process receives log₂ P messages more than in a binomial tree); our simulated BIG \
+         colors every process by {:.0} on average (the binomial tree) and ends at {:.0} \
+         fault-free: the last-colored process still *sends* its {log2p} messages, which the \
+         formula omits (`src/protocols/gossip/big.rs`). Its mean work is {big_work0:.0} \
+         fault-free (P·log₂ P = {}); the 3 failed processes of f̂ = 3 send nothing, \
+         {:.0} fewer.\n\
+         - *BFB.* Fault-free ours averages {:.1} against the model's `2(2O + L)·log₂ N` = \
+         {bfb_model}, and its work {:.0} (2(N − 1) = {}) counts the ACKs, which the table's \
+         {} does not (one message per process and attempt). With faults ours ({:.1}, {:.0}) \
+         is far above the paper's {} and {}: the paper *modelled* BFB analytically (about one \
+         restart), while our BFB must *detect* every failure by a timeout (no oracle): a parent \
+         suspects a child only after `(h + 1)·D`, `D = 2(2O + L + qO)` = {bfb_d} steps per \
+         level of the child's subtree (`src/protocols/gossip/bfb.rs`), and every detection \
+         restarts the whole operation, so f̂ = 3 costs up to three timeouts and three restarts \
+         (work: up to four attempts' DATA and ACKs).",
+        ccg0.2,
+        ccg0.4,
+        ccg3.4,
+        fcg0.4,
+        ccg0.2,
+        ccg0.2,
+        TABLE7_PROCS - 3,
+        fcg_t3.saturating_sub(o),
+        t_of(CgProtocol::Fcg(1), 0),
+        fcg3.2,
+        mean(CgProtocol::Big, 0, |s| s.coloring.mean()),
+        mean(CgProtocol::Big, 0, |s| s.latency.mean()),
+        u64::from(TABLE7_PROCS) * log2p,
+        big_work0 - big_work3,
+        mean(CgProtocol::Bfb, 0, |s| s.latency.mean()),
+        mean(CgProtocol::Bfb, 0, work),
+        2 * (u64::from(TABLE7_PROCS) - 1),
+        bfb0.4,
+        mean(CgProtocol::Bfb, 3, |s| s.latency.mean()),
+        mean(CgProtocol::Bfb, 3, work),
+        bfb3.3,
+        bfb3.4,
     );
     Ok(md)
 }
