@@ -230,15 +230,21 @@ fn gossip_section() {
         normalize(regions.gossip.trim_end()),
         "{STALE} (Corrected Gossip)"
     );
-    let written = files(&traces);
-    assert_eq!(written, links(&text), "traces written vs linked");
+    assert_traces_committed(&traces, &text);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The trace files a regeneration wrote into `traces` are exactly the ones `text` links to,
+/// each byte for byte the committed `docs/traces/` file.
+fn assert_traces_committed(traces: &Path, text: &str) {
+    let written = files(traces);
+    assert_eq!(written, links(text), "traces written vs linked");
     for file in &written {
         let fresh = std::fs::read(traces.join(file)).unwrap();
         let old = std::fs::read(docs().join("traces").join(file))
             .unwrap_or_else(|e| panic!("docs/traces/{file}: {e}; {STALE}"));
         assert!(fresh == old, "docs/traces/{file} is stale; {STALE}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `traces/NAME` links in `text`.
@@ -348,14 +354,7 @@ fn check_part(name: &str) {
         rendered.states
     );
     // The traces this part writes: exactly the ones its lines link to, as committed.
-    let written = files(&traces);
-    assert_eq!(written, links(&rendered.text), "traces written vs linked");
-    for file in &written {
-        let fresh = std::fs::read(traces.join(file)).unwrap();
-        let old = std::fs::read(docs().join("traces").join(file))
-            .unwrap_or_else(|e| panic!("docs/traces/{file}: {e}; {STALE}"));
-        assert!(fresh == old, "docs/traces/{file} is stale; {STALE}");
-    }
+    assert_traces_committed(&traces, &rendered.text);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
