@@ -125,6 +125,18 @@ fn point(
     }
 }
 
+/// Synchronized checked correction, the setting of Table 1 and Fig. 1b, 8–10 (CT §4.2–4.3).
+fn checked_sync(procs: u32, tree: TreeKind, order: Order, faults: Faults) -> Point {
+    point(
+        procs,
+        tree,
+        order,
+        checked(),
+        StartMode::Synchronized,
+        faults,
+    )
+}
+
 fn checked() -> CorrectionSpec {
     CorrectionSpec::Checked
 }
@@ -320,14 +332,7 @@ pub fn reproduce(
     let mut lemma = String::from("| L | o | published `L_SCC^FF = 4o + L + ⌊L/o⌋o` | ours | difference | published `M_SCC = 3 + ⌊L/o⌋` | ours | difference |\n|---|---|---|---|---|---|---|---|\n");
     let mut csv = String::from("L,o,published_latency,latency,published_messages,messages\n");
     for (l, o) in [(2u64, 1u64), (1, 1), (4, 1), (4, 2), (3, 2), (5, 2)] {
-        let mut p = point(
-            4096,
-            TreeKind::Lame(2),
-            Order::Interleaved,
-            checked(),
-            StartMode::Synchronized,
-            Faults::None,
-        );
+        let mut p = checked_sync(4096, TreeKind::Lame(2), Order::Interleaved, Faults::None);
         p.latency = l;
         p.overhead = o;
         let stats = runner.run(&p, 1, &format!("Lemma 2 L={l} o={o}"))?;
@@ -360,14 +365,7 @@ pub fn reproduce(
         let (mut s8, mut s9) = (ChartSeries::default(), ChartSeries::default());
         let mut all = PointStats::default();
         for (k, &f) in FRACTIONS.iter().enumerate() {
-            let p = point(
-                procs,
-                tree,
-                Order::Interleaved,
-                checked(),
-                StartMode::Synchronized,
-                Faults::Fraction(f),
-            );
+            let p = checked_sync(procs, tree, Order::Interleaved, Faults::Fraction(f));
             let stats = runner.run(
                 &p,
                 scale.table_runs,
@@ -477,14 +475,7 @@ pub fn reproduce(
         for order in [Order::Interleaved, Order::InOrder] {
             let mut pts = Vec::new();
             for &f in &FIG1_FRACTIONS {
-                let p = point(
-                    procs,
-                    TreeKind::Binomial,
-                    order,
-                    checked(),
-                    StartMode::Synchronized,
-                    Faults::Fraction(f),
-                );
+                let p = checked_sync(procs, TreeKind::Binomial, order, Faults::Fraction(f));
                 let stats = runner.run(
                     &p,
                     scale.fig1_runs,
