@@ -355,8 +355,8 @@ pub trait Automaton: Clone + Eq + Hash + Debug {
     /// driver may then stop serving it (drop its later messages, end its thread).
     ///
     /// `false` means "not known to be done", so the default, `false`, is always correct;
-    /// protocols that can tell override it. It does not change any run: the drivers here never
-    /// call it.
+    /// protocols that can tell override it. It does not change any run: the LogP and PAP
+    /// drivers never call it; `ftcoll-verify`'s model checker reads it to check the promise.
     fn is_done(&self, _config: &Self::Config) -> bool {
         false
     }

@@ -3,7 +3,7 @@
 # `serde_report` depends on ftcoll (path, features = ["serde"]) and round-trips a report through
 # JSON; `own_automaton` depends on ftcoll-verify and checks its own automaton. They share one
 # target directory (`target/outside`). Not part of `cargo test --workspace` (a cold build of
-# stateright and both crates takes minutes); run by hand or in CI's second step.
+# stateright and both crates takes minutes) and not run by `.ci/run`: run it by hand.
 set -euo pipefail
 cd "$(dirname "$0")"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$(cd ../.. && pwd)/target/outside}"

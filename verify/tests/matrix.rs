@@ -108,9 +108,9 @@ macro_rules! parts {
 
 // Sized from single-thread times (issue 11): the slowest part takes about 25 s alone on one
 // core; failproof:1 is split by tree and order, the asynchronous optimized:2 cells (one of about
-// 20 s) stand alone. The parts of more than a million states (10 M of the 15 M states, about
+// 20 s) stand alone. The parts of more than a million states (13.7 M of the 20.5 M states, about
 // two thirds of the time) are `ignore`d in `cargo test --workspace` so the README's test command
-// stays under 5 minutes; `.ci/run` runs them as its second step
+// stays at about 3 minutes once built; `.ci/run` runs them as its second step
 // (`cargo test -p ftcoll-verify --all-features --test matrix -- --ignored`), so no check is
 // dropped from CI.
 parts! {
