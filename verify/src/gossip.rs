@@ -287,7 +287,7 @@ fn gossip_colors_all<A: GossipProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> 
 }
 
 fn some_sos<A: GossipProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
-    (0..m.procs).any(|r| s.sim.automaton(r).is_some_and(|a| a.corrector().in_sos()))
+    entered_sos(m.procs, s)
 }
 
 /// The timed model of `spec` for automaton `A` (the real one, or a mutant wrapping it) with
@@ -732,8 +732,9 @@ pub fn run_placed(
             }
             continue;
         }
-        if let Err(e) = state.sim.step(&model.config) {
-            state.error = Some(e);
+        // The model's one stepping function (driver errors, the stop rule's bookkeeping).
+        model.step(&mut state);
+        if state.error.is_some() {
             break;
         }
     }
