@@ -31,10 +31,12 @@ use super::{
     Chart, ChartSeries, Executor, Faults, Histogram, Job, Output, Point, PointError, PointStats,
     Prepared,
 };
-use crate::protocols::corrected_tree::{CorrectionSpec, StartMode};
+use crate::protocols::corrected_tree::{
+    corollary1_messages, lemma2_latency, CorrectionSpec, StartMode,
+};
 use crate::protocols::Side;
 use crate::sim::PortModel;
-use crate::topology::{Order, TreeKind};
+use crate::topology::{LogP, Order, TreeKind};
 
 /// CT §4: `L = 2`.
 const L: u64 = 2;
@@ -338,7 +340,11 @@ pub fn reproduce(
         let stats = runner.run(&p, 1, &format!("Lemma 2 L={l} o={o}"))?;
         let lat = hist(&stats, "correction_latency").mean();
         let msgs = hist(&stats, "messages_correction").mean() / 4096.0;
-        let (pl, pm) = ((4 * o + l + (l / o) * o) as f64, (3 + l / o) as f64);
+        let logp = LogP::new(l, o).map_err(|e| PointError(format!("Lemma 2: {e}")))?;
+        let (pl, pm) = (
+            lemma2_latency(logp) as f64,
+            corollary1_messages(logp) as f64,
+        );
         let _ = writeln!(
             lemma,
             "| {l} | {o} | {pl} | {lat} | {} | {pm} | {msgs} | {} |",
@@ -445,7 +451,7 @@ pub fn reproduce(
         });
     }
     out.csv.push(("fig10_gmax_vs_correction.csv".into(), csv));
-    let lff = (4 * O + L + (L / O) * O) as f64;
+    let lff = lemma2_latency(LogP::new(L, O).map_err(|e| PointError(format!("{e}")))?) as f64;
     let bounds = |f: &dyn Fn(f64) -> f64| (0..=gmax_top).map(|g| (g as f64, f(g as f64))).collect();
     let mut series = vec![
         ChartSeries::line("Lemma 3 lower: L_FF + g·o", bounds(&|g| lff + g * O as f64)),

@@ -57,6 +57,21 @@ pub struct CorrectedTreeConfig {
     pub correction_start: Time,
 }
 
+/// CT Lemma 2's fault-free duration of synchronized checked correction, as printed:
+/// `L_FF = 4o + L + ⌊L/o⌋·o` (the paper's claim, which `ftcoll-verify` and `reproduce ct`
+/// compare simulated runs with).
+pub fn lemma2_latency(logp: LogP) -> Time {
+    let (l, o) = (logp.latency(), logp.overhead().max(1));
+    4 * o + l + (l / o) * o
+}
+
+/// CT Corollary 1's fault-free correction messages per process of synchronized checked
+/// correction, as printed: `3 + ⌊L/o⌋`.
+pub fn corollary1_messages(logp: LogP) -> u64 {
+    let (l, o) = (logp.latency(), logp.overhead().max(1));
+    3 + l / o
+}
+
 impl CorrectedTreeConfig {
     /// Whether this is the tree with acknowledgments ([`CorrectionSpec::Ack`], CT §4.1).
     pub fn acknowledgments(&self) -> bool {

@@ -112,14 +112,12 @@ fn lo<A: Automaton>(m: &TimedModel<A>) -> (u64, u64) {
 
 /// CT Lemma 2's `L_FF = 4o + L + ⌊L/o⌋·o`, as printed.
 fn lemma2_latency<A: Automaton>(m: &TimedModel<A>) -> u64 {
-    let (l, o) = lo(m);
-    4 * o + l + (l / o) * o
+    ftcoll::protocols::corrected_tree::lemma2_latency(m.logp)
 }
 
 /// CT Corollary 1's `3 + ⌊L/o⌋`, as printed.
 fn corollary1_messages<A: Automaton>(m: &TimedModel<A>) -> u64 {
-    let (l, o) = lo(m);
-    3 + l / o
+    ftcoll::protocols::corrected_tree::corollary1_messages(m.logp)
 }
 
 /// A fault-free corrector sends at every slot until both neighbours' first messages arrived:
