@@ -1222,8 +1222,9 @@ fn table7_notes(rows: &[Table7Row], stats: &[CgStats]) -> Result<String, PointEr
         );
     }
     let logp = table7_logp();
-    let (l, o) = (logp.latency(), logp.overhead());
-    let log2p = u64::from(TABLE7_PROCS.ilog2());
+    let o = logp.overhead();
+    // Messages each BIG process sends (P·⌈log₂ P⌉ in all, `plan::big_work`).
+    let log2p = plan::big_work(TABLE7_PROCS) / u64::from(TABLE7_PROCS);
     let paper = |name: &str, fhat: u32| {
         published::TABLE7
             .iter()
@@ -1251,17 +1252,25 @@ fn table7_notes(rows: &[Table7Row], stats: &[CgStats]) -> Result<String, PointEr
     let correction = find(CgProtocol::Ccg, 0, "model").map_or(0.0, |(_, s)| s.phase_mean(1));
     let gos_off = off_by(mean(CgProtocol::Gos, 0, work), paper("GOS", 0)?.4);
     let ocg_off = off_by(mean(CgProtocol::Ocg, 0, work), paper("OCG", 0)?.4);
+    // n at f̂ = 3: the processes left after the row's failures before the operation.
+    let n3 = rows
+        .iter()
+        .find(|r| r.protocol == CgProtocol::Ccg && r.fhat == 3)
+        .map_or(TABLE7_PROCS, |r| match r.point.spec.faults {
+            FaultSpec::Count(k) => TABLE7_PROCS.saturating_sub(k),
+            _ => TABLE7_PROCS,
+        });
     let ccg_t3 = t_of(CgProtocol::Ccg, 3);
     let ccg_ts = if ccg_t3 == ccg_t {
-        format!("{ccg_t} with n = {TABLE7_PROCS} and {}", TABLE7_PROCS - 3)
+        format!("{ccg_t} with n = {TABLE7_PROCS} and {n3}")
     } else {
         format!(
             "{ccg_t} with n = {TABLE7_PROCS} and {ccg_t3} with n = {}",
-            TABLE7_PROCS - 3
+            n3
         )
     };
     let fcg_t3 = t_of(CgProtocol::Fcg(1), 3);
-    let big_model = (2 * o + l) * log2p + o * log2p;
+    let big_model = plan::big_latency(TABLE7_PROCS, logp);
     let big_work0 = mean(CgProtocol::Big, 0, work);
     let big_work3 = mean(CgProtocol::Big, 3, work);
     let bfb_model = plan::bfb_latency(TABLE7_PROCS, logp);
@@ -1311,13 +1320,13 @@ fn table7_notes(rows: &[Table7Row], stats: &[CgStats]) -> Result<String, PointEr
         fcg0.4,
         ccg0.2,
         ccg0.2,
-        TABLE7_PROCS - 3,
+        n3,
         fcg_t3.saturating_sub(o),
         t_of(CgProtocol::Fcg(1), 0),
         fcg3.2,
         mean(CgProtocol::Big, 0, |s| s.coloring.mean()),
         mean(CgProtocol::Big, 0, |s| s.latency.mean()),
-        u64::from(TABLE7_PROCS) * log2p,
+        plan::big_work(TABLE7_PROCS),
         big_work0 - big_work3,
         mean(CgProtocol::Bfb, 0, |s| s.latency.mean()),
         mean(CgProtocol::Bfb, 0, work),
