@@ -79,6 +79,8 @@ fn every_variant_keeps_the_stop_rule() {
             logp: ftcoll::topology::LogP::default(),
         };
         let result = check(&spec, 1, CrashTiming::Any, ModelKind::Timed).unwrap();
+        // Decided, not merely absent: the property is one of the model's columns.
+        assert!(result.properties.contains(&property::STOPPED_SILENT));
         assert!(
             result.holds(property::STOPPED_SILENT),
             "{correction} {start}: {:?}",
