@@ -959,13 +959,41 @@ where
     fn new(config: &FtcoConfig<R>, rank: Rank) -> Self {
         let topology = &config.topology;
         let multi = topology.roots() > 1;
-        let (up, mut down): (Vec<Rank>, Vec<Rank>) = match config.collective {
-            Collective::Allreduce => (topology.up(rank).collect(), Vec::new()),
-            _ if rank == 0 => (Vec::new(), (1..topology.roots()).collect()),
-            _ if multi && topology.is_root(rank) => (alloc::vec![0], Vec::new()),
-            _ => (topology.parent(rank).into_iter().collect(), Vec::new()),
+        // `f_timeout(rank, x)` for each neighbour, with this rank's degree computed once.
+        let degree = config.degree(rank);
+        let peer = |x: Rank| {
+            let timeout =
+                config
+                    .timeout
+                    .timeout(degree, config.degree(x), config.distance(rank, x));
+            Peer::new(x, true, timeout)
         };
-        down.extend(topology.children(rank));
+        // Exact capacities: one allocation each, no spare room (`collect` on these iterators
+        // would reserve 4 peers for 1; there are 64 K nodes per run).
+        let mut up: Vec<Peer<R::Value>> = Vec::new();
+        match config.collective {
+            Collective::Allreduce => {
+                let ups = topology.up(rank);
+                up.reserve_exact(ups.len());
+                up.extend(ups.map(peer));
+            }
+            _ if rank == 0 => {}
+            _ if multi && topology.is_root(rank) => up = alloc::vec![peer(0)],
+            _ => {
+                if let Some(parent) = topology.parent(rank) {
+                    up = alloc::vec![peer(parent)];
+                }
+            }
+        }
+        let other_roots = match config.collective {
+            Collective::Allreduce => 0..0,
+            _ if rank == 0 => 1..topology.roots(),
+            _ => 0..0,
+        };
+        let mut down: Vec<Peer<R::Value>> =
+            Vec::with_capacity(other_roots.len() + topology.child_count(rank) as usize);
+        down.extend(other_roots.map(peer));
+        down.extend(topology.children(rank).map(peer));
         let (gather_eta, mut result_eta) = schedule::etas(
             topology,
             config.collective,
@@ -992,14 +1020,8 @@ where
         Self {
             rank,
             mine: (config.initial)(rank),
-            up: up
-                .into_iter()
-                .map(|r| Peer::new(r, true, config.f_timeout(rank, r)))
-                .collect(),
-            down: down
-                .into_iter()
-                .map(|r| Peer::new(r, true, config.f_timeout(rank, r)))
-                .collect(),
+            up,
+            down,
             group: Vec::new(),
             in_group: false,
             suspected: Vec::new(),
