@@ -47,26 +47,58 @@ impl Bucket {
 
 /// Pending events by instant.
 ///
-/// (Keeping emptied buckets for their lists' capacity was tried: no measurable speed, and up to
-/// 130 MiB more peak memory at P = 2^20, since a spare bucket holds an instant's worth of
-/// capacity.)
-#[derive(Clone, Debug, Default)]
+/// The instant being applied is taken out of the map (`active`), so that applying its events and
+/// adding events to it search nothing; emptied buckets are kept (`spare`, at most [`SPARES`],
+/// lists of at most [`SPARE_CAPACITY`] entries) so that a new instant's lists do not grow from
+/// nothing. (Keeping every emptied bucket with its whole capacity was tried before: up to 130 MiB
+/// more peak memory at P = 2^20, since a bucket can hold an instant's worth of capacity; these
+/// bounds keep the spares under 1 MiB.)
+#[derive(Debug, Default)]
 pub(crate) struct Queue {
+    /// The instant `pop` is applying, out of `buckets`.
+    active: Option<(Time, Bucket)>,
     buckets: BTreeMap<Time, Bucket>,
+    /// Emptied buckets, their lists cleared, to be reused.
+    spare: Vec<Bucket>,
     /// Sort every class by rank (tracing).
     strict: bool,
+}
+
+/// Emptied buckets kept for reuse.
+const SPARES: usize = 8;
+/// A list longer than this is freed, not kept, when its bucket is emptied.
+const SPARE_CAPACITY: usize = 1 << 10;
+
+impl Clone for Queue {
+    /// The pending events only: spares are a cache.
+    fn clone(&self) -> Self {
+        Self {
+            active: self.active.clone(),
+            buckets: self.buckets.clone(),
+            spare: Vec::new(),
+            strict: self.strict,
+        }
+    }
 }
 
 impl Queue {
     pub(crate) fn new(strict: bool) -> Self {
         Self {
-            buckets: BTreeMap::new(),
             strict,
+            ..Self::default()
         }
     }
 
     pub(crate) fn push(&mut self, time: Time, class: usize, rank: Rank, data: u64) {
-        let bucket = self.buckets.entry(time).or_default();
+        let bucket = match &mut self.active {
+            Some((at, bucket)) if *at == time => bucket,
+            _ => {
+                let spare = &mut self.spare;
+                self.buckets
+                    .entry(time)
+                    .or_insert_with(|| spare.pop().unwrap_or_default())
+            }
+        };
         let list = &mut bucket.lists[class];
         if bucket.ranked[class] {
             // An event for a list already being applied: keep the pending part in order.
@@ -80,7 +112,11 @@ impl Queue {
 
     /// The earliest pending instant.
     pub(crate) fn next_time(&self) -> Option<Time> {
-        self.buckets.keys().next().copied()
+        let first = self.buckets.keys().next().copied();
+        match &self.active {
+            Some((at, bucket)) if !bucket.is_empty() => Some(first.map_or(*at, |f| f.min(*at))),
+            _ => first,
+        }
     }
 
     /// The next event of instant `now`: the lowest class first, within it by rank (polls, or
@@ -103,7 +139,13 @@ impl Queue {
     /// The lowest class of instant `now` with pending events, its pending part put in the order
     /// it is applied in (sorted by rank, stably, for polls or when strict).
     fn current(&mut self, now: Time) -> Option<(usize, &mut Bucket)> {
-        let bucket = self.buckets.get_mut(&now)?;
+        if self.active.as_ref().is_none_or(|(at, _)| *at != now) {
+            let bucket = self.buckets.remove(&now)?;
+            if let Some((at, old)) = self.active.replace((now, bucket)) {
+                self.stash(at, old);
+            }
+        }
+        let (_, bucket) = self.active.as_mut()?;
         let class = (0..CLASSES).find(|&c| bucket.cursor[c] < bucket.lists[c].len())?;
         if !bucket.ranked[class] && (self.strict || class == POLL_CLASS) {
             let c = bucket.cursor[class];
@@ -115,15 +157,62 @@ impl Queue {
 
     /// Drops the bucket of `now` once it is empty.
     pub(crate) fn finish(&mut self, now: Time) {
-        if self.buckets.get(&now).is_some_and(Bucket::is_empty) {
-            self.buckets.remove(&now);
+        match self.active.take() {
+            Some((at, bucket)) if at == now && bucket.is_empty() => self.recycle(bucket),
+            Some((at, bucket)) => self.stash(at, bucket),
+            None => {}
         }
+        if self.buckets.get(&now).is_some_and(Bucket::is_empty) {
+            if let Some(bucket) = self.buckets.remove(&now) {
+                self.recycle(bucket);
+            }
+        }
+    }
+
+    /// Puts a bucket taken out for applying back into the map (an instant left unfinished).
+    fn stash(&mut self, at: Time, bucket: Bucket) {
+        if bucket.is_empty() {
+            self.recycle(bucket);
+        } else {
+            self.buckets.insert(at, bucket);
+        }
+    }
+
+    /// Keeps an emptied bucket's lists for a later instant, within the spare bounds.
+    fn recycle(&mut self, mut bucket: Bucket) {
+        if self.spare.len() >= SPARES {
+            return;
+        }
+        for list in &mut bucket.lists {
+            if list.capacity() > SPARE_CAPACITY {
+                *list = Vec::new();
+            } else {
+                list.clear();
+            }
+        }
+        bucket.cursor = [0; CLASSES];
+        bucket.ranked = [false; CLASSES];
+        self.spare.push(bucket);
+    }
+
+    /// Every bucket with its instant, in time order.
+    fn in_order(&self) -> impl Iterator<Item = (Time, &Bucket)> {
+        let active = self.active.as_ref().map(|(at, b)| (*at, b));
+        let before = self
+            .buckets
+            .range(..active.map_or(0, |(at, _)| at))
+            .map(|(&t, b)| (t, b));
+        let after = self
+            .buckets
+            .range(active.map_or(0, |(at, _)| at)..)
+            .map(|(&t, b)| (t, b));
+        before.chain(active).chain(after)
     }
 
     /// Every pending event in the canonical order: `(time, class, rank)`, stable.
     fn canonical(&self) -> Vec<(Time, usize, Rank, u64)> {
         let mut all = Vec::new();
-        for (&time, bucket) in &self.buckets {
+        for (time, bucket) in self.in_order() {
             for class in 0..CLASSES {
                 let mut list: Vec<Entry> = bucket.pending(class).to_vec();
                 list.sort_by_key(|e| e.0);
@@ -150,14 +239,13 @@ impl Hash for Queue {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.strict.hash(state);
         let total: usize = self
-            .buckets
-            .values()
-            .map(|b| (0..CLASSES).map(|c| b.pending(c).len()).sum::<usize>())
+            .in_order()
+            .map(|(_, b)| (0..CLASSES).map(|c| b.pending(c).len()).sum::<usize>())
             .sum();
         // `Vec::hash`: the length, then each element.
         state.write_usize(total);
         let mut sorted: Vec<Entry> = Vec::new();
-        for (&time, bucket) in &self.buckets {
+        for (time, bucket) in self.in_order() {
             for class in 0..CLASSES {
                 let pending = bucket.pending(class);
                 let list = if pending.is_sorted_by_key(|e| e.0) {
