@@ -40,6 +40,9 @@ pub enum Bug {
     IgnoresCoverage,
     /// Delayed correction waits one step instead of its delay, so fault-free correctors sweep.
     ShortDelay,
+    /// CT §3.3's `Stop` reply: a delayed corrector reached by a sweep never answers it (the
+    /// reply is dropped), so a sweeper next to a gap sweeps until it has reached everyone.
+    NeverRepliesStop,
     /// CG Alg. 3 lines 11–13: a failure-proof c-node delivers on its first correction message.
     DeliversOnFirstCorrector,
     /// CG Claim 5: the root enters SOS at its first send slot of the correction phase.
@@ -84,6 +87,9 @@ impl Mutant {
         let mut sent = false;
         for action in inner.drain() {
             match action {
+                Action::Send { msg, .. }
+                    if self.bug == Bug::NeverRepliesStop
+                        && msg.body == Body::Correction(CorrectionMsg::Stop) => {}
                 Action::Send { to, mut msg }
                     if self.bug == Bug::CorruptsRelayedPayload
                         && self.rank != 0

@@ -382,3 +382,64 @@ fn stop_rule_catches_a_process_that_claims_done_too_early() {
         assert!(real.holds(property::STOPPED_SILENT), "{correction:?}");
     }
 }
+
+/// CT §3.3's `Stop` reply, caught by a message count derived by hand. P = 16, binomial,
+/// `L = o = 1` (a hop, `2o + L`, is 3 steps), synchronized delayed correction with delay 5, rank
+/// 15 (a leaf) crashed before the operation; correction starts at the tree's deadline `T = 12`.
+///
+/// At `T` every live rank sends one message to its left neighbour (rank 0's to 15 is lost), and
+/// every rank but 14 hears its right neighbour at `T + 3`, before its delay ends at `T + 5`.
+/// Rank 14's right neighbour is 15, so it sweeps right from `T + 5`, one rank per step: 15
+/// (lost), 0 at `T + 6`, 1 at `T + 7`, … Rank 0 handles that message at `T + 6 + o + L + o =
+/// T + 9` and replies `Stop` at once; the reply reaches 14 at `T + 11` and is handled at
+/// `T + 12`, before 14's send slot of that step. So 14's sweep is 15, 0, 1, …, 5 (`T + 5` …
+/// `T + 11`: 7 messages), each of 0 … 5 replies once, and the run sends 15 + 7 + 6 = 28
+/// correction messages, 8 of them from rank 14. Without the reply, rank 14 hears nothing and
+/// sweeps until it has reached everyone: distances 1 … 14 (rank 12; rank 13 had its first
+/// message), 15 + 14 = 29 messages, 15 from rank 14.
+#[test]
+fn delayed_stop_reply_ends_a_sweep_at_the_first_live_corrector() {
+    use ftcoll::sim::{self, PortModel, Scenario};
+    let s = ProtocolSpec {
+        tree: TreeKind::Binomial,
+        order: Order::Interleaved,
+        correction: CorrectionSpec::Delayed { delay: 5 },
+        start: StartMode::Synchronized,
+        procs: 16,
+        logp: LogP::new(1, 1).unwrap(),
+    };
+    let inner = s.config().unwrap();
+    assert_eq!(inner.correction_start, 12, "T: the tree's deadline");
+    let scenario = Scenario {
+        logp: s.logp,
+        model: PortModel::DualPort,
+        arrivals: Vec::new(),
+        crashes: vec![(15, 0)],
+        trace: false,
+    };
+    // (correction messages in all, from rank 14) for the protocol and for the mutant.
+    let count = |bug: Option<Bug>| {
+        let report = match bug {
+            None => sim::run::<ftcoll::protocols::corrected_tree::CorrectedTreeNode>(
+                &inner,
+                16,
+                &scenario,
+                1 << 20,
+            )
+            .unwrap(),
+            Some(bug) => {
+                let config = MutantConfig {
+                    inner: inner.clone(),
+                    bug,
+                };
+                let r = sim::run::<Mutant>(&config, 16, &scenario, 1 << 20).unwrap();
+                assert_eq!(r.undelivered(), 0, "every live rank is colored either way");
+                r
+            }
+        };
+        let correction = |r: usize| u64::from(report.sent[r][1]);
+        ((0..16).map(correction).sum::<u64>(), correction(14))
+    };
+    assert_eq!(count(None), (28, 8));
+    assert_eq!(count(Some(Bug::NeverRepliesStop)), (29, 15));
+}
