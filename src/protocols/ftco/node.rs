@@ -982,13 +982,13 @@ where
     fn new(config: &FtcoConfig<R>, rank: Rank) -> Self {
         let topology = &config.topology;
         let multi = topology.roots() > 1;
-        // `f_timeout(rank, x)` for each neighbour, with this rank's degree computed once.
+        // `f_timeout(rank, x)` for each neighbour, with this rank's degree computed once. Every
+        // initial peer is adjacent (a parent, a child, or another root: the roots are pairwise
+        // adjacent), so the distance is 1.
         let degree = config.degree(rank);
         let peer = |x: Rank| {
-            let timeout =
-                config
-                    .timeout
-                    .timeout(degree, config.degree(x), config.distance(rank, x));
+            debug_assert_eq!(config.distance(rank, x), 1, "initial peers are adjacent");
+            let timeout = config.timeout.timeout(degree, config.degree(x), 1);
             Peer::new(x, true, timeout)
         };
         // Exact capacities: one allocation each, no spare room (`collect` on these iterators
