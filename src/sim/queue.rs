@@ -11,6 +11,7 @@
 //! Equality and hashing see each list sorted by rank (stably), so states that differ only in the
 //! interleaving of independent events compare equal.
 
+use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use core::hash::{Hash, Hasher};
@@ -48,15 +49,16 @@ impl Bucket {
 /// Pending events by instant.
 ///
 /// The instant being applied is taken out of the map (`active`), so that applying its events and
-/// adding events to it search nothing; emptied buckets are kept (`spare`, at most [`SPARES`],
-/// lists of at most [`SPARE_CAPACITY`] entries) so that a new instant's lists do not grow from
-/// nothing. (Keeping every emptied bucket with its whole capacity was tried before: up to 130 MiB
+/// adding events to it search nothing; emptied buckets of at least [`SPARE_MIN_ENTRIES`] entries
+/// are kept (`spare`, at most [`SPARES`], lists of at most [`SPARE_CAPACITY`] entries) so that a
+/// new instant's lists do not grow from nothing. (Keeping every emptied bucket with its whole capacity was tried before: up to 130 MiB
 /// more peak memory at P = 2^20, since a bucket can hold an instant's worth of capacity; these
 /// bounds keep the spares under 1 MiB.)
 #[derive(Debug, Default)]
 pub(crate) struct Queue {
-    /// The instant `pop` is applying, out of `buckets`.
-    active: Option<(Time, Bucket)>,
+    /// The instant `pop` is applying, out of `buckets` (boxed: a model checker stores many
+    /// states, and this is empty in all of them).
+    active: Option<(Time, Box<Bucket>)>,
     buckets: BTreeMap<Time, Bucket>,
     /// Emptied buckets, their lists cleared, to be reused.
     spare: Vec<Bucket>,
@@ -68,6 +70,8 @@ pub(crate) struct Queue {
 const SPARES: usize = 8;
 /// A list longer than this is freed, not kept, when its bucket is emptied.
 const SPARE_CAPACITY: usize = 1 << 10;
+/// A bucket whose lists hold fewer entries than this is not kept.
+const SPARE_MIN_ENTRIES: usize = 64;
 
 impl Clone for Queue {
     /// The pending events only: spares are a cache.
@@ -141,8 +145,8 @@ impl Queue {
     fn current(&mut self, now: Time) -> Option<(usize, &mut Bucket)> {
         if self.active.as_ref().is_none_or(|(at, _)| *at != now) {
             let bucket = self.buckets.remove(&now)?;
-            if let Some((at, old)) = self.active.replace((now, bucket)) {
-                self.stash(at, old);
+            if let Some((at, old)) = self.active.replace((now, Box::new(bucket))) {
+                self.stash(at, *old);
             }
         }
         let (_, bucket) = self.active.as_mut()?;
@@ -158,8 +162,8 @@ impl Queue {
     /// Drops the bucket of `now` once it is empty.
     pub(crate) fn finish(&mut self, now: Time) {
         match self.active.take() {
-            Some((at, bucket)) if at == now && bucket.is_empty() => self.recycle(bucket),
-            Some((at, bucket)) => self.stash(at, bucket),
+            Some((at, bucket)) if at == now && bucket.is_empty() => self.recycle(*bucket),
+            Some((at, bucket)) => self.stash(at, *bucket),
             None => {}
         }
         if self.buckets.get(&now).is_some_and(Bucket::is_empty) {
@@ -178,9 +182,12 @@ impl Queue {
         }
     }
 
-    /// Keeps an emptied bucket's lists for a later instant, within the spare bounds.
+    /// Keeps an emptied bucket's lists for a later instant, within the spare bounds. A small
+    /// bucket is dropped: it costs little to grow again, and a model checker, which stores
+    /// every state it has yet to explore, would store its spare with it.
     fn recycle(&mut self, mut bucket: Bucket) {
-        if self.spare.len() >= SPARES {
+        let entries: usize = bucket.lists.iter().map(Vec::capacity).sum();
+        if self.spare.len() >= SPARES || entries < SPARE_MIN_ENTRIES {
             return;
         }
         for list in &mut bucket.lists {
@@ -197,7 +204,7 @@ impl Queue {
 
     /// Every bucket with its instant, in time order.
     fn in_order(&self) -> impl Iterator<Item = (Time, &Bucket)> {
-        let active = self.active.as_ref().map(|(at, b)| (*at, b));
+        let active = self.active.as_ref().map(|(at, b)| (*at, &**b));
         let before = self
             .buckets
             .range(..active.map_or(0, |(at, _)| at))
