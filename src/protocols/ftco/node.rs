@@ -87,6 +87,27 @@ impl core::hash::Hash for ExpiryHint {
     fn hash<H: core::hash::Hasher>(&self, _: &mut H) {}
 }
 
+/// Whether `Down` still holds only the node's initial neighbours (its children, and for rank 0
+/// of a multi-root Bcast or Reduce the other roots): then no member lies below another, and a
+/// member's partial covers no other member's, so [`FtcoNode::covered`] and [`FtcoNode::absorb`]
+/// can answer without walking the tree. A cache, not state, like [`ExpiryHint`]: `false` is
+/// always correct (the walk gives the same answer), so equality and hashing ignore it.
+#[derive(Clone, Copy, Debug, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct InitialDown(bool);
+
+impl PartialEq for InitialDown {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for InitialDown {}
+
+impl core::hash::Hash for InitialDown {
+    fn hash<H: core::hash::Hasher>(&self, _: &mut H) {}
+}
+
 /// Which list a peer is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -163,6 +184,9 @@ pub struct FtcoNode<R: Reduction> {
     /// See [`ExpiryHint`].
     #[cfg_attr(feature = "serde", serde(skip))]
     expiry_hint: ExpiryHint,
+    /// See [`InitialDown`].
+    #[cfg_attr(feature = "serde", serde(skip))]
+    initial_down: InitialDown,
     _op: PhantomData<fn() -> R>,
 }
 
@@ -294,6 +318,10 @@ impl<R: Reduction> FtcoNode<R> {
 
     /// Whether a partial already counted here (a Down member's) contains `z`'s operand.
     fn covered(&self, config: &FtcoConfig<R>, z: Rank) -> bool {
+        if self.initial_down.0 && self.down.iter().any(|p| p.rank == z) {
+            // A member is below no other member: only its own counted partial covers it.
+            return self.down.iter().any(|p| p.rank == z && p.value.is_some());
+        }
         self.down
             .iter()
             .any(|p| p.value.is_some() && (p.rank == z || config.descends(p.rank, z)))
@@ -301,6 +329,9 @@ impl<R: Reduction> FtcoNode<R> {
 
     /// A partial from `m` supersedes the partials and the waits of the members below it.
     fn absorb(&mut self, config: &FtcoConfig<R>, m: Rank) {
+        if self.initial_down.0 && self.down.iter().any(|p| p.rank == m) {
+            return; // no member lies below another
+        }
         for p in &mut self.down {
             if config.descends(m, p.rank) {
                 p.value = None;
@@ -499,7 +530,10 @@ impl<R: Reduction> FtcoNode<R> {
     fn suspect(&mut self, config: &FtcoConfig<R>, side: Side, i: usize) {
         let x = match side {
             Side::Up => self.up.remove(i).rank,
-            Side::Down => self.down.remove(i).rank,
+            Side::Down => {
+                self.initial_down = InitialDown(false);
+                self.down.remove(i).rank
+            }
             Side::Group => self.group.remove(i).rank,
         };
         if let Err(at) = self.suspected.binary_search(&x) {
@@ -857,6 +891,7 @@ impl<R: Reduction> FtcoNode<R> {
                 if count {
                     peer.value = Some(v);
                 }
+                self.initial_down = InitialDown(false);
                 self.down.push(peer);
                 if count {
                     self.absorb(config, from);
@@ -954,6 +989,7 @@ impl<R: Reduction> FtcoNode<R> {
                 && !self.covered(config, from);
             let mut peer = Peer::new(from, needed, config.f_timeout(self.rank, from));
             peer.ack_keepalive = true;
+            self.initial_down = InitialDown(false);
             self.down.push(peer);
             return;
         }
@@ -1059,6 +1095,7 @@ where
             keepalives: 0,
             acked_last: false,
             expiry_hint: ExpiryHint(0),
+            initial_down: InitialDown(true),
             _op: PhantomData,
         }
     }
