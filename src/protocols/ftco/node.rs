@@ -66,45 +66,22 @@ impl<V> Peer<V> {
     }
 }
 
-/// A lower bound on the first instant an `Up`/`Down` peer's ACK can be overdue (Alg. 4
-/// line 4), so that [`FtcoNode::expire`] scans the peers only when one may be. A cache, not
-/// state: two nodes that differ only in it are the same node (equality and hashing ignore it,
-/// so the model checker's states are unchanged), and any value no later than the true first
-/// expiry is correct — 0 means "scan".
+/// A value a node keeps to save work, not state: any value it may hold makes the node act the
+/// same (each field says why), so equality and hashing ignore it and the model checker's states
+/// and counts are those without it.
 #[derive(Clone, Copy, Debug, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-struct ExpiryHint(Time);
+struct Cache<T>(T);
 
-impl PartialEq for ExpiryHint {
+impl<T> PartialEq for Cache<T> {
     fn eq(&self, _: &Self) -> bool {
         true
     }
 }
 
-impl Eq for ExpiryHint {}
+impl<T> Eq for Cache<T> {}
 
-impl core::hash::Hash for ExpiryHint {
-    fn hash<H: core::hash::Hasher>(&self, _: &mut H) {}
-}
-
-/// Whether `Down` still holds only the node's initial neighbours (its children, and for rank 0
-/// of a multi-root Bcast or Reduce the other roots): then no member lies below another, and a
-/// member's partial covers no other member's, so [`FtcoNode::covered`] and [`FtcoNode::absorb`]
-/// can answer without walking the tree. A cache, not state, like [`ExpiryHint`]: `false` is
-/// always correct (the walk gives the same answer), so equality and hashing ignore it.
-#[derive(Clone, Copy, Debug, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-struct InitialDown(bool);
-
-impl PartialEq for InitialDown {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-
-impl Eq for InitialDown {}
-
-impl core::hash::Hash for InitialDown {
+impl<T> core::hash::Hash for Cache<T> {
     fn hash<H: core::hash::Hasher>(&self, _: &mut H) {}
 }
 
@@ -181,12 +158,18 @@ pub struct FtcoNode<R: Reduction> {
     /// The last fault-tolerance send was an ACK: when an ACK is owed and a KEEPALIVE is due
     /// at once, the KEEPALIVE goes first (see [`FtcoNode::fault_send`]).
     acked_last: bool,
-    /// See [`ExpiryHint`].
+    /// A lower bound on the first instant an `Up`/`Down` peer's ACK can be overdue (Alg. 4
+    /// line 4), so that [`FtcoNode::expire`] scans the peers only when one may be; any value no
+    /// later than the true first expiry is correct — 0 means "scan".
     #[cfg_attr(feature = "serde", serde(skip))]
-    expiry_hint: ExpiryHint,
-    /// See [`InitialDown`].
+    expiry_hint: Cache<Time>,
+    /// Whether `Down` still holds only the node's initial neighbours (its children, and for
+    /// rank 0 of a multi-root Bcast or Reduce the other roots): then no member lies below
+    /// another, and a member's partial covers no other member's, so [`FtcoNode::covered`] and
+    /// [`FtcoNode::absorb`] answer without walking the tree; `false` is always correct (the
+    /// walk gives the same answer).
     #[cfg_attr(feature = "serde", serde(skip))]
-    initial_down: InitialDown,
+    initial_down: Cache<bool>,
     _op: PhantomData<fn() -> R>,
 }
 
@@ -511,7 +494,7 @@ impl<R: Reduction> FtcoNode<R> {
                 }
             }
         }
-        self.expiry_hint = ExpiryHint(first);
+        self.expiry_hint = Cache(first);
     }
 
     /// A message expecting an ACK went to a peer at `now`: its expiry may be the first.
@@ -524,14 +507,14 @@ impl<R: Reduction> FtcoNode<R> {
         let at = now
             .saturating_add(self.peer_timeout(config, side, p))
             .saturating_add(1);
-        self.expiry_hint = ExpiryHint(self.expiry_hint.0.min(at));
+        self.expiry_hint = Cache(self.expiry_hint.0.min(at));
     }
 
     fn suspect(&mut self, config: &FtcoConfig<R>, side: Side, i: usize) {
         let x = match side {
             Side::Up => self.up.remove(i).rank,
             Side::Down => {
-                self.initial_down = InitialDown(false);
+                self.initial_down = Cache(false);
                 self.down.remove(i).rank
             }
             Side::Group => self.group.remove(i).rank,
@@ -891,7 +874,7 @@ impl<R: Reduction> FtcoNode<R> {
                 if count {
                     peer.value = Some(v);
                 }
-                self.initial_down = InitialDown(false);
+                self.initial_down = Cache(false);
                 self.down.push(peer);
                 if count {
                     self.absorb(config, from);
@@ -989,7 +972,7 @@ impl<R: Reduction> FtcoNode<R> {
                 && !self.covered(config, from);
             let mut peer = Peer::new(from, needed, config.f_timeout(self.rank, from));
             peer.ack_keepalive = true;
-            self.initial_down = InitialDown(false);
+            self.initial_down = Cache(false);
             self.down.push(peer);
             return;
         }
@@ -1094,8 +1077,8 @@ where
             armed: None,
             keepalives: 0,
             acked_last: false,
-            expiry_hint: ExpiryHint(0),
-            initial_down: InitialDown(true),
+            expiry_hint: Cache(0),
+            initial_down: Cache(true),
             _op: PhantomData,
         }
     }
