@@ -309,4 +309,81 @@ mod tests {
             assert_eq!(got.finish(), expected.finish(), "case {case}");
         }
     }
+
+    /// The order the driver relies on (module docs), against a plain list: at each instant the
+    /// lowest class first; within the poll class (every class when strict) by rank, then by
+    /// insertion; otherwise by insertion. Events are added at the current instant while it is
+    /// applied and at later ones, as the driver adds them, across many instants, so the bucket
+    /// taken out for applying, the spares (buckets of every size, reused across instants) and
+    /// the lists sorted while they are applied are all exercised.
+    #[test]
+    fn pops_in_the_documented_order_across_instants() {
+        let mut rng = SplitMix64::new(11);
+        for case in 0..300 {
+            let strict = case % 5 == 0;
+            let mut queue = Queue::new(strict);
+            // (time, class, rank, data, insertion number) of every pending event.
+            let mut reference: Vec<(Time, usize, Rank, u64, u64)> = Vec::new();
+            let mut seq = 0u64;
+            let mut now: Time = 0;
+            // Large instants now and then, so that spares of every size are recycled.
+            let spread = if case % 3 == 0 { 200 } else { 12 };
+            let mut push =
+                |queue: &mut Queue, reference: &mut Vec<_>, time: Time, rng: &mut SplitMix64| {
+                    let class = rng.below(CLASSES as u64) as usize;
+                    let rank = rng.below(16) as Rank;
+                    let data = if class == POLL_CLASS {
+                        0
+                    } else {
+                        rng.below(1000)
+                    };
+                    queue.push(time, class, rank, data);
+                    reference.push((time, class, rank, data, seq));
+                    seq += 1;
+                };
+            for _ in 0..rng.below(spread) {
+                let time = rng.below(4);
+                push(&mut queue, &mut reference, time, &mut rng);
+            }
+            for _ in 0..40 {
+                let expected_next = reference.iter().map(|e| e.0).min();
+                assert_eq!(queue.next_time(), expected_next, "case {case}");
+                let Some(t) = expected_next else { break };
+                assert!(t >= now);
+                now = t;
+                // Apply the instant, adding events to it and to later ones on the way.
+                loop {
+                    let best = reference
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, e)| e.0 == now)
+                        .min_by_key(|(_, e)| {
+                            let ranked = strict || e.1 == POLL_CLASS;
+                            (e.1, if ranked { e.2 } else { 0 }, e.4)
+                        })
+                        .map(|(i, _)| i);
+                    let got = queue.pop(now);
+                    let Some(i) = best else {
+                        assert_eq!(got, None, "case {case}");
+                        break;
+                    };
+                    let e = reference.remove(i);
+                    assert_eq!(got, Some((e.1, e.2, e.3)), "case {case} at t={now}");
+                    // Fewer than one new event per applied one on average, so the run ends.
+                    if rng.below(2) == 0 {
+                        let time = now + rng.below(4);
+                        push(&mut queue, &mut reference, time, &mut rng);
+                    }
+                }
+                // A batch for a later instant, large now and then.
+                for _ in 0..rng.below(spread) {
+                    let time = now + 1 + rng.below(3);
+                    push(&mut queue, &mut reference, time, &mut rng);
+                }
+                queue.finish(now);
+                // A copy (spares are not copied) is the same queue and pops the same events.
+                assert!(queue.clone() == queue);
+            }
+        }
+    }
 }
