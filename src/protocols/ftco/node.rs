@@ -27,10 +27,13 @@ struct Peer<V> {
     needed: bool,
     /// `UpSent` / `DownSent` (Alg. 3).
     sent: bool,
-    /// `LastSent[x]` of a message that expects an ACK (a partial or a KEEPALIVE).
-    last_sent: Option<Time>,
-    /// `LastACK[x]`: its last ACK or DATA (DATA proves it alive too).
-    last_ack: Option<Time>,
+    /// `LastSent[x]` of a message that expects an ACK (a partial or a KEEPALIVE); [`NOT_YET`]
+    /// before the first (read it through [`Peer::last_sent`]; the two sentinels instead of
+    /// `Option`s make a peer 48 bytes instead of 64).
+    last_sent: Time,
+    /// `LastACK[x]`: its last ACK or DATA (DATA proves it alive too); [`NOT_YET`] before the
+    /// first.
+    last_ack: Time,
     /// `ToACK` for its partial (sent only while the node has not completed).
     ack_data: bool,
     /// `ToACK` for its KEEPALIVE (Alg. 2 line 18; answered even after completion).
@@ -41,6 +44,9 @@ struct Peer<V> {
     timeout: Time,
 }
 
+/// No such message yet (`Peer::last_sent`, `Peer::last_ack`): no run reaches this instant.
+const NOT_YET: Time = Time::MAX;
+
 impl<V> Peer<V> {
     fn new(rank: Rank, needed: bool, timeout: Time) -> Self {
         Self {
@@ -49,19 +55,25 @@ impl<V> Peer<V> {
             value: None,
             needed,
             sent: false,
-            last_sent: None,
-            last_ack: None,
+            last_sent: NOT_YET,
+            last_ack: NOT_YET,
             ack_data: false,
             ack_keepalive: false,
         }
     }
 
+    /// `LastSent[x]`, if a message that expects an ACK went to it.
+    fn last_sent(&self) -> Option<Time> {
+        (self.last_sent != NOT_YET).then_some(self.last_sent)
+    }
+
     /// Alg. 4 line 4: a message expecting an ACK is unanswered.
     fn unanswered(&self) -> Option<Time> {
-        let sent = self.last_sent?;
-        match self.last_ack {
-            Some(ack) if ack >= sent => None,
-            _ => Some(sent),
+        let sent = self.last_sent()?;
+        if self.last_ack != NOT_YET && self.last_ack >= sent {
+            None
+        } else {
+            Some(sent)
         }
     }
 }
@@ -456,7 +468,7 @@ impl<R: Reduction> FtcoNode<R> {
                 Self::should_handle(config, me, p.rank, distance)
                     && self.awaits(config, side, p)
                     && now > self.eta(side)
-                    && p.last_sent
+                    && p.last_sent()
                         .is_none_or(|s| now.saturating_sub(s) > self.peer_timeout(config, side, p))
             })
             .map(|(side, i)| Send::Keepalive(side, i));
@@ -772,7 +784,7 @@ impl<R: Reduction> FtcoNode<R> {
                     }
                     if self.awaits(config, side, p) {
                         let eta = self.eta(side) + 1;
-                        consider(match p.last_sent {
+                        consider(match p.last_sent() {
                             Some(sent) => eta.max(sent.saturating_add(timeout).saturating_add(1)),
                             None => eta,
                         });
@@ -1106,7 +1118,7 @@ where
         // DATA proves its sender alive: count it before timeouts are checked at this instant.
         if msg.kind() == Kind::Data {
             if let Some((side, i)) = self.find(from) {
-                self.peer_mut(side, i).last_ack = Some(now);
+                self.peer_mut(side, i).last_ack = now;
             }
         }
         self.expire(config, now);
@@ -1115,7 +1127,7 @@ where
             FtcoMsg::Result(v) => self.on_result(config, from, v, out),
             FtcoMsg::Keepalive => self.on_keepalive(config, from, out),
             FtcoMsg::Ack => match self.find(from) {
-                Some((side, i)) => self.peer_mut(side, i).last_ack = Some(now),
+                Some((side, i)) => self.peer_mut(side, i).last_ack = now,
                 None => out.ignore("ack from a process that is not a neighbour"),
             },
         }
@@ -1170,7 +1182,7 @@ where
                 };
                 let p = self.peer_mut(side, i);
                 p.sent = true;
-                p.last_sent = Some(now);
+                p.last_sent = now;
                 let to = p.rank;
                 self.note_sent(config, side, i, now);
                 out.send(to, FtcoMsg::Partial(v));
@@ -1197,7 +1209,7 @@ where
                 self.keepalives += 1;
                 self.acked_last = false;
                 let p = self.peer_mut(side, i);
-                p.last_sent = Some(now);
+                p.last_sent = now;
                 let to = p.rank;
                 self.note_sent(config, side, i, now);
                 out.send(to, FtcoMsg::Keepalive);
