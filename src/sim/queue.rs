@@ -51,9 +51,9 @@ impl Bucket {
 /// The instant being applied is taken out of the map (`active`), so that applying its events and
 /// adding events to it search nothing; emptied buckets of at least [`SPARE_MIN_ENTRIES`] entries
 /// are kept (`spare`, at most [`SPARES`], lists of at most [`SPARE_CAPACITY`] entries) so that a
-/// new instant's lists do not grow from nothing. (Keeping every emptied bucket with its whole capacity was tried before: up to 130 MiB
-/// more peak memory at P = 2^20, since a bucket can hold an instant's worth of capacity; these
-/// bounds keep the spares under 1 MiB.)
+/// new instant's lists do not grow from nothing. (Keeping every emptied bucket with its whole
+/// capacity was tried before: up to 130 MiB more peak memory at P = 2^20, since a bucket can hold
+/// an instant's worth of capacity; these bounds keep the spares under 1 MiB.)
 #[derive(Debug, Default)]
 pub(crate) struct Queue {
     /// The instant `pop` is applying, out of `buckets` (boxed: a model checker stores many
