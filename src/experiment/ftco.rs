@@ -587,7 +587,7 @@ impl Scale {
                 fig7_procs: powers(10, 16),
                 fig8_procs: powers(10, 16),
                 fig8_inactive: vec![1, 10, 100],
-                fig8_runs: 100,
+                fig8_runs: 1000,
                 fig10_procs: 65_536,
                 fig10_counts: vec![0, 1, 10, 100],
                 fig10_runs: 10,
