@@ -8,6 +8,16 @@ use ftcoll_verify::{
     check, check_timed, property, Budget, CrashTiming, ModelKind, ProtocolSpec, TimedModel, Verdict,
 };
 
+/// The trace of the liveness violation in `result` (`why` says why the test expects one).
+fn liveness_trace<'a>(result: &'a ftcoll_verify::CheckResult, why: &str) -> &'a [String] {
+    &result
+        .violations
+        .iter()
+        .find(|v| v.property == property::LIVENESS)
+        .unwrap_or_else(|| panic!("{why}"))
+        .trace
+}
+
 fn delayed(delay: u64, procs: u32) -> ProtocolSpec {
     ProtocolSpec {
         tree: TreeKind::Lame(2),
@@ -208,12 +218,7 @@ fn any_instant_counterexamples_have_the_fewest_crashes() {
             })
             .expect("some f breaks liveness");
         let result = check(&spec, fewest + 1, CrashTiming::Any, ModelKind::Timed).unwrap();
-        let trace = &result
-            .violations
-            .iter()
-            .find(|v| v.property == property::LIVENESS)
-            .expect("violated with one crash more")
-            .trace;
+        let trace = liveness_trace(&result, "violated with one crash more");
         // Crashes: the first line's set and the timeline's crash lines.
         let mut crashes: Vec<(u32, u64)> = Vec::new();
         if let Some(set) = trace[0].strip_prefix("before the operation: ranks ") {
@@ -263,12 +268,10 @@ fn traces_read_as_a_causal_timeline() {
         logp: LogP::default(),
     };
     let result = check(&spec, 2, CrashTiming::Any, ModelKind::Timed).unwrap();
-    let trace = &result
-        .violations
-        .iter()
-        .find(|v| v.property == property::LIVENESS)
-        .expect("opportunistic:1 misses a gap of two under two crashes")
-        .trace;
+    let trace = liveness_trace(
+        &result,
+        "opportunistic:1 misses a gap of two under two crashes",
+    );
     let instant = |line: &str| -> Option<u64> {
         let t = line.strip_prefix("t=")?;
         let end = t.find(['.', ':'])?;
