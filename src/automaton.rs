@@ -17,9 +17,13 @@
 //! - **Polling the send port.** A driver calls [`Automaton::on_send_slot`] after every input
 //!   (`on_start`, `on_message`, `on_timer`) while the port is free, and again each time the port
 //!   becomes free after a send. A poll that emits no send means the automaton does not want the
-//!   port until its next input: an automaton that needs the port later sets a timer. So there is
-//!   no separate "wants to send" query; a transport with an always-free port (a channel) simply
-//!   polls after each input until a poll emits no send.
+//!   port until its next input: an automaton that needs the port later sets a timer. A
+//!   transport with an always-free port (a channel) simply polls after each input until a poll
+//!   emits no send. An automaton may also declare a coming poll idle
+//!   ([`Automaton::send_slot_is_idle`]: it would emit nothing and change nothing); a driver may
+//!   then skip it, which saves work and changes no run. The LogP driver asks after a send and
+//!   after a received message (most empty polls of FTCO follow those: the last send of a burst,
+//!   a received ACK), not after a start or a timer, whose poll is rarely empty.
 //! - **Messages that arrive before `on_start`.** A process has not joined the operation before
 //!   `on_start`, so drivers hold back every message that reaches it earlier and hand them over,
 //!   in arrival order, right after `on_start` (the LogP driver starts their receive overhead at
@@ -348,6 +352,17 @@ pub trait Automaton: Clone + Eq + Hash + Debug {
         now: Time,
         out: &mut Outbox<Self::Msg, Self::Value>,
     );
+
+    /// Whether a send slot offered at `at` would be idle: `true` promises that, if no input
+    /// reaches this process before then, [`Self::on_send_slot`] at `at` would emit no action
+    /// and leave the state equal (`==`) to what it is now. A driver may then skip the slot
+    /// (see "Polling the send port" in the module documentation).
+    ///
+    /// It is a pure query that only saves work: the default, `false`, is always correct, and
+    /// an answer of `true` must never change a run.
+    fn send_slot_is_idle(&self, _config: &Self::Config, _at: Time) -> bool {
+        false
+    }
 
     /// Whether this process has finished its part of the operation: whatever it receives from
     /// now on (messages, timer firings), it will never again send, deliver, complete or set a

@@ -344,6 +344,9 @@ pub struct Sim<A: Automaton> {
     logp: LogP,
     model: PortModel,
     trace: bool,
+    /// Offer every send slot the contract describes, even those the automaton declares idle
+    /// ([`Automaton::send_slot_is_idle`]); see [`Sim::offer_every_send_slot`].
+    every_slot: bool,
     procs: Vec<Process<A>>,
     /// Each process's arrival time; empty when everyone arrives at 0.
     arrivals: Vec<Time>,
@@ -399,6 +402,7 @@ impl<A: Automaton> Sim<A> {
             logp: scenario.logp,
             model: scenario.model,
             trace: scenario.trace,
+            every_slot: false,
             procs: processes,
             arrivals: if scenario.arrivals.iter().all(|&t| t == 0) {
                 Vec::new()
@@ -427,8 +431,31 @@ impl<A: Automaton> Sim<A> {
         Ok(driver)
     }
 
+    /// Offers every send slot, including those the automaton declares idle
+    /// ([`Automaton::send_slot_is_idle`]). Results are the same either way; a model checker
+    /// calls this so that its states, and their counts, do not depend on the hint.
+    pub fn offer_every_send_slot(&mut self) {
+        self.every_slot = true;
+    }
+
     fn push(&mut self, time: Time, class: usize, rank: Rank, data: u64) {
         self.events.push(time, class, rank, data);
+    }
+
+    /// Schedules a send slot for `rank` at `at` (or when its port frees) unless the automaton
+    /// declares it idle and no message waits in its single-port queue.
+    fn offer_slot(&mut self, config: &A::Config, rank: Rank, at: Time) {
+        if !self.every_slot {
+            let p = &self.procs[rank as usize];
+            let waiting = self
+                .queues
+                .get(rank as usize)
+                .is_some_and(|q| !q.is_empty());
+            if !waiting && p.automaton.send_slot_is_idle(config, at.max(p.port_free)) {
+                return;
+            }
+        }
+        self.schedule_poll(rank, at);
     }
 
     /// When `rank` arrives.
@@ -656,7 +683,7 @@ impl<A: Automaton> Sim<A> {
         let p = &mut self.procs[to as usize];
         p.automaton
             .on_message(config, now, from, msg, &mut self.outbox);
-        self.apply(to, now, Some(phase), false)
+        self.apply(config, to, now, Some(phase), false)
     }
 
     fn on_timer(&mut self, config: &A::Config, event: Event) -> Result<(), SimError> {
@@ -673,7 +700,7 @@ impl<A: Automaton> Sim<A> {
         };
         let p = &mut self.procs[rank as usize];
         p.automaton.on_timer(config, now, id, &mut self.outbox);
-        self.apply(rank, now, None, false)
+        self.apply(config, rank, now, None, false)
     }
 
     fn on_start(&mut self, config: &A::Config, event: Event) -> Result<(), SimError> {
@@ -688,6 +715,7 @@ impl<A: Automaton> Sim<A> {
         }
         p.automaton.on_start(config, now, &mut self.outbox);
         let result = self.apply(
+            config,
             rank,
             now,
             if rank == 0 {
@@ -748,19 +776,23 @@ impl<A: Automaton> Sim<A> {
                     };
                     self.procs[rank as usize].port_free = now + o;
                     self.push(now + o, DELIVER, rank, slot as u64);
-                    self.schedule_poll(rank, now + o);
+                    if self.every_slot {
+                        self.schedule_poll(rank, now + o);
+                    }
+                    // Otherwise the delivery offers the slot (`apply`), knowing the message.
                     return Ok(());
                 }
             }
         }
         let p = &mut self.procs[rank as usize];
         p.automaton.on_send_slot(config, now, &mut self.outbox);
-        self.apply(rank, now, None, true)
+        self.apply(config, rank, now, None, true)
     }
 
     /// Applies the actions an automaton just emitted.
     fn apply(
         &mut self,
+        config: &A::Config,
         rank: Rank,
         now: Time,
         cause: Option<Phase>,
@@ -772,12 +804,24 @@ impl<A: Automaton> Sim<A> {
         outbox.drain();
         self.outbox = outbox;
         result?;
-        // The port is free and something changed: offer a send slot once every input at this
-        // instant has been applied (POLL is the last class).
-        if !sent && !send_slot {
+        if sent {
+            // The port is busy until `now + o`: offer it again then.
+            let at = now + self.logp.overhead();
+            self.offer_slot(config, rank, at);
+        } else if !send_slot {
+            // Something changed: offer a send slot once every input at this instant has been
+            // applied (POLL is the last class), or when the port frees.
             let free = self.procs[rank as usize].port_free;
-            if free <= now {
-                self.schedule_poll(rank, now);
+            if free <= now || !self.every_slot {
+                // (While the port is busy a slot at `free` is pending, unless it was skipped
+                // as idle: then this input may have changed that.) Only after a message is
+                // the automaton asked whether the slot is idle: a received ACK often leaves
+                // nothing to send, a start or timer rarely does, and asking costs a scan.
+                if cause.is_some() {
+                    self.offer_slot(config, rank, now);
+                } else {
+                    self.schedule_poll(rank, now);
+                }
             }
         }
         Ok(())
@@ -865,6 +909,5 @@ impl<A: Automaton> Sim<A> {
             to,
             slot as u64,
         );
-        self.schedule_poll(from, now + logp.overhead());
     }
 }

@@ -69,7 +69,9 @@ pub(crate) struct Queue {
 /// Emptied buckets kept for reuse.
 const SPARES: usize = 8;
 /// A list longer than this is freed, not kept, when its bucket is emptied.
-const SPARE_CAPACITY: usize = 1 << 10;
+const SPARE_CAPACITY: usize = 1 << 14;
+/// The spares' lists hold at most this many entries in all (1 MiB).
+const SPARE_TOTAL: usize = 1 << 16;
 /// A bucket whose lists hold fewer entries than this is not kept.
 const SPARE_MIN_ENTRIES: usize = 64;
 
@@ -186,8 +188,7 @@ impl Queue {
     /// bucket is dropped: it costs little to grow again, and a model checker, which stores
     /// every state it has yet to explore, would store its spare with it.
     fn recycle(&mut self, mut bucket: Bucket) {
-        let entries: usize = bucket.lists.iter().map(Vec::capacity).sum();
-        if self.spare.len() >= SPARES || entries < SPARE_MIN_ENTRIES {
+        if self.spare.len() >= SPARES {
             return;
         }
         for list in &mut bucket.lists {
@@ -196,6 +197,15 @@ impl Queue {
             } else {
                 list.clear();
             }
+        }
+        let entries: usize = bucket.lists.iter().map(Vec::capacity).sum();
+        let held: usize = self
+            .spare
+            .iter()
+            .flat_map(|b| b.lists.iter().map(Vec::capacity))
+            .sum();
+        if entries < SPARE_MIN_ENTRIES || held + entries > SPARE_TOTAL {
+            return;
         }
         bucket.cursor = [0; CLASSES];
         bucket.ranked = [false; CLASSES];

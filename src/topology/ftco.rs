@@ -469,6 +469,37 @@ impl FtcoTopology {
     }
 }
 
+/// [`FtcoTopology::subtree_times`] for many ranks of one topology, sharing the memo of subtree
+/// sizes already timed (a tree has few distinct subtree sizes).
+pub(crate) struct SubtreeTimes<'a> {
+    topology: &'a FtcoTopology,
+    timing: Timing,
+}
+
+impl<'a> SubtreeTimes<'a> {
+    /// Errors if `L` is out of range, as `subtree_times` does.
+    pub(crate) fn new(
+        topology: &'a FtcoTopology,
+        latency_steps: u64,
+    ) -> Result<Self, TopologyError> {
+        check_latency(latency_steps)?;
+        Ok(Self {
+            topology,
+            timing: Timing {
+                shape: topology.shape(),
+                latency: latency_steps,
+                memo: Vec::new(),
+            },
+        })
+    }
+
+    /// `subtree_times(rank, L)`.
+    pub(crate) fn of(&mut self, rank: Rank) -> Option<(u64, u64)> {
+        let size = self.topology.subtree_size(rank)?;
+        Some(self.timing.times(size))
+    }
+}
+
 /// `k^(e − 1)` for the `e` base-`k` digits of `x > 0`: the weight of its leading digit.
 fn leading_weight(x: u64, k: u64) -> u64 {
     let mut weight = 1;

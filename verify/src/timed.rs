@@ -472,7 +472,14 @@ impl<A: Automaton> TimedModel<A> {
 
     fn initial(&self, crashed: &[Rank], trace: bool) -> TimedState<A> {
         let scenario = self.scenario(crashed, trace);
-        match Sim::new(&self.config, self.procs, &scenario) {
+        // Every send slot the contract describes, also those an automaton declares idle: the
+        // states and their counts do not depend on that hint (`tests/sim_idle_slots.rs` shows
+        // that skipping changes no run).
+        let every_slot = |mut sim: Sim<A>| {
+            sim.offer_every_send_slot();
+            sim
+        };
+        match Sim::new(&self.config, self.procs, &scenario).map(every_slot) {
             Ok(sim) => TimedState {
                 sim,
                 crashes: crashed.len() as u32,
@@ -480,8 +487,10 @@ impl<A: Automaton> TimedModel<A> {
                 acted_after_done: None,
             },
             Err(e) => TimedState {
-                sim: Sim::new(&self.config, self.procs, &self.scenario(&[], trace))
-                    .expect("empty scenario is valid"),
+                sim: every_slot(
+                    Sim::new(&self.config, self.procs, &self.scenario(&[], trace))
+                        .expect("empty scenario is valid"),
+                ),
                 crashes: 0,
                 error: Some(e),
                 acted_after_done: None,

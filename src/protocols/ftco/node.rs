@@ -6,7 +6,6 @@ use core::marker::PhantomData;
 use smallvec::SmallVec;
 
 use super::msg::{FtcoMsg, Kind};
-use super::schedule;
 use super::{FtcoConfig, ServiceDistance};
 use crate::automaton::{Automaton, Outbox, Reduction, TimerId};
 use crate::topology::ftco::Collective;
@@ -335,6 +334,20 @@ impl<R: Reduction> FtcoNode<R> {
         }
     }
 
+    /// Whether the node may wait for DATA from some peer of `side`: `false` means
+    /// [`awaits`](Self::awaits) is `false` for every peer of it.
+    fn may_await(&self, config: &FtcoConfig<R>, side: Side) -> bool {
+        match side {
+            Side::Up => match config.collective {
+                Collective::Reduce => self.reduce_holder(config) && self.result.is_none(),
+                Collective::Allreduce if config.topology.is_root(self.rank) => true,
+                _ => self.result.is_none(),
+            },
+            Side::Down => config.collective != Collective::Bcast && self.partial.is_none(),
+            Side::Group => self.in_group && self.result.is_none(),
+        }
+    }
+
     /// Whether the node waits for DATA from this peer (Alg. 4 line 20: `x ∉ Arrived`).
     fn awaits(&self, config: &FtcoConfig<R>, side: Side, peer: &Peer<R::Value>) -> bool {
         match side {
@@ -398,8 +411,11 @@ impl<R: Reduction> FtcoNode<R> {
         // Root replacement (§4): a group member sends its partial to every other member, after
         // acknowledging its children's partials: the exchange costs `g` steps, which the
         // children's `f_timeout` (tree degrees) does not allow for.
-        let acks_owed = self.down.iter().any(|p| p.ack_data);
-        if self.in_group && self.partial.is_some() && self.result.is_none() && !acks_owed {
+        if self.in_group
+            && self.partial.is_some()
+            && self.result.is_none()
+            && !self.down.iter().any(|p| p.ack_data)
+        {
             if let Some(i) = self.group.iter().position(|p| !p.sent) {
                 return Some(Send::Partial(Side::Group, i));
             }
@@ -452,8 +468,8 @@ impl<R: Reduction> FtcoNode<R> {
         let reduce_replacing = config.replaces_root() && config.collective == Collective::Reduce;
         let ack = self
             .find_peer(|_, p| {
-                Self::should_handle(config, me, p.rank, distance)
-                    && (p.ack_keepalive || (p.ack_data && (!self.done || reduce_replacing)))
+                (p.ack_keepalive || (p.ack_data && (!self.done || reduce_replacing)))
+                    && Self::should_handle(config, me, p.rank, distance)
             })
             .map(|(side, i)| Send::Ack(side, i));
         if ack.is_some() && !self.acked_last {
@@ -463,16 +479,23 @@ impl<R: Reduction> FtcoNode<R> {
             // App. B: before StartTime a process only answers.
             return ack;
         }
-        let keepalive = self
-            .find_peer(|side, p| {
-                Self::should_handle(config, me, p.rank, distance)
-                    && self.awaits(config, side, p)
-                    && now > self.eta(side)
+        // A KEEPALIVE goes only to a peer the node awaits DATA from, once its side's ETA has
+        // passed: most calls skip whole sides on those two tests.
+        for (side, list) in self.sides() {
+            if now <= self.eta(side) || !self.may_await(config, side) {
+                continue;
+            }
+            for (i, p) in list.iter().enumerate() {
+                if self.awaits(config, side, p)
                     && p.last_sent()
                         .is_none_or(|s| now.saturating_sub(s) > self.peer_timeout(config, side, p))
-            })
-            .map(|(side, i)| Send::Keepalive(side, i));
-        keepalive.or(ack)
+                    && Self::should_handle(config, me, p.rank, distance)
+                {
+                    return Some(Send::Keepalive(side, i));
+                }
+            }
+        }
+        ack
     }
 
     /// Alg. 4 lines 2–10: suspect every peer whose ACK is overdue and route around it.
@@ -714,8 +737,33 @@ impl<R: Reduction> FtcoNode<R> {
         if self.done || !may_complete {
             return;
         }
+        if self.completes(config) {
+            self.done = true;
+            match config.collective {
+                Collective::Reduce if self.rank == 0 => {
+                    if let Some(v) = &self.partial {
+                        out.complete(v.clone());
+                    }
+                }
+                Collective::Reduce if self.reduce_holder(config) => {
+                    if let Some(v) = &self.result {
+                        out.complete(v.clone());
+                    }
+                }
+                Collective::Allreduce => {
+                    if let Some(v) = &self.result {
+                        out.complete(v.clone());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Alg. 3's `is_done`, once partial and result are up to date.
+    fn completes(&self, config: &FtcoConfig<R>) -> bool {
         let holder = self.reduce_holder(config);
-        let done = match config.collective {
+        match config.collective {
             Collective::Reduce if self.rank == 0 && config.replaces_root() => {
                 self.result.is_some() && self.down.iter().all(|p| p.sent)
             }
@@ -730,27 +778,6 @@ impl<R: Reduction> FtcoNode<R> {
             }
             Collective::Reduce => self.partial.is_some() && self.up.iter().all(|p| p.sent),
             _ => self.result.is_some() && self.down.iter().all(|p| p.sent),
-        };
-        if done {
-            self.done = true;
-            match config.collective {
-                Collective::Reduce if self.rank == 0 => {
-                    if let Some(v) = &self.partial {
-                        out.complete(v.clone());
-                    }
-                }
-                Collective::Reduce if holder => {
-                    if let Some(v) = &self.result {
-                        out.complete(v.clone());
-                    }
-                }
-                Collective::Allreduce => {
-                    if let Some(v) = &self.result {
-                        out.complete(v.clone());
-                    }
-                }
-                _ => {}
-            }
         }
     }
 
@@ -768,6 +795,7 @@ impl<R: Reduction> FtcoNode<R> {
             next = (start > now).then_some(start);
         } else if !self.done {
             for (side, list) in self.sides() {
+                let may_await = self.may_await(config, side);
                 for p in list {
                     let timeout = self.peer_timeout(config, side, p);
                     // The first instant after `now` at which this peer's ACK is overdue, or
@@ -782,7 +810,7 @@ impl<R: Reduction> FtcoNode<R> {
                             consider(sent.saturating_add(timeout).saturating_add(1));
                         }
                     }
-                    if self.awaits(config, side, p) {
+                    if may_await && self.awaits(config, side, p) {
                         let eta = self.eta(side) + 1;
                         consider(match p.last_sent() {
                             Some(sent) => eta.max(sent.saturating_add(timeout).saturating_add(1)),
@@ -1048,28 +1076,13 @@ where
             Vec::with_capacity(other_roots.len() + topology.child_count(rank) as usize);
         down.extend(other_roots.map(peer));
         down.extend(topology.children(rank).map(peer));
-        let (gather_eta, mut result_eta) = schedule::etas(
-            topology,
-            config.collective,
-            config.latency,
-            &config.exchange_done,
-            config.reduce_done,
-            rank,
-        );
+        let (gather_eta, mut result_eta) = config.etas(config.collective, rank);
         if config.collective == Collective::Reduce
             && config.replaces_root()
             && topology.parent(rank) == Some(0)
         {
             // Rank 0 sends the result to its children as in an Allreduce with one root.
-            result_eta = schedule::etas(
-                topology,
-                Collective::Allreduce,
-                config.latency,
-                &config.exchange_done,
-                config.reduce_done,
-                rank,
-            )
-            .1;
+            result_eta = config.etas(Collective::Allreduce, rank).1;
         }
         Self {
             rank,
@@ -1218,6 +1231,29 @@ where
         }
         let sent = choice.is_some();
         self.after(config, now, !sent, out);
+    }
+
+    /// [`Self::on_send_slot`] at `at` is idle when, with no input before it, each of its steps
+    /// would do nothing: the process has entered (or has not started), no ACK is overdue by
+    /// `at` and no [`WAKE`] falls due by then (so `expire` and `arm` change nothing), the gather
+    /// and result are up to date (`progress` ran after the last input or send) and would not
+    /// complete, and Alg. 3 and Alg. 4 choose no send.
+    fn send_slot_is_idle(&self, config: &FtcoConfig<R>, at: Time) -> bool {
+        if !self.started {
+            return true;
+        }
+        if !self.entered || self.armed.is_some_and(|t| t <= at) {
+            return false;
+        }
+        if !self.done
+            && (at >= self.expiry_hint.0 || !self.group.is_empty() || self.completes(config))
+        {
+            return false;
+        }
+        let distance = Self::served(config, self.rank, at);
+        self.tree_send(config).is_none()
+            && self.fault_send(config, at, distance).is_none()
+            && (distance == 0 || self.fault_send(config, at, 0).is_none())
     }
 
     /// Alg. 1 lines 5–10 as a choice: `None` when tree progress will send, else a message of

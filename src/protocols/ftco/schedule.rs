@@ -9,7 +9,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::topology::ftco::{Collective, FtcoTopology};
+use crate::topology::ftco::{Collective, FtcoTopology, SubtreeTimes};
 use crate::topology::TopologyError;
 use crate::{Rank, Time};
 
@@ -71,6 +71,61 @@ pub fn etas(
     (gather, result)
 }
 
+/// [`etas`] of every rank `0..P`, in `O(P)`: the gather times from one shared memo of subtree
+/// timings, the result times top-down from each tree root (a child holds it at its parent's
+/// time plus its position in the parent's send order and one hop, as in `hold`).
+pub fn eta_table(
+    topology: &FtcoTopology,
+    collective: Collective,
+    latency: u64,
+    exchange: &[Time],
+    reduce_done: Time,
+) -> Result<Vec<(Time, Time)>, TopologyError> {
+    let procs = topology.procs();
+    let mut subtree = SubtreeTimes::new(topology, latency)?;
+    let mut table: Vec<(Time, Time)> = Vec::with_capacity(procs as usize);
+    for rank in 0..procs {
+        let reduce = subtree.of(rank).map_or(0, |(_, reduce)| reduce);
+        let gather = if rank == 0 && collective == Collective::Reduce {
+            reduce_done
+        } else {
+            reduce
+        };
+        table.push((gather, 0));
+    }
+    if collective == Collective::Reduce {
+        return Ok(table);
+    }
+    let roots = u64::from(topology.roots());
+    let mut frontier: Vec<Rank> = Vec::new();
+    for tree in 0..topology.roots() {
+        let time = match collective {
+            Collective::Allreduce => exchange.get(tree as usize).copied().unwrap_or(0),
+            _ if tree == 0 => 0,
+            _ => u64::from(tree) - 1 + latency + 2,
+        };
+        if let Some(entry) = table.get_mut(tree as usize) {
+            entry.1 = time;
+            frontier.push(tree);
+        }
+    }
+    while let Some(parent) = frontier.pop() {
+        let offset = if parent == 0 && collective == Collective::Bcast {
+            roots - 1
+        } else {
+            0
+        };
+        let base = table[parent as usize].1 + offset + latency + 2;
+        for (index, child) in topology.children(parent).enumerate() {
+            if let Some(entry) = table.get_mut(child as usize) {
+                entry.1 = base + index as u64;
+                frontier.push(child);
+            }
+        }
+    }
+    Ok(table)
+}
+
 /// When `rank` holds the Bcast value or the Allreduce result: its tree root's time plus, per
 /// edge on the way down, the child's position in its parent's send order and one hop `L + 2`.
 fn hold(
@@ -108,4 +163,60 @@ fn hold(
         time += offset + index + latency + 2;
     }
     time
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::ftco::FtcoKind;
+
+    /// The `O(P)` table equals the per-rank tree walk it replaces, rank by rank, for k-ary and
+    /// k-nomial trees with one or several roots (also when `R` does not divide `P`), each
+    /// collective and several `L`.
+    #[test]
+    fn the_eta_table_equals_each_ranks_tree_walk() {
+        let mut checked = 0;
+        for kind in [
+            FtcoKind::KAry(2),
+            FtcoKind::KAry(3),
+            FtcoKind::KNomial(2),
+            FtcoKind::KNomial(4),
+        ] {
+            for roots in [1, 2, 3] {
+                for procs in [1, 2, 7, 64, 100, 257] {
+                    let Ok(topology) = FtcoTopology::new(kind, roots, procs) else {
+                        continue;
+                    };
+                    for latency in [0, 1, 10] {
+                        let exchange = exchange_done(&topology, latency).unwrap();
+                        let reduce_done = topology
+                            .fault_free_latency(Collective::Reduce, latency)
+                            .unwrap();
+                        for collective in
+                            [Collective::Bcast, Collective::Reduce, Collective::Allreduce]
+                        {
+                            let table =
+                                eta_table(&topology, collective, latency, &exchange, reduce_done)
+                                    .unwrap();
+                            let walked: Vec<(Time, Time)> = (0..topology.procs())
+                                .map(|rank| {
+                                    etas(
+                                        &topology,
+                                        collective,
+                                        latency,
+                                        &exchange,
+                                        reduce_done,
+                                        rank,
+                                    )
+                                })
+                                .collect();
+                            assert_eq!(table, walked, "{topology:?} {collective:?} L = {latency}");
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 100, "only {checked} configurations");
+    }
 }
