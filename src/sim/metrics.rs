@@ -51,7 +51,8 @@ pub struct Report<V = Value> {
     pub lost: u64,
     /// Inputs an automaton ignored.
     pub ignored: u64,
-    /// Events processed.
+    /// Events processed (idle send slots skipped by the driver are not events; see
+    /// [`Sim::offer_every_send_slot`](crate::sim::Sim::offer_every_send_slot)).
     pub events: u64,
     /// Single-port model (FTCO §5.2.3, Table 2 "Max. Len."): the most messages ever waiting in
     /// one process's incoming queue, counted when a message enters it (the one being handled is

@@ -21,6 +21,13 @@
 //! At one instant: arrivals at receive ports, then receive completions, then timers, then process
 //! arrivals (`on_start`), then send-port polls; within a class, by rank, then by creation order.
 //!
+//! # Idle send slots
+//!
+//! A send-port poll the automaton declares idle ([`Automaton::send_slot_is_idle`]) after a send
+//! or a received message is not scheduled: it would do nothing. Runs are the same either way
+//! (`tests/sim_idle_slots.rs`) but for [`Report::events`]; [`Sim::offer_every_send_slot`]
+//! schedules every poll, as the model checker does.
+//!
 //! # Crash-stop
 //!
 //! A process crashing at `c` does nothing at or after `c`: no send starts at `t >= c`, no receive

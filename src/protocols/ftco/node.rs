@@ -1261,8 +1261,9 @@ where
 
     /// [`Self::on_send_slot`] at `at` is idle when, with no input before it, each of its steps
     /// would do nothing: the process has entered (or has not started), no ACK is overdue by
-    /// `at` and no [`WAKE`] falls due by then (so `expire` and `arm` change nothing), the gather
-    /// and result are up to date (`progress` ran after the last input or send) and would not
+    /// `at` and no wake-up timer falls due by then (so `expire` and `arm` change nothing; a
+    /// timer due by `at` is an input, but a driver may offer the slot first), the gather and
+    /// result are up to date (`progress` ran after the last input or send) and would not
     /// complete, and Alg. 3 and Alg. 4 choose no send.
     fn send_slot_is_idle(&self, config: &FtcoConfig<R>, at: Time) -> bool {
         if !self.started {
