@@ -456,16 +456,7 @@ impl FtcoTopology {
         rank: Rank,
         latency_steps: u64,
     ) -> Result<Option<(u64, u64)>, TopologyError> {
-        check_latency(latency_steps)?;
-        let Some(size) = self.subtree_size(rank) else {
-            return Ok(None);
-        };
-        let mut timing = Timing {
-            shape: self.shape(),
-            latency: latency_steps,
-            memo: Vec::new(),
-        };
-        Ok(Some(timing.times(size)))
+        Ok(SubtreeTimes::new(self, latency_steps)?.of(rank))
     }
 }
 

@@ -337,8 +337,8 @@ impl<R: Reduction> FtcoNode<R> {
         }
     }
 
-    /// Whether the node may wait for DATA from some peer of `side`: `false` means
-    /// [`awaits`](Self::awaits) is `false` for every peer of it.
+    /// Whether the node may wait for DATA from some peer of `side` (the side's part of Alg. 4
+    /// line 20; the peer's is [`peer_awaited`](Self::peer_awaited)).
     fn may_await(&self, config: &FtcoConfig<R>, side: Side) -> bool {
         match side {
             Side::Up => match config.collective {
@@ -351,23 +351,19 @@ impl<R: Reduction> FtcoNode<R> {
         }
     }
 
-    /// Whether the node waits for DATA from this peer (Alg. 4 line 20: `x ∉ Arrived`).
-    fn awaits(&self, config: &FtcoConfig<R>, side: Side, peer: &Peer<R::Value>) -> bool {
+    /// Whether the node waits for DATA from this peer (Alg. 4 line 20: `x ∉ Arrived`), given
+    /// that [`may_await`](Self::may_await) holds for its side: the two together are the rule,
+    /// split so that the scans test the side's part once per side.
+    fn peer_awaited(&self, config: &FtcoConfig<R>, side: Side, peer: &Peer<R::Value>) -> bool {
         match side {
-            Side::Up => match config.collective {
-                Collective::Reduce => self.reduce_holder(config) && self.result.is_none(),
-                Collective::Bcast => self.result.is_none(),
-                // A multi-root root waits for each other root's partial, others for the result.
-                Collective::Allreduce if config.topology.is_root(self.rank) => peer.value.is_none(),
-                Collective::Allreduce => self.result.is_none(),
-            },
-            Side::Down => {
-                config.collective != Collective::Bcast
-                    && self.partial.is_none()
-                    && peer.needed
-                    && peer.value.is_none()
+            // A multi-root root waits for each other root's partial, others for the result.
+            Side::Up => {
+                config.collective != Collective::Allreduce
+                    || !config.topology.is_root(self.rank)
+                    || peer.value.is_none()
             }
-            Side::Group => self.in_group && self.result.is_none() && peer.value.is_none(),
+            Side::Down => peer.needed && peer.value.is_none(),
+            Side::Group => peer.value.is_none(),
         }
     }
 
@@ -489,7 +485,7 @@ impl<R: Reduction> FtcoNode<R> {
                 return None;
             }
             list.iter().position(|p| {
-                self.awaits(config, side, p)
+                self.peer_awaited(config, side, p)
                     && p.last_sent()
                         .is_none_or(|s| now.saturating_sub(s) > self.peer_timeout(config, side, p))
                     && Self::should_handle(config, me, p.rank, distance)
@@ -770,6 +766,20 @@ impl<R: Reduction> FtcoNode<R> {
         }
     }
 
+    /// Alg. 1 lines 5–10: the send of step `now`, if any: tree progress (Alg. 3), else a
+    /// fault-tolerance message (Alg. 4) of the served distance, else of any distance.
+    fn next_send(&self, config: &FtcoConfig<R>, now: Time) -> Option<Send> {
+        let distance = Self::served(config, self.rank, now);
+        // With the service distance 0 (`none`) the second call would repeat the first.
+        self.tree_send(config)
+            .or_else(|| self.fault_send(config, now, distance))
+            .or_else(|| {
+                (distance != 0)
+                    .then(|| self.fault_send(config, now, 0))
+                    .flatten()
+            })
+    }
+
     /// Alg. 3's `is_done`, once partial and result are up to date.
     fn completes(&self, config: &FtcoConfig<R>) -> bool {
         let holder = self.reduce_holder(config);
@@ -845,7 +855,7 @@ impl<R: Reduction> FtcoNode<R> {
                     consider(sent.saturating_add(timeout).saturating_add(1));
                 }
             }
-            if may_await && self.awaits(config, side, p) {
+            if may_await && self.peer_awaited(config, side, p) {
                 let eta = self.eta(side) + 1;
                 consider(match p.last_sent() {
                     Some(sent) => eta.max(sent.saturating_add(timeout).saturating_add(1)),
@@ -1203,17 +1213,7 @@ where
         self.expire(config, now);
         // Alg. 1 line 5: a new iteration first asks tree progress whether it is done.
         self.progress(config, true, out);
-        let me = self.rank;
-        let distance = Self::served(config, me, now);
-        // With the service distance 0 (`none`) the second call would repeat the first.
-        let choice = self
-            .tree_send(config)
-            .or_else(|| self.fault_send(config, now, distance))
-            .or_else(|| {
-                (distance != 0)
-                    .then(|| self.fault_send(config, now, 0))
-                    .flatten()
-            });
+        let choice = self.next_send(config, now);
         match choice {
             Some(Send::Partial(side, i)) => {
                 let Some(v) = self.partial.clone() else {
@@ -1277,10 +1277,7 @@ where
         {
             return false;
         }
-        let distance = Self::served(config, self.rank, at);
-        self.tree_send(config).is_none()
-            && self.fault_send(config, at, distance).is_none()
-            && (distance == 0 || self.fault_send(config, at, 0).is_none())
+        self.next_send(config, at).is_none()
     }
 
     /// Alg. 1 lines 5–10 as a choice: `None` when tree progress will send, else a message of

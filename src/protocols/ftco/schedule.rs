@@ -59,11 +59,7 @@ pub fn etas(
         .ok()
         .flatten()
         .map_or(0, |(_, reduce)| reduce);
-    let gather = if rank == 0 && collective == Collective::Reduce {
-        reduce_done
-    } else {
-        reduce
-    };
+    let gather = gather_eta(collective, rank, reduce, reduce_done);
     let result = match collective {
         Collective::Reduce => 0,
         _ => hold(topology, collective, latency, exchange, rank),
@@ -72,8 +68,8 @@ pub fn etas(
 }
 
 /// [`etas`] of every rank `0..P`, in `O(P)`: the gather times from one shared memo of subtree
-/// timings, the result times top-down from each tree root (a child holds it at its parent's
-/// time plus its position in the parent's send order and one hop, as in `hold`).
+/// timings, the result times top-down from each tree root (a child holds it [`hop`] after its
+/// parent), where `hold` walks each rank's path; the unit test compares the two traversals.
 pub fn eta_table(
     topology: &FtcoTopology,
     collective: Collective,
@@ -86,39 +82,23 @@ pub fn eta_table(
     let mut table: Vec<(Time, Time)> = Vec::with_capacity(procs as usize);
     for rank in 0..procs {
         let reduce = subtree.of(rank).map_or(0, |(_, reduce)| reduce);
-        let gather = if rank == 0 && collective == Collective::Reduce {
-            reduce_done
-        } else {
-            reduce
-        };
-        table.push((gather, 0));
+        table.push((gather_eta(collective, rank, reduce, reduce_done), 0));
     }
     if collective == Collective::Reduce {
         return Ok(table);
     }
-    let roots = u64::from(topology.roots());
     let mut frontier: Vec<Rank> = Vec::new();
     for tree in 0..topology.roots() {
-        let time = match collective {
-            Collective::Allreduce => exchange.get(tree as usize).copied().unwrap_or(0),
-            _ if tree == 0 => 0,
-            _ => u64::from(tree) - 1 + latency + 2,
-        };
         if let Some(entry) = table.get_mut(tree as usize) {
-            entry.1 = time;
+            entry.1 = root_hold(collective, latency, exchange, tree);
             frontier.push(tree);
         }
     }
     while let Some(parent) = frontier.pop() {
-        let offset = if parent == 0 && collective == Collective::Bcast {
-            roots - 1
-        } else {
-            0
-        };
-        let base = table[parent as usize].1 + offset + latency + 2;
+        let held = table[parent as usize].1;
         for (index, child) in topology.children(parent).enumerate() {
             if let Some(entry) = table.get_mut(child as usize) {
-                entry.1 = base + index as u64;
+                entry.1 = held + hop(topology, collective, latency, parent, index as u64);
                 frontier.push(child);
             }
         }
@@ -138,13 +118,7 @@ fn hold(
     let Some(tree) = topology.tree_of(rank) else {
         return 0;
     };
-    let roots = u64::from(topology.roots());
-    let mut time = match collective {
-        Collective::Allreduce => exchange.get(tree as usize).copied().unwrap_or(0),
-        // Rank 0 sends to root t in step t − 1 (docs/topology.md).
-        _ if tree == 0 => 0,
-        _ => u64::from(tree) - 1 + latency + 2,
-    };
+    let mut time = root_hold(collective, latency, exchange, tree);
     // The path from the tree root down to `rank`.
     let mut path: Vec<Rank> = topology.ancestors(rank).collect();
     path.reverse();
@@ -155,14 +129,46 @@ fn hold(
             .children(parent)
             .position(|c| c == child)
             .unwrap_or(0) as u64;
-        let offset = if parent == 0 && collective == Collective::Bcast {
-            roots - 1
-        } else {
-            0
-        };
-        time += offset + index + latency + 2;
+        time += hop(topology, collective, latency, parent, index);
     }
     time
+}
+
+/// The gather ETA of `rank` whose subtree's fault-free Reduce ends at `reduce`: rank 0 of a
+/// Reduce also waits for the other roots, until `reduce_done`.
+fn gather_eta(collective: Collective, rank: Rank, reduce: Time, reduce_done: Time) -> Time {
+    if rank == 0 && collective == Collective::Reduce {
+        reduce_done
+    } else {
+        reduce
+    }
+}
+
+/// When tree root `tree` holds the Bcast value or the Allreduce result.
+fn root_hold(collective: Collective, latency: u64, exchange: &[Time], tree: Rank) -> Time {
+    match collective {
+        Collective::Allreduce => exchange.get(tree as usize).copied().unwrap_or(0),
+        // Rank 0 sends to root t in step t − 1 (docs/topology.md).
+        _ if tree == 0 => 0,
+        _ => u64::from(tree) - 1 + latency + 2,
+    }
+}
+
+/// How much later than `parent` its child at send position `index` holds it: the position,
+/// one hop `L + 2`, and for rank 0 of a Bcast the other roots it sends to first.
+fn hop(
+    topology: &FtcoTopology,
+    collective: Collective,
+    latency: u64,
+    parent: Rank,
+    index: u64,
+) -> Time {
+    let offset = if parent == 0 && collective == Collective::Bcast {
+        u64::from(topology.roots()) - 1
+    } else {
+        0
+    };
+    offset + index + latency + 2
 }
 
 #[cfg(test)]
