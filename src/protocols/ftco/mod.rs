@@ -89,6 +89,8 @@ impl Imbalance {
     }
 }
 
+use alloc::sync::Arc;
+
 use crate::automaton::Reduction;
 use crate::topology::ftco::{Collective, FtcoTopology};
 use crate::topology::TopologyError;
@@ -133,7 +135,8 @@ struct EtaTable {
     topology: FtcoTopology,
     collective: Collective,
     latency: u64,
-    etas: Vec<(Time, Time)>,
+    /// Shared: a run clones its configuration (to set its imbalance), not this `O(P)` table.
+    etas: Arc<[(Time, Time)]>,
 }
 
 impl<R: Reduction> FtcoConfig<R> {
@@ -148,8 +151,9 @@ impl<R: Reduction> FtcoConfig<R> {
     ) -> Result<Self, TopologyError> {
         let reduce_done = topology.fault_free_latency(Collective::Reduce, latency)?;
         let exchange_done = schedule::exchange_done(&topology, latency)?;
-        let etas =
-            schedule::eta_table(&topology, collective, latency, &exchange_done, reduce_done)?;
+        let etas: Arc<[(Time, Time)]> =
+            schedule::eta_table(&topology, collective, latency, &exchange_done, reduce_done)?
+                .into();
         Ok(Self {
             topology,
             collective,
