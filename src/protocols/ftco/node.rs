@@ -1260,11 +1260,12 @@ where
     }
 
     /// [`Self::on_send_slot`] at `at` is idle when, with no input before it, each of its steps
-    /// would do nothing: the process has entered (or has not started), no ACK is overdue by
-    /// `at` and no wake-up timer falls due by then (so `expire` and `arm` change nothing; a
-    /// timer due by `at` is an input, but a driver may offer the slot first), the gather and
-    /// result are up to date (`progress` ran after the last input or send) and would not
-    /// complete, and Alg. 3 and Alg. 4 choose no send.
+    /// would do nothing: the process has entered (or has not started); no wake-up falls due by
+    /// `at` — [`arm`](Self::arm) set it to the first instant an ACK becomes overdue or a
+    /// KEEPALIVE due, so before it `expire` suspects nothing and `arm` keeps it (a timer due by
+    /// `at` is an input, but a driver may offer the slot first); the gather and result are up
+    /// to date (`progress` ran after the last input or send) and would not complete; and
+    /// Alg. 1 chooses no send. (`tests/sim_idle_slots.rs` fails without the wake-up test.)
     fn send_slot_is_idle(&self, config: &FtcoConfig<R>, at: Time) -> bool {
         if !self.started {
             return true;
@@ -1272,9 +1273,7 @@ where
         if !self.entered || self.armed.is_some_and(|t| t <= at) {
             return false;
         }
-        if !self.done
-            && (at >= self.expiry_hint.0 || !self.group.is_empty() || self.completes(config))
-        {
+        if !self.done && self.completes(config) {
             return false;
         }
         self.next_send(config, at).is_none()
