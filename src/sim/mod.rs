@@ -822,8 +822,9 @@ impl<A: Automaton> Sim<A> {
             if free <= now || !self.every_slot {
                 // (While the port is busy a slot at `free` is pending, unless it was skipped
                 // as idle: then this input may have changed that.) Only after a message is
-                // the automaton asked whether the slot is idle: a received ACK often leaves
-                // nothing to send, a start or timer rarely does, and asking costs a scan.
+                // the automaton asked whether the slot is idle: after a start or a timer the
+                // slot is rarely idle, and asking costs the automaton a scan
+                // (docs/performance.md, FTCO, stop 26).
                 if cause.is_some() {
                     self.offer_slot(config, rank, now);
                 } else {
