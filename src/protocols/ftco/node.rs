@@ -1261,7 +1261,7 @@ where
 
     /// [`Self::on_send_slot`] at `at` is idle when, with no input before it, each of its steps
     /// would do nothing: the process has entered (or has not started); no wake-up falls due by
-    /// `at` — [`arm`](Self::arm) set it to the first instant an ACK becomes overdue or a
+    /// `at` — `arm` set it to the first instant an ACK becomes overdue or a
     /// KEEPALIVE due, so before it `expire` suspects nothing and `arm` keeps it (a timer due by
     /// `at` is an input, but a driver may offer the slot first); the gather and result are up
     /// to date (`progress` ran after the last input or send) and would not complete; and
