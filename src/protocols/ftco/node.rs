@@ -315,19 +315,31 @@ impl<R: Reduction> FtcoNode<R> {
 
     /// Whether a partial already counted here (a Down member's) contains `z`'s operand.
     fn covered(&self, config: &FtcoConfig<R>, z: Rank) -> bool {
+        let walk = || {
+            self.down
+                .iter()
+                .any(|p| p.value.is_some() && (p.rank == z || config.descends(p.rank, z)))
+        };
         if self.initial_down.0 && self.down.iter().any(|p| p.rank == z) {
             // A member is below no other member: only its own counted partial covers it.
-            return self.down.iter().any(|p| p.rank == z && p.value.is_some());
+            let shortcut = self.down.iter().any(|p| p.rank == z && p.value.is_some());
+            // Every test run checks the cache against the walk it saves.
+            debug_assert_eq!(shortcut, walk(), "rank {}: stale initial_down", self.rank);
+            return shortcut;
         }
-        self.down
-            .iter()
-            .any(|p| p.value.is_some() && (p.rank == z || config.descends(p.rank, z)))
+        walk()
     }
 
     /// A partial from `m` supersedes the partials and the waits of the members below it.
     fn absorb(&mut self, config: &FtcoConfig<R>, m: Rank) {
         if self.initial_down.0 && self.down.iter().any(|p| p.rank == m) {
-            return; // no member lies below another
+            // No member lies below another (every test run checks it).
+            debug_assert!(
+                !self.down.iter().any(|p| config.descends(m, p.rank)),
+                "rank {}: stale initial_down",
+                self.rank
+            );
+            return;
         }
         for p in &mut self.down {
             if config.descends(m, p.rank) {
