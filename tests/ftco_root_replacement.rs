@@ -36,6 +36,26 @@ where
 
 type Contrib = Vec<(Rank, u32)>;
 
+/// What holds with any faults (docs/protocols.md): no completion counts an operand twice, and
+/// in an Allreduce every process that never fails completes exactly once.
+fn holds_with_any_faults(
+    report: &Report<Contrib>,
+    collective: Collective,
+    crashes: &[(Rank, Time)],
+    what: &str,
+) -> Result<(), TestCaseError> {
+    for c in &report.completions {
+        prop_assert!(c.2.iter().all(|&(_, n)| n == 1), "twice: {:?}: {}", c, what);
+    }
+    if collective == Collective::Allreduce {
+        for r in (0..report.procs).filter(|&r| crash_time(crashes, r).is_none()) {
+            let n = report.completions.iter().filter(|c| c.0 == r).count();
+            prop_assert_eq!(n, 1, "rank {}: {}", r, what);
+        }
+    }
+    Ok(())
+}
+
 /// Def. 3.1–3.2 with root replacement: every completion carries one value, with no operand
 /// twice, holding every process that never fails and every process that completed before it
 /// failed. Allreduce: every process that never fails completes exactly once. Reduce: the
@@ -323,15 +343,7 @@ proptest! {
                 .filter(|&r| r == 0 || cfg.topology.parent(r) == Some(0))
                 .all(|r| crash_time(&crashes, r).is_some());
         prop_assert!(reporters_all_fail || !report.completions.is_empty(), "{}", what);
-        for c in &report.completions {
-            prop_assert!(c.2.iter().all(|&(_, n)| n == 1), "twice: {:?}: {}", c, what);
-        }
-        if collective == Collective::Allreduce {
-            for r in (0..procs as Rank).filter(|&r| crash_time(&crashes, r).is_none()) {
-                let n = report.completions.iter().filter(|c| c.0 == r).count();
-                prop_assert_eq!(n, 1, "rank {}: {}", r, what);
-            }
-        }
+        holds_with_any_faults(&report, collective, &crashes, &what)?;
     }
 }
 
@@ -400,15 +412,7 @@ proptest! {
         });
         if falsely_suspected {
             prop_assert!(!report.completions.is_empty(), "{}", what);
-            for c in &report.completions {
-                prop_assert!(c.2.iter().all(|&(_, n)| n == 1), "twice: {:?}: {}", c, what);
-            }
-            if collective == Collective::Allreduce {
-                for r in (0..procs as Rank).filter(|&r| crash_time(&crashes, r).is_none()) {
-                    let n = report.completions.iter().filter(|c| c.0 == r).count();
-                    prop_assert_eq!(n, 1, "rank {}: {}", r, what);
-                }
-            }
+            holds_with_any_faults(report, collective, &crashes, &what)?;
         } else {
             check(report, &cfg, &crashes, &what);
         }
@@ -420,8 +424,8 @@ fn ftco_4_a_reduce_whose_reporters_all_fail_reports_nowhere() {
     // Found by the any-faults proptest (its regression file keeps the case): binary heap
     // P = 6, Reduce, rank 0 inactive, its children 2 and 1 crash at 14 and 16. The leaves
     // 3, 4, 5 sent their partials, were acknowledged and finished before their parents
-    // failed; rank 0 and its children, the only reporters of a Reduce, are gone. Nobody
-    // completes, nothing counts twice (docs/protocols.md, "What does not hold").
+    // failed; rank 0 and its children, the only reporters of a Reduce, are gone, and nobody
+    // completes (docs/protocols.md, "What does not hold").
     let crashes = [(1, 16), (2, 14), (0, 0)];
     let cfg = replaced(config(
         topology(FtcoKind::KAry(2), 1, 6),
