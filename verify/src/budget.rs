@@ -152,22 +152,56 @@ pub struct Budget {
     /// Bytes: the state cap `memory / bytes per state` ([`bytes_per_state`]), and the resident
     /// memory the process may reach while the check runs.
     pub memory: Option<u64>,
-    /// Worker threads of stateright's BFS; 0 and 1 mean one. One thread is deterministic (the
-    /// matrix and the tests use it). With more, a search that runs to its end still finds the
-    /// same unique states and the same verdicts, but which shortest path first reaches a
-    /// violation is a race between the threads, so a counterexample's trace (minimized the
-    /// same way afterwards) can differ from run to run, and a search every property has a
-    /// discovery for ends at a count that depends on the race.
+    /// Worker threads of the search; 0 and 1 mean one. The layered search gives the same
+    /// result on any number. With stateright's BFS one thread is deterministic; with more, a
+    /// search that runs to its end still finds the same unique states and the same verdicts,
+    /// but which shortest path first reaches a violation is a race between the threads, so a
+    /// counterexample's trace (minimized the same way afterwards) can differ from run to run,
+    /// and a search every property has a discovery for ends at a count that depends on the race.
     pub threads: u32,
+    /// How the timed model is searched ([`Search::Auto`] by default); the asynchronous model
+    /// always uses stateright's breadth-first search.
+    pub search: Search,
+}
+
+/// The search engine of a timed check. Both explore the same states and reach the same
+/// verdicts (`verify/tests/layered.rs`); they differ in memory, speed and which of several
+/// counterexamples they report first (both are minimized afterwards).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Search {
+    /// [`Self::Layered`] for a model that leaves no choice to the checker; [`Self::Bfs`] for
+    /// one that does (gossip targets), whose counterexamples are then the shortest over every
+    /// choice sequence as the gossip cells promise (the layered search reports the first in
+    /// layer order, which can take more choices).
+    #[default]
+    Auto,
+    /// [`crate::layered`]: layer by layer in the order of (next instant, crashes), keeping only
+    /// the layers in progress; the same result on any number of threads.
+    Layered,
+    /// stateright's breadth-first search, which keeps every state's fingerprint and queues
+    /// whole states; with more than one thread, which counterexample it reports is a race.
+    Bfs,
+}
+
+impl Search {
+    /// `auto`, `layered` or `bfs`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Layered => "layered",
+            Self::Bfs => "bfs",
+        }
+    }
 }
 
 impl Budget {
-    /// No limit at all, one thread (the matrix).
+    /// No limit at all, one thread, the engine chosen by the model (the matrix).
     pub const UNLIMITED: Self = Self {
         max_states: None,
         timeout: None,
         memory: None,
         threads: 1,
+        search: Search::Auto,
     };
 
     /// The effective state cap and the budget it comes from: the smaller of `max_states` and
@@ -272,6 +306,16 @@ impl Halt {
     pub fn release(&self) {
         self.0.cap.store(u64::MAX, Ordering::Relaxed);
         self.0.reason.store(0, Ordering::Relaxed);
+    }
+}
+
+/// Parses `--search`: `auto`, `layered` or `bfs`.
+pub fn parse_search(text: &str) -> Result<Search, String> {
+    match text {
+        "auto" => Ok(Search::Auto),
+        "layered" => Ok(Search::Layered),
+        "bfs" => Ok(Search::Bfs),
+        _ => Err(format!("must be auto, layered or bfs, got {text:?}")),
     }
 }
 
@@ -448,7 +492,7 @@ mod tests {
             max_states: Some(1000),
             timeout: None,
             memory: Some(100 * TIMED_BYTES_PER_STATE),
-            threads: 1,
+            ..Budget::UNLIMITED
         };
         assert_eq!(
             b.state_cap(TIMED_BYTES_PER_STATE),

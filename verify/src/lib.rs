@@ -27,6 +27,7 @@ pub mod budget;
 pub mod corrected_tree;
 pub mod ftco;
 pub mod gossip;
+pub mod layered;
 pub mod matrix;
 pub mod mutants;
 pub mod search;
@@ -490,10 +491,30 @@ where
 {
     let cap = budget.state_cap(budget::bytes_per_state(ModelKind::Timed));
     let halt = model.halt.clone();
-    let checker = run_budgeted(model.clone(), &halt, initial, cap, budget, start, progress)?;
+    let bfs = match budget.search {
+        budget::Search::Auto => model.choices.is_some(),
+        budget::Search::Layered => false,
+        budget::Search::Bfs => true,
+    };
+    if bfs {
+        let checker = run_budgeted(model.clone(), &halt, initial, cap, budget, start, progress)?;
+        let stopped = halt.reason();
+        halt.release();
+        let mut result = timed_result(&model, &checker, start);
+        result.stopped = stopped;
+        return Ok(result);
+    }
+    if let Some((cap, by)) = cap {
+        halt.cap(cap.saturating_sub(initial), by);
+    }
+    let explored = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        layered::explore(&model, budget, start, progress)
+    }))
+    .map_err(|_| CheckError::CheckerFailed)?;
     let stopped = halt.reason();
     halt.release();
-    let mut result = timed_result(&model, &checker, start);
+    let discovery = |name: &'static str| explored.discoveries.get(name).cloned();
+    let mut result = discoveries_result(&model, discovery, explored.unique, start);
     result.stopped = stopped;
     Ok(result)
 }
@@ -601,8 +622,9 @@ where
     }
 }
 
-/// Collects the verdicts of a finished timed check, replaying each counterexample with tracing
-/// ([`CheckResult::stopped`] is left `None`: the caller knows whether a budget stopped it).
+/// Collects the verdicts of a finished stateright check of a timed model, replaying each
+/// counterexample with tracing ([`CheckResult::stopped`] is left `None`: the caller knows
+/// whether a budget stopped it).
 pub fn timed_result<A, C>(
     model: &TimedModel<A>,
     checker: &C,
@@ -615,12 +637,10 @@ where
     A::Config: Send + Sync + 'static,
     C: stateright::Checker<TimedModel<A>>,
 {
-    let mut violations = Vec::new();
-    let properties = model.always_properties();
-    for &name in &properties {
-        if let Some(path) = checker.discovery(name) {
+    let discovery = |name: &'static str| {
+        checker.discovery(name).map(|path| {
             let steps = path.into_vec();
-            let mut initial: Vec<ftcoll::Rank> = steps
+            let initial: Vec<ftcoll::Rank> = steps
                 .first()
                 .map(|(s, _)| {
                     model
@@ -631,8 +651,32 @@ where
                         .collect()
                 })
                 .unwrap_or_default();
-            let mut actions: Vec<timed::TimedAction> =
-                steps.iter().filter_map(|(_, a)| *a).collect();
+            let actions: Vec<timed::TimedAction> = steps.iter().filter_map(|(_, a)| *a).collect();
+            (initial, actions)
+        })
+    };
+    discoveries_result(model, discovery, checker.unique_state_count(), start)
+}
+
+/// The verdicts of a timed check from its discoveries (`discovery(name)`: the crashes before
+/// the operation and the actions that reach the property's first counterexample or example),
+/// each counterexample minimized and replayed with tracing. Shared by both search engines.
+fn discoveries_result<A>(
+    model: &TimedModel<A>,
+    discovery: impl Fn(&'static str) -> Option<(Vec<ftcoll::Rank>, Vec<timed::TimedAction>)>,
+    states: usize,
+    start: std::time::Instant,
+) -> CheckResult
+where
+    A: ftcoll::automaton::Automaton + Send + Sync + 'static,
+    A::Msg: Send + Sync,
+    A::Value: Send + Sync,
+    A::Config: Send + Sync + 'static,
+{
+    let mut violations = Vec::new();
+    let properties = model.always_properties();
+    for &name in &properties {
+        if let Some((mut initial, mut actions)) = discovery(name) {
             // Pre-operation crashes: report the smallest crash set that fails, not merely the
             // shortest path BFS found.
             if model.timing == CrashTiming::Pre && model.choices.is_none() {
@@ -685,9 +729,9 @@ where
     let reached = model
         .sometimes_properties()
         .into_iter()
-        .filter(|n| checker.discovery(n).is_some())
+        .filter(|&n| discovery(n).is_some())
         .collect();
-    let cut_by_horizon = if checker.discovery(timed::HORIZON_CUT).is_some() {
+    let cut_by_horizon = if discovery(timed::HORIZON_CUT).is_some() {
         model
             .properties
             .iter()
@@ -699,7 +743,7 @@ where
     };
     CheckResult {
         violations,
-        states: checker.unique_state_count(),
+        states,
         seconds: start.elapsed().as_secs_f64(),
         reached,
         stopped: None,

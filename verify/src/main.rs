@@ -564,6 +564,9 @@ fn memory_limit(s: &str) -> Result<u64, String> {
 fn threads(s: &str) -> Result<u32, String> {
     budget::parse_threads(s)
 }
+fn search_engine(s: &str) -> Result<budget::Search, String> {
+    budget::parse_search(s)
+}
 
 /// Budgets of `check` and `explore`.
 #[derive(Args, Debug)]
@@ -580,11 +583,18 @@ struct BudgetArgs {
     /// Default: half of MemAvailable.
     #[arg(long, value_name = "SIZE", value_parser = memory_limit, allow_hyphen_values = true)]
     memory_limit: Option<u64>,
-    /// Worker threads of the breadth-first search (1 to 256; default 1). Verdicts and state
-    /// counts do not depend on it; with more than one, a counterexample's trace may differ
-    /// between runs (whichever thread reaches a violation first). `explore` ignores it.
+    /// Worker threads of the search (1 to 256; default 1). Verdicts and state counts do not
+    /// depend on it, nor, with the layered search, anything else; with `bfs` and more than one,
+    /// a counterexample's trace may differ between runs (whichever thread reaches a violation
+    /// first). `explore` ignores it.
     #[arg(long, value_name = "N", value_parser = threads, allow_hyphen_values = true)]
     threads: Option<u32>,
+    /// Search engine of the timed model: `layered` (keeps only the layers of (instant,
+    /// crashes) in progress; the same result on any number of threads), `bfs` (stateright's
+    /// breadth-first search) or `auto` (default: `bfs` where the model chooses gossip targets,
+    /// so counterexamples are the shortest, else `layered`). The async model always uses `bfs`.
+    #[arg(long, value_name = "ENGINE", value_parser = search_engine)]
+    search: Option<budget::Search>,
 }
 
 impl BudgetArgs {
@@ -594,6 +604,7 @@ impl BudgetArgs {
             timeout: self.timeout,
             memory: Some(self.memory_limit.unwrap_or_else(budget::default_memory)),
             threads: self.threads.unwrap_or(1),
+            search: self.search.unwrap_or_default(),
         }
     }
 

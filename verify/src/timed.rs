@@ -515,7 +515,11 @@ impl<A: Automaton> TimedModel<A> {
         (report.trace.clone(), report)
     }
 
-    fn apply(&self, state: &TimedState<A>, action: TimedAction) -> Option<TimedState<A>> {
+    pub(crate) fn apply(
+        &self,
+        state: &TimedState<A>,
+        action: TimedAction,
+    ) -> Option<TimedState<A>> {
         let mut next = state.clone();
         match action {
             TimedAction::Step { .. } => self.step(&mut next),
@@ -714,7 +718,7 @@ fn corrected<A: Automaton>(_: &TimedModel<A>, s: &TimedState<A>) -> bool {
 /// its end) — a bounded verdict, never a silent pass.
 pub const HORIZON_CUT: &str = "sometimes: a run is cut at the horizon";
 
-fn cut_at_horizon<A: Automaton>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
+pub(crate) fn cut_at_horizon<A: Automaton>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
     s.error.is_none() && s.sim.next_time().is_some_and(|t| t > m.horizon)
 }
 

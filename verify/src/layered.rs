@@ -1,0 +1,447 @@
+//! The layered search: the timed model's states explored in the order of a progress measure,
+//! keeping only the states of the layers not yet finished (the sweep-line method of
+//! Christensen, Kristensen and Mailund, TACAS 2001).
+//!
+//! Every action of [`TimedModel`] moves a state forward in the order of its *layer*
+//! `(next instant, crashes so far)`: a `Step` applies every event of the next instant, so the
+//! next instant strictly grows (the driver creates no event at an instant it has finished); a
+//! `Crash` keeps the instant and adds a crash; a `Choose` keeps both (the same layer). So no
+//! state of a finished layer can be reached again, and once the search has left a layer it
+//! forgets that layer's states and fingerprints: memory holds the layers in progress, not every
+//! state seen. Deduplication within a layer is by a 64-bit fingerprint, as in stateright.
+//!
+//! What the search finds is what stateright's breadth-first search finds on the same model: the
+//! same unique states (the same graph, each state checked once) and so the same verdicts;
+//! `verify/tests/layered.rs` compares the two on every cell of the matrix's everyday part.
+//! Counterexample paths can differ (the first violation in layer order — earliest instant, then
+//! fewest crashes — instead of the fewest actions); the checker minimizes them afterwards
+//! either way.
+//!
+//! **Threads.** The states of a layer are split into contiguous halves, one per thread, and the
+//! successors are merged in the order of the states they came from, so the search, its counts
+//! and its counterexamples are the same on one thread or two.
+
+use std::collections::{BTreeMap, HashSet};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+
+use ftcoll::automaton::Automaton;
+use ftcoll::{Rank, Time};
+use stateright::Model;
+
+use crate::budget::{Budget, Halt, Stop};
+use crate::timed::{crash_sets_of, CrashTiming, Expectation, TimedAction, TimedModel, TimedState};
+
+/// What a layered search found.
+#[derive(Clone, Debug, Default)]
+pub struct Exploration {
+    /// Unique states explored (each one checked against every property).
+    pub unique: usize,
+    /// For each property with a discovery (an `always` property's counterexample, a
+    /// `sometimes` property's example): the crashes before the operation and the actions from
+    /// that initial state to the discovered state.
+    pub discoveries: BTreeMap<&'static str, (Vec<Rank>, Vec<TimedAction>)>,
+    /// The most states held at once (the layers in progress).
+    pub peak_held: usize,
+}
+
+/// The layer of a state: its next instant (none: after every instant) and its crashes.
+type Layer = (Time, u32);
+
+fn layer_of<A: Automaton>(state: &TimedState<A>) -> Layer {
+    (state.sim.next_time().unwrap_or(Time::MAX), state.crashes)
+}
+
+/// A state waiting to be explored, with what it takes to rebuild its path: the index of its
+/// initial state's crash set and the actions that are not steps (steps are implied: a replay
+/// steps until the instant of the next recorded action).
+struct Entry<A: Automaton> {
+    // Boxed: entries move between lists, a state is several hundred bytes.
+    state: Box<TimedState<A>>,
+    origin: u32,
+    moves: Vec<TimedAction>,
+}
+
+struct Pending<A: Automaton> {
+    seen: HashSet<u64, BuildHasherDefault<Identity>>,
+    entries: Vec<Entry<A>>,
+}
+
+impl<A: Automaton> Default for Pending<A> {
+    fn default() -> Self {
+        Self {
+            seen: HashSet::default(),
+            entries: Vec::new(),
+        }
+    }
+}
+
+/// A hasher for keys that are already fingerprints.
+#[derive(Default)]
+struct Identity(u64);
+
+impl Hasher for Identity {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// The 64-bit fingerprint of a state (fixed keys: the same on every run).
+fn fingerprint<T: Hash>(value: &T) -> u64 {
+    ahash::RandomState::with_seeds(
+        0x243f_6a88_85a3_08d3,
+        0x1319_8a2e_0370_7344,
+        0xa409_3822_299f_31d0,
+        0x082e_fa98_ec4e_6c89,
+    )
+    .hash_one(value)
+}
+
+/// What one thread made of a run of entries.
+struct Work<A: Automaton> {
+    /// Successors in order: layer, fingerprint, entry.
+    successors: Vec<(Layer, u64, Entry<A>)>,
+    /// The fingerprints of the terminal successors, already checked.
+    terminals: Vec<u64>,
+    /// Whether this run discovered each property.
+    found: Vec<bool>,
+    /// The run's discovered entries' paths, by property index.
+    paths: Vec<Option<(u32, Vec<TimedAction>, Layer)>>,
+}
+
+/// Entries handled per round: bounds the successors held before they are merged.
+const ROUND: usize = 1 << 14;
+
+/// Below this many entries a round runs on the calling thread.
+const PARALLEL_FROM: usize = 512;
+
+/// Explores `model` within `budget` (state cap through `model.halt`, time and memory checked
+/// between rounds). The model's `halt` is left set if a budget stopped the search.
+pub fn explore<A>(
+    model: &TimedModel<A>,
+    budget: &Budget,
+    start: std::time::Instant,
+    mut progress: Option<crate::Progress<'_>>,
+) -> Exploration
+where
+    A: Automaton + Send + Sync + 'static,
+    A::Msg: Send + Sync,
+    A::Value: Send + Sync,
+    A::Config: Send + Sync + 'static,
+{
+    let halt: &Halt = &model.halt;
+    let threads = budget.threads.max(1) as usize;
+    let deadline = budget.timeout.map(|t| start + t);
+    let mut last_report = start;
+    let names: Vec<(&'static str, Expectation, _)> = model_properties(model);
+    let mut found: Vec<bool> = vec![false; names.len()];
+    let mut result = Exploration::default();
+
+    let origins: Vec<Vec<Rank>> = match model.timing {
+        CrashTiming::Pre => crash_sets_of(&model.crashable, model.max_crashes),
+        CrashTiming::Any => vec![Vec::new()],
+    };
+    let mut layers: BTreeMap<Layer, Pending<A>> = BTreeMap::new();
+    let mut terminals: HashSet<u64, BuildHasherDefault<Identity>> = HashSet::default();
+    let mut held = 0usize;
+    for (i, state) in model.init_states().into_iter().enumerate() {
+        let fp = fingerprint(&state);
+        let pending = layers.entry(layer_of(&state)).or_default();
+        if pending.seen.insert(fp) {
+            pending.entries.push(Entry {
+                state: Box::new(state),
+                origin: i as u32,
+                moves: Vec::new(),
+            });
+            held += 1;
+        }
+    }
+    result.peak_held = held;
+
+    while let Some(mut current) = layers.first_entry() {
+        let key = *current.key();
+        if current.get().entries.is_empty() {
+            current.remove();
+            continue;
+        }
+        let take = current.get().entries.len().min(ROUND);
+        let batch: Vec<Entry<A>> = current.get_mut().entries.drain(..take).collect();
+        held -= batch.len();
+        result.unique += batch.len();
+        let works = if threads > 1 && batch.len() >= PARALLEL_FROM {
+            run_parallel(model, &names, &found, batch, threads)
+        } else {
+            vec![run(model, &names, &found, batch)]
+        };
+        for work in works {
+            for (p, path) in work.paths.into_iter().enumerate() {
+                if let (false, Some((origin, moves, layer))) = (found[p], path) {
+                    found[p] = true;
+                    let pre = origins[origin as usize].clone();
+                    let actions = rebuild(model, &pre, &moves, layer);
+                    result.discoveries.insert(names[p].0, (pre, actions));
+                }
+            }
+            for fp in work.terminals {
+                if terminals.insert(fp) {
+                    result.unique += 1;
+                }
+            }
+            for (layer, fp, entry) in work.successors {
+                debug_assert!(layer >= key, "an action went back to an earlier layer");
+                let pending = layers.entry(layer).or_default();
+                if pending.seen.insert(fp) {
+                    pending.entries.push(entry);
+                    held += 1;
+                }
+            }
+        }
+        result.peak_held = result.peak_held.max(held);
+        // Every property decided and every example found: nothing more to learn.
+        if found.iter().all(|&f| f) {
+            break;
+        }
+        let now = std::time::Instant::now();
+        if deadline.is_some_and(|d| now >= d) {
+            halt.halt(Stop::Time);
+        }
+        if let Some(limit) = budget.memory {
+            if crate::budget::resident_bytes().is_some_and(|rss| rss > limit - limit / 32) {
+                halt.halt(Stop::Memory);
+            }
+        }
+        if let Some(report) = progress.as_mut() {
+            if now.duration_since(last_report) >= std::time::Duration::from_secs(1) {
+                last_report = now;
+                report(result.unique, now.duration_since(start));
+            }
+        }
+        if halt.is_halted() {
+            // The states generated but not explored are not checked: the verdict is partial.
+            break;
+        }
+    }
+    result
+}
+
+type Named<A> = (
+    &'static str,
+    Expectation,
+    fn(&TimedModel<A>, &TimedState<A>) -> bool,
+);
+
+/// The model's properties as the checker sees them, its horizon check included.
+fn model_properties<A>(model: &TimedModel<A>) -> Vec<Named<A>>
+where
+    A: Automaton + Send + Sync + 'static,
+    A::Msg: Send + Sync,
+    A::Config: Send + Sync + 'static,
+{
+    let mut names: Vec<Named<A>> = model
+        .properties
+        .iter()
+        .map(|p| (p.name, p.expectation, p.condition))
+        .collect();
+    names.push((
+        crate::timed::HORIZON_CUT,
+        Expectation::Sometimes,
+        crate::timed::cut_at_horizon::<A>,
+    ));
+    names
+}
+
+fn run_parallel<A>(
+    model: &TimedModel<A>,
+    names: &[Named<A>],
+    found: &[bool],
+    mut batch: Vec<Entry<A>>,
+    threads: usize,
+) -> Vec<Work<A>>
+where
+    A: Automaton + Send + Sync + 'static,
+    A::Msg: Send + Sync,
+    A::Value: Send + Sync,
+    A::Config: Send + Sync + 'static,
+{
+    let size = batch.len().div_ceil(threads);
+    let mut parts = Vec::with_capacity(threads);
+    while batch.len() > size {
+        let tail = batch.split_off(batch.len() - size);
+        parts.push(tail);
+    }
+    parts.push(batch);
+    parts.reverse();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = parts
+            .into_iter()
+            .map(|part| scope.spawn(move || run(model, names, found, part)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
+}
+
+/// Checks each entry against the properties not yet discovered and generates its successors.
+fn run<A>(
+    model: &TimedModel<A>,
+    names: &[Named<A>],
+    found: &[bool],
+    batch: Vec<Entry<A>>,
+) -> Work<A>
+where
+    A: Automaton + Send + Sync + 'static,
+    A::Msg: Send + Sync,
+    A::Value: Send + Sync,
+    A::Config: Send + Sync + 'static,
+{
+    let mut work = Work {
+        successors: Vec::with_capacity(batch.len() * 2),
+        terminals: Vec::new(),
+        found: vec![false; names.len()],
+        paths: (0..names.len()).map(|_| None).collect(),
+    };
+    let mut actions = Vec::new();
+    for entry in batch {
+        work.check(
+            model,
+            names,
+            found,
+            &entry.state,
+            entry.origin,
+            &entry.moves,
+        );
+        model.actions(&entry.state, &mut actions);
+        for action in actions.drain(..) {
+            let Some(next) = model.next_state(&entry.state, action) else {
+                continue;
+            };
+            let mut moves = entry.moves.clone();
+            if !matches!(action, TimedAction::Step { .. }) {
+                moves.push(action);
+            }
+            let layer = layer_of(&next);
+            let fp = fingerprint(&next);
+            if terminal(model, &next) {
+                // Checked now and never held: a duplicate's discoveries are its first copy's.
+                work.check(model, names, found, &next, entry.origin, &moves);
+                work.terminals.push(fp);
+                continue;
+            }
+            work.successors.push((
+                layer,
+                fp,
+                Entry {
+                    state: Box::new(next),
+                    origin: entry.origin,
+                    moves,
+                },
+            ));
+        }
+    }
+    work
+}
+
+impl<A: Automaton> Work<A> {
+    /// Checks `state` against the properties not yet discovered, recording its path for each
+    /// discovery.
+    fn check(
+        &mut self,
+        model: &TimedModel<A>,
+        names: &[Named<A>],
+        found: &[bool],
+        state: &TimedState<A>,
+        origin: u32,
+        moves: &[TimedAction],
+    ) {
+        for (p, &(_, expectation, condition)) in names.iter().enumerate() {
+            if found[p] || self.found[p] {
+                continue;
+            }
+            let holds = condition(model, state);
+            let discovered = match expectation {
+                Expectation::Always => !holds,
+                Expectation::Sometimes => holds,
+            };
+            if discovered {
+                self.found[p] = true;
+                self.paths[p] = Some((origin, moves.to_vec(), layer_of(state)));
+            }
+        }
+    }
+}
+
+/// Whether `state` has no successor whatever the budget: quiescent, past the horizon, or
+/// stopped by a driver error. Such states are checked where they are generated and only their
+/// fingerprints kept (they have no layer to wait in: a quiescent state's next instant is none).
+fn terminal<A: Automaton>(model: &TimedModel<A>, state: &TimedState<A>) -> bool {
+    state.error.is_some() || state.sim.next_time().is_none_or(|t| t > model.horizon)
+}
+
+/// The whole action path of a discovered state: the recorded moves, each at the instant it was
+/// made, with the steps between them, and steps after the last until the state's layer.
+fn rebuild<A>(
+    model: &TimedModel<A>,
+    pre: &[Rank],
+    moves: &[TimedAction],
+    layer: Layer,
+) -> Vec<TimedAction>
+where
+    A: Automaton + Send + Sync + 'static,
+    A::Msg: Send + Sync,
+    A::Config: Send + Sync + 'static,
+{
+    let mut state = model.initial_state(pre);
+    let mut actions = Vec::new();
+    let step_until = |state: &mut TimedState<A>, actions: &mut Vec<TimedAction>, t: Time| {
+        while let Some(time) = state
+            .sim
+            .next_time()
+            .filter(|&n| n < t && state.error.is_none())
+        {
+            let step = TimedAction::Step { time };
+            actions.push(step);
+            model.step(state);
+        }
+    };
+    for &action in moves {
+        let t = match action {
+            TimedAction::Crash { time, .. } | TimedAction::Choose { time, .. } => time,
+            TimedAction::Step { time } => time,
+        };
+        step_until(&mut state, &mut actions, t);
+        actions.push(action);
+        if let Some(next) = model.apply(&state, action) {
+            state = next;
+        }
+    }
+    step_until(&mut state, &mut actions, layer.0);
+    debug_assert_eq!(layer_of(&state), layer, "a rebuilt path missed its state");
+    actions
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identity_hasher_passes_fingerprints_through() {
+        let mut h = Identity::default();
+        h.write_u64(0xdead_beef);
+        assert_eq!(h.finish(), 0xdead_beef);
+    }
+
+    #[test]
+    fn fingerprints_are_fixed() {
+        assert_eq!(fingerprint(&(1u32, 2u64)), fingerprint(&(1u32, 2u64)));
+        assert_ne!(fingerprint(&(1u32, 2u64)), fingerprint(&(2u32, 1u64)));
+    }
+}

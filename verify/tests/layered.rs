@@ -1,0 +1,167 @@
+//! The layered search (`ftcoll_verify::layered`, the default engine of the timed model) against
+//! stateright's breadth-first search on the same models: the same unique states, the same
+//! verdicts, the same examples reached and — where counterexamples are minimized afterwards
+//! (every model without choices) — the same traces; and the same result, traces included, on
+//! one thread or two. Broadcasts (every correction variant, both start modes, both crash
+//! timings), Corrected Gossip cells (choices made by the model) and FTCO.
+
+use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
+use ftcoll::topology::ftco::{Collective, FtcoKind};
+use ftcoll::topology::{LogP, Order, TreeKind};
+use ftcoll_verify::budget::Search;
+use ftcoll_verify::ftco::{self, FtcoSpec};
+use ftcoll_verify::gossip;
+use ftcoll_verify::{check_within, Budget, CheckResult, CrashTiming, ModelKind, ProtocolSpec};
+
+fn budget(search: Search, threads: u32) -> Budget {
+    Budget {
+        search,
+        threads,
+        ..Budget::UNLIMITED
+    }
+}
+
+/// What must not depend on the engine: everything but the run time, and the traces only when
+/// `traces` (models without choices minimize their counterexamples the same way).
+fn assert_same(what: &str, layered: &CheckResult, bfs: &CheckResult, traces: bool) {
+    assert_eq!(layered.states, bfs.states, "{what}: unique states");
+    assert_eq!(layered.verdict(), bfs.verdict(), "{what}: verdict");
+    assert_eq!(layered.reached, bfs.reached, "{what}: examples reached");
+    assert_eq!(
+        layered.cut_by_horizon, bfs.cut_by_horizon,
+        "{what}: horizon"
+    );
+    assert_eq!(layered.stopped, bfs.stopped, "{what}: budget");
+    let names = |r: &CheckResult| r.violations.iter().map(|v| v.property).collect::<Vec<_>>();
+    assert_eq!(names(layered), names(bfs), "{what}: violated properties");
+    if traces {
+        assert_eq!(layered.violations, bfs.violations, "{what}: traces");
+    }
+}
+
+fn broadcast(
+    tree: TreeKind,
+    correction: CorrectionSpec,
+    start: StartMode,
+    procs: u32,
+) -> ProtocolSpec {
+    ProtocolSpec {
+        tree,
+        order: Order::Interleaved,
+        correction,
+        start,
+        procs,
+        logp: LogP::default(),
+    }
+}
+
+#[test]
+fn broadcasts_explore_the_same_states_and_reach_the_same_verdicts() {
+    let corrections = [
+        CorrectionSpec::Checked,
+        CorrectionSpec::Opportunistic { distance: 1 },
+        CorrectionSpec::Optimized { distance: 1 },
+        CorrectionSpec::FailProof {
+            faults: 1,
+            sos_timeout: None,
+        },
+        CorrectionSpec::Delayed { delay: 3 },
+        CorrectionSpec::None,
+    ];
+    let mut violated = 0;
+    for correction in corrections {
+        for start in [StartMode::Synchronized, StartMode::Overlapped] {
+            for (procs, f, timing) in [
+                (5, 2, CrashTiming::Pre),
+                (6, 1, CrashTiming::Any),
+                (5, 2, CrashTiming::Any),
+            ] {
+                let spec = broadcast(TreeKind::Binomial, correction, start, procs);
+                let what = format!("{} f={f} {timing}", spec.name());
+                let run = |search, threads| {
+                    check_within(
+                        &spec,
+                        f,
+                        timing,
+                        ModelKind::Timed,
+                        &budget(search, threads),
+                        None,
+                    )
+                    .expect("valid spec")
+                };
+                let layered = run(Search::Layered, 1);
+                assert_same(&what, &layered, &run(Search::Bfs, 1), true);
+                assert_eq!(
+                    layered,
+                    seconds_of(run(Search::Layered, 2), &layered),
+                    "{what}: threads"
+                );
+                violated += usize::from(!layered.violations.is_empty());
+            }
+        }
+    }
+    // The comparison covers counterexamples, not only holding cells.
+    assert!(
+        violated >= 6,
+        "only {violated} configurations with a violation"
+    );
+}
+
+/// `result` with the run time of `like`: the only field two runs of one search may differ in.
+fn seconds_of(mut result: CheckResult, like: &CheckResult) -> CheckResult {
+    result.seconds = like.seconds;
+    result
+}
+
+#[test]
+fn gossip_cells_explore_the_same_states_and_reach_the_same_verdicts() {
+    // The cells small enough for a debug build; the layered search reports the first
+    // counterexample in layer order, BFS a shortest one, so traces may differ here.
+    for cell in gossip::cells().into_iter().filter(|c| c.spec.procs <= 4) {
+        let run = |search, threads| {
+            gossip::run_cell(&cell, &budget(search, threads)).expect("valid cell")
+        };
+        let layered = run(Search::Layered, 1);
+        assert_same(cell.id, &layered.result, &run(Search::Bfs, 1).result, false);
+        let two = run(Search::Layered, 2);
+        assert_eq!(
+            layered.result,
+            seconds_of(two.result, &layered.result),
+            "{}: threads",
+            cell.id
+        );
+    }
+}
+
+#[test]
+fn ftco_explores_the_same_states_and_reaches_the_same_verdicts() {
+    for collective in [Collective::Bcast, Collective::Reduce, Collective::Allreduce] {
+        for (kind, procs, f, timing) in [
+            (FtcoKind::KAry(2), 4, 1, CrashTiming::Any),
+            (FtcoKind::KNomial(2), 4, 2, CrashTiming::Pre),
+        ] {
+            let spec = FtcoSpec::new(collective, kind, procs);
+            let what = format!("{} f={f} {timing}", spec.name());
+            let run = |search| ftco::check(&spec, f, timing, &budget(search, 1), None).unwrap();
+            assert_same(&what, &run(Search::Layered), &run(Search::Bfs), true);
+        }
+    }
+}
+
+#[test]
+fn a_state_budget_stops_the_layered_search_with_a_partial_verdict() {
+    let spec = broadcast(
+        TreeKind::Binomial,
+        CorrectionSpec::Checked,
+        StartMode::Synchronized,
+        8,
+    );
+    let capped = Budget {
+        max_states: Some(500),
+        ..Budget::UNLIMITED
+    };
+    let result = check_within(&spec, 2, CrashTiming::Any, ModelKind::Timed, &capped, None).unwrap();
+    assert_eq!(result.stopped, Some(ftcoll_verify::budget::Stop::States));
+    assert_eq!(result.verdict(), ftcoll_verify::Verdict::Partial);
+    assert!(result.states <= 500, "{} states", result.states);
+}
