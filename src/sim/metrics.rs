@@ -19,7 +19,7 @@ pub(crate) fn phase_index(phase: Phase) -> usize {
 
 /// Everything measured in one run. Times are absolute; latencies are relative to the root's
 /// start. `V` is the automaton's value type.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Report<V = Value> {
     /// `P`.
@@ -61,6 +61,72 @@ pub struct Report<V = Value> {
     pub longest_queue: u64,
     /// The trace, when requested.
     pub trace: Vec<TraceEvent>,
+}
+
+impl<V: Clone> Clone for Report<V> {
+    fn clone(&self) -> Self {
+        let mut copy = Self {
+            procs: self.procs,
+            root_start: self.root_start,
+            delivered_at: Vec::new(),
+            delivered_value: Vec::new(),
+            deliveries: Vec::new(),
+            by_dissemination: Vec::new(),
+            crashed: Vec::new(),
+            sent: Vec::new(),
+            messages: self.messages,
+            completions: Vec::new(),
+            finish: Vec::new(),
+            last_activity: self.last_activity,
+            lost: self.lost,
+            ignored: self.ignored,
+            events: self.events,
+            longest_queue: self.longest_queue,
+            trace: Vec::new(),
+        };
+        copy.clone_from(self);
+        copy
+    }
+
+    /// Field by field, reusing this report's vectors (see `Sim`'s `clone_from`).
+    fn clone_from(&mut self, source: &Self) {
+        let Self {
+            procs,
+            root_start,
+            delivered_at,
+            delivered_value,
+            deliveries,
+            by_dissemination,
+            crashed,
+            sent,
+            messages,
+            completions,
+            finish,
+            last_activity,
+            lost,
+            ignored,
+            events,
+            longest_queue,
+            trace,
+        } = self;
+        *procs = source.procs;
+        *root_start = source.root_start;
+        delivered_at.clone_from(&source.delivered_at);
+        delivered_value.clone_from(&source.delivered_value);
+        deliveries.clone_from(&source.deliveries);
+        by_dissemination.clone_from(&source.by_dissemination);
+        crashed.clone_from(&source.crashed);
+        sent.clone_from(&source.sent);
+        *messages = source.messages;
+        completions.clone_from(&source.completions);
+        finish.clone_from(&source.finish);
+        *last_activity = source.last_activity;
+        *lost = source.lost;
+        *ignored = source.ignored;
+        *events = source.events;
+        *longest_queue = source.longest_queue;
+        trace.clone_from(&source.trace);
+    }
 }
 
 impl<V: Clone> Report<V> {

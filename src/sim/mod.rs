@@ -346,7 +346,7 @@ pub const OBSERVE_EVENTS: u64 = 1 << 16;
 /// The whole state of one simulated operation: every automaton, every message in flight, every
 /// pending timer and port. It is `Clone + Eq + Hash`, so a model checker can explore it; a run
 /// is a sequence of [`Sim::step`]s, each applying every event of the next instant.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Sim<A: Automaton> {
     logp: LogP,
     model: PortModel,
@@ -370,6 +370,64 @@ pub struct Sim<A: Automaton> {
     outbox: Outbox<A::Msg, A::Value>,
     report: Report<A::Value>,
     timer_generation: u64,
+}
+
+impl<A: Automaton> Clone for Sim<A> {
+    fn clone(&self) -> Self {
+        let mut copy = Self {
+            logp: self.logp,
+            model: self.model,
+            trace: self.trace,
+            every_slot: self.every_slot,
+            procs: Vec::new(),
+            arrivals: Vec::new(),
+            more_timers: BTreeMap::new(),
+            queues: Vec::new(),
+            queue_view: Vec::new(),
+            events: self.events.clone(),
+            slots: slots::Slots::new(),
+            outbox: Outbox::new(),
+            report: self.report.clone(),
+            timer_generation: self.timer_generation,
+        };
+        copy.clone_from(self);
+        copy
+    }
+
+    /// Field by field, reusing this state's allocations: a model checker that recycles the
+    /// states it has explored copies a successor without allocating.
+    fn clone_from(&mut self, source: &Self) {
+        let Self {
+            logp,
+            model,
+            trace,
+            every_slot,
+            procs,
+            arrivals,
+            more_timers,
+            queues,
+            queue_view,
+            events,
+            slots,
+            outbox,
+            report,
+            timer_generation,
+        } = self;
+        *logp = source.logp;
+        *model = source.model;
+        *trace = source.trace;
+        *every_slot = source.every_slot;
+        procs.clone_from(&source.procs);
+        arrivals.clone_from(&source.arrivals);
+        more_timers.clone_from(&source.more_timers);
+        queues.clone_from(&source.queues);
+        queue_view.clone_from(&source.queue_view);
+        events.clone_from(&source.events);
+        slots.clone_from(&source.slots);
+        outbox.clone_from(&source.outbox);
+        report.clone_from(&source.report);
+        *timer_generation = source.timer_generation;
+    }
 }
 
 impl<A: Automaton> Sim<A> {

@@ -26,7 +26,7 @@ pub(crate) const POLL_CLASS: usize = 4;
 /// `(rank, data)`: the message slot, timer generation, or 0.
 pub(crate) type Entry = (Rank, u64);
 
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 struct Bucket {
     lists: [Vec<Entry>; CLASSES],
     /// Next entry to apply in each list (entries before it are done).
@@ -34,6 +34,24 @@ struct Bucket {
     /// Whether the pending part of the list is sorted by rank (then new events are inserted
     /// in place; otherwise they are appended).
     ranked: [bool; CLASSES],
+}
+
+impl Clone for Bucket {
+    fn clone(&self) -> Self {
+        Self {
+            lists: self.lists.clone(),
+            cursor: self.cursor,
+            ranked: self.ranked,
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        for (mine, theirs) in self.lists.iter_mut().zip(&source.lists) {
+            mine.clone_from(theirs);
+        }
+        self.cursor = source.cursor;
+        self.ranked = source.ranked;
+    }
 }
 
 impl Bucket {
@@ -87,6 +105,19 @@ impl Clone for Queue {
             strict: self.strict,
             scratch: Vec::new(),
         }
+    }
+
+    /// Reuses the active bucket's lists; the spares stay (a cache, not state).
+    fn clone_from(&mut self, source: &Self) {
+        match (&mut self.active, &source.active) {
+            (Some((at, mine)), Some((time, theirs))) => {
+                *at = *time;
+                mine.clone_from(theirs);
+            }
+            (active, theirs) => *active = theirs.clone(),
+        }
+        self.buckets.clone_from(&source.buckets);
+        self.strict = source.strict;
     }
 }
 

@@ -25,7 +25,7 @@ enum Slot<T> {
 }
 
 /// Messages in flight by slot number.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Slots<T> {
     chunks: Vec<Vec<Slot<T>>>,
     /// Slots ever used.
@@ -34,6 +34,25 @@ pub(crate) struct Slots<T> {
     free: usize,
     /// Slots free.
     free_count: usize,
+}
+
+impl<T: Clone> Clone for Slots<T> {
+    fn clone(&self) -> Self {
+        Self {
+            chunks: self.chunks.clone(),
+            len: self.len,
+            free: self.free,
+            free_count: self.free_count,
+        }
+    }
+
+    /// Reuses the chunks (`Vec::clone_from` copies into the existing ones).
+    fn clone_from(&mut self, source: &Self) {
+        self.chunks.clone_from(&source.chunks);
+        self.len = source.len;
+        self.free = source.free;
+        self.free_count = source.free_count;
+    }
 }
 
 impl<T> Slots<T> {

@@ -1,5 +1,5 @@
 //! Unique states per second of the timed and asynchronous models (issue 4, item 5), and of the
-//! timed model's search on one and two threads (issue 13, item 4).
+//! timed model's two search engines on one and two threads (issue 13, item 4).
 //!
 //! Run: `cargo bench -p ftcoll-verify --bench checker`. Criterion reports the throughput in
 //! states/s (elements/s) for each model.
@@ -7,7 +7,7 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
 use ftcoll::topology::{LogP, Order, TreeKind};
-use ftcoll_verify::budget::Budget;
+use ftcoll_verify::budget::{Budget, Search};
 use ftcoll_verify::{check, check_within, CrashTiming, ModelKind, ProtocolSpec};
 
 fn spec(correction: CorrectionSpec, start: StartMode, procs: u32) -> ProtocolSpec {
@@ -65,24 +65,30 @@ fn states_per_second(c: &mut Criterion) {
             b.iter(|| check(&spec, crashes, timing, model).unwrap().states)
         });
     }
-    // Stateright's parallel BFS (`Budget::threads`, `ftcoll-verify check --threads`): the same
-    // search on one and on two threads.
+    // The two engines of the timed model (`Budget::search`, `ftcoll-verify check --search`),
+    // each on one and on two threads (`Budget::threads`, `--threads`).
     let spec = spec(CorrectionSpec::Checked, StartMode::Synchronized, 11);
-    for threads in [1, 2] {
-        let budget = Budget {
-            threads,
-            ..Budget::UNLIMITED
-        };
-        let run = || {
-            check_within(&spec, 2, CrashTiming::Any, ModelKind::Timed, &budget, None)
-                .unwrap()
-                .states
-        };
-        group.throughput(Throughput::Elements(run() as u64));
-        group.bench_function(
-            format!("timed checked P=11 f=2 any, {threads} thread(s)"),
-            |b| b.iter(run),
-        );
+    for search in [Search::Layered, Search::Bfs] {
+        for threads in [1, 2] {
+            let budget = Budget {
+                threads,
+                search,
+                ..Budget::UNLIMITED
+            };
+            let run = || {
+                check_within(&spec, 2, CrashTiming::Any, ModelKind::Timed, &budget, None)
+                    .unwrap()
+                    .states
+            };
+            group.throughput(Throughput::Elements(run() as u64));
+            group.bench_function(
+                format!(
+                    "timed checked P=11 f=2 any, {}, {threads} thread(s)",
+                    search.as_str()
+                ),
+                |b| b.iter(run),
+            );
+        }
     }
     group.finish();
 }

@@ -21,8 +21,13 @@
 //! successors are merged in the order of the states they came from, so the search, its counts
 //! and its counterexamples are the same on one thread or two.
 
+// States are boxed in the pools too: they move between a pool and the entries, and a box moves
+// 8 bytes where a state would move several hundred.
+#![allow(clippy::vec_box)]
+
 use std::collections::{BTreeMap, HashSet};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::sync::mpsc;
 
 use ftcoll::automaton::Automaton;
 use ftcoll::{Rank, Time};
@@ -110,6 +115,8 @@ struct Work<A: Automaton> {
     successors: Vec<(Layer, u64, Entry<A>)>,
     /// The fingerprints of the terminal successors, already checked.
     terminals: Vec<u64>,
+    /// States finished with, to copy successors into.
+    pool: Vec<Box<TimedState<A>>>,
     /// Whether this run discovered each property.
     found: Vec<bool>,
     /// The run's discovered entries' paths, by property index.
@@ -128,7 +135,56 @@ pub fn explore<A>(
     model: &TimedModel<A>,
     budget: &Budget,
     start: std::time::Instant,
+    progress: Option<crate::Progress<'_>>,
+) -> Exploration
+where
+    A: Automaton + Send + Sync + 'static,
+    A::Msg: Send + Sync,
+    A::Value: Send + Sync,
+    A::Config: Send + Sync + 'static,
+{
+    let threads = budget.threads.max(1) as usize;
+    let names = model_properties(model);
+    // The helper threads live as long as the search: one spawn each, not one per round.
+    std::thread::scope(|scope| {
+        let helpers: Vec<Helper<A>> = (1..threads)
+            .map(|_| {
+                let (jobs, queued) = mpsc::channel::<Job<A>>();
+                let (finished, done) = mpsc::channel();
+                let names = &names;
+                scope.spawn(move || {
+                    while let Ok((batch, pool, found)) = queued.recv() {
+                        if finished
+                            .send(run(model, names, &found, batch, pool))
+                            .is_err()
+                        {
+                            break;
+                        }
+                    }
+                });
+                Helper { jobs, done }
+            })
+            .collect();
+        search(model, budget, start, progress, &names, &helpers)
+    })
+}
+
+/// A thread that runs [`run`] on the parts of a round sent to it.
+struct Helper<A: Automaton> {
+    jobs: mpsc::Sender<Job<A>>,
+    done: mpsc::Receiver<Work<A>>,
+}
+
+/// A part of a round: its entries, states to recycle, and the properties already discovered.
+type Job<A> = (Vec<Entry<A>>, Vec<Box<TimedState<A>>>, Vec<bool>);
+
+fn search<A>(
+    model: &TimedModel<A>,
+    budget: &Budget,
+    start: std::time::Instant,
     mut progress: Option<crate::Progress<'_>>,
+    names: &[Named<A>],
+    helpers: &[Helper<A>],
 ) -> Exploration
 where
     A: Automaton + Send + Sync + 'static,
@@ -137,10 +193,8 @@ where
     A::Config: Send + Sync + 'static,
 {
     let halt: &Halt = &model.halt;
-    let threads = budget.threads.max(1) as usize;
     let deadline = budget.timeout.map(|t| start + t);
     let mut last_report = start;
-    let names: Vec<(&'static str, Expectation, _)> = model_properties(model);
     let mut found: Vec<bool> = vec![false; names.len()];
     let mut result = Exploration::default();
 
@@ -150,6 +204,7 @@ where
     };
     let mut layers: BTreeMap<Layer, Pending<A>> = BTreeMap::new();
     let mut terminals: HashSet<u64, BuildHasherDefault<Identity>> = HashSet::default();
+    let mut spare: Vec<Box<TimedState<A>>> = Vec::new();
     let mut held = 0usize;
     for (i, state) in model.init_states().into_iter().enumerate() {
         let fp = fingerprint(&state);
@@ -175,12 +230,14 @@ where
         let batch: Vec<Entry<A>> = current.get_mut().entries.drain(..take).collect();
         held -= batch.len();
         result.unique += batch.len();
-        let works = if threads > 1 && batch.len() >= PARALLEL_FROM {
-            run_parallel(model, &names, &found, batch, threads)
+        let pool = std::mem::take(&mut spare);
+        let works = if !helpers.is_empty() && batch.len() >= PARALLEL_FROM {
+            run_split(model, names, &found, batch, pool, helpers)
         } else {
-            vec![run(model, &names, &found, batch)]
+            vec![run(model, names, &found, batch, pool)]
         };
-        for work in works {
+        for mut work in works {
+            recycle(&mut spare, work.pool.drain(..));
             for (p, path) in work.paths.into_iter().enumerate() {
                 if let (false, Some((origin, moves, layer))) = (found[p], path) {
                     found[p] = true;
@@ -200,6 +257,8 @@ where
                 if pending.seen.insert(fp) {
                     pending.entries.push(entry);
                     held += 1;
+                } else {
+                    recycle(&mut spare, [entry.state]);
                 }
             }
         }
@@ -231,6 +290,22 @@ where
     result
 }
 
+/// States kept for reuse between rounds: enough for a round's successors to be copied without
+/// allocating, few enough not to matter beside the layers (a state is a few kilobytes).
+const SPARES: usize = 4096;
+
+fn recycle<A: Automaton>(
+    spare: &mut Vec<Box<TimedState<A>>>,
+    states: impl IntoIterator<Item = Box<TimedState<A>>>,
+) {
+    for state in states {
+        if spare.len() >= SPARES {
+            break;
+        }
+        spare.push(state);
+    }
+}
+
 type Named<A> = (
     &'static str,
     Expectation,
@@ -257,12 +332,15 @@ where
     names
 }
 
-fn run_parallel<A>(
+/// Runs a round split into contiguous parts, the first on this thread and one on each helper;
+/// the works come back in the order of the parts.
+fn run_split<A>(
     model: &TimedModel<A>,
     names: &[Named<A>],
     found: &[bool],
     mut batch: Vec<Entry<A>>,
-    threads: usize,
+    mut pool: Vec<Box<TimedState<A>>>,
+    helpers: &[Helper<A>],
 ) -> Vec<Work<A>>
 where
     A: Automaton + Send + Sync + 'static,
@@ -270,24 +348,29 @@ where
     A::Value: Send + Sync,
     A::Config: Send + Sync + 'static,
 {
-    let size = batch.len().div_ceil(threads);
-    let mut parts = Vec::with_capacity(threads);
+    let parts = helpers.len() + 1;
+    let size = batch.len().div_ceil(parts);
+    let share = pool.len() / parts;
+    let mut tails = Vec::with_capacity(helpers.len());
     while batch.len() > size {
         let tail = batch.split_off(batch.len() - size);
-        parts.push(tail);
+        let spares = pool.split_off(pool.len() - share);
+        tails.push((tail, spares));
     }
-    parts.push(batch);
-    parts.reverse();
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = parts
-            .into_iter()
-            .map(|part| scope.spawn(move || run(model, names, found, part)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    })
+    tails.reverse();
+    let sent = tails.len();
+    for (helper, (part, spares)) in helpers.iter().zip(tails) {
+        // A helper that stopped has panicked; the panic reaches the caller when the scope ends.
+        let _ = helper.jobs.send((part, spares, found.to_vec()));
+    }
+    let mut works = vec![run(model, names, found, batch, pool)];
+    for helper in &helpers[..sent] {
+        match helper.done.recv() {
+            Ok(work) => works.push(work),
+            Err(_) => panic!("a thread of the layered search panicked"),
+        }
+    }
+    works
 }
 
 /// Checks each entry against the properties not yet discovered and generates its successors.
@@ -296,6 +379,7 @@ fn run<A>(
     names: &[Named<A>],
     found: &[bool],
     batch: Vec<Entry<A>>,
+    pool: Vec<Box<TimedState<A>>>,
 ) -> Work<A>
 where
     A: Automaton + Send + Sync + 'static,
@@ -306,6 +390,7 @@ where
     let mut work = Work {
         successors: Vec::with_capacity(batch.len() * 2),
         terminals: Vec::new(),
+        pool,
         found: vec![false; names.len()],
         paths: (0..names.len()).map(|_| None).collect(),
     };
@@ -321,9 +406,21 @@ where
         );
         model.actions(&entry.state, &mut actions);
         for action in actions.drain(..) {
-            let Some(next) = model.next_state(&entry.state, action) else {
+            // What `Model::next_state` does, into a recycled state.
+            if !model.halt.admit() {
                 continue;
+            }
+            let mut next = match work.pool.pop() {
+                Some(mut spare) => {
+                    spare.clone_from(&entry.state);
+                    spare
+                }
+                None => entry.state.clone(),
             };
+            if !model.apply_in_place(&mut next, action) {
+                work.pool.push(next);
+                continue;
+            }
             let mut moves = entry.moves.clone();
             if !matches!(action, TimedAction::Step { .. }) {
                 moves.push(action);
@@ -334,18 +431,20 @@ where
                 // Checked now and never held: a duplicate's discoveries are its first copy's.
                 work.check(model, names, found, &next, entry.origin, &moves);
                 work.terminals.push(fp);
+                work.pool.push(next);
                 continue;
             }
             work.successors.push((
                 layer,
                 fp,
                 Entry {
-                    state: Box::new(next),
+                    state: next,
                     origin: entry.origin,
                     moves,
                 },
             ));
         }
+        work.pool.push(entry.state);
     }
     work
 }

@@ -240,7 +240,7 @@ impl Vocabulary {
 }
 
 /// A state of the timed model.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct TimedState<A: Automaton> {
     /// The simulation.
     pub sim: Sim<A>,
@@ -252,6 +252,26 @@ pub struct TimedState<A: Automaton> {
     /// completed in an instant that began with its [`Automaton::is_done`] true. `None` in
     /// every state of a protocol that keeps the promise (so it never splits a state).
     pub acted_after_done: Option<Rank>,
+}
+
+impl<A: Automaton> Clone for TimedState<A> {
+    fn clone(&self) -> Self {
+        Self {
+            sim: self.sim.clone(),
+            crashes: self.crashes,
+            error: self.error.clone(),
+            acted_after_done: self.acted_after_done,
+        }
+    }
+
+    /// Reuses this state's allocations ([`Sim`]'s `clone_from`): the layered search copies
+    /// successors into states it has finished with.
+    fn clone_from(&mut self, source: &Self) {
+        self.sim.clone_from(&source.sim);
+        self.crashes = source.crashes;
+        self.error.clone_from(&source.error);
+        self.acted_after_done = source.acted_after_done;
+    }
 }
 
 /// An action of the timed model.
@@ -521,18 +541,29 @@ impl<A: Automaton> TimedModel<A> {
         action: TimedAction,
     ) -> Option<TimedState<A>> {
         let mut next = state.clone();
+        self.apply_in_place(&mut next, action).then_some(next)
+    }
+
+    /// Applies `action` to `state` itself; `false` if it does not apply (a choice without a
+    /// hook or for a rank that does not exist).
+    pub(crate) fn apply_in_place(&self, state: &mut TimedState<A>, action: TimedAction) -> bool {
         match action {
-            TimedAction::Step { .. } => self.step(&mut next),
+            TimedAction::Step { .. } => self.step(state),
             TimedAction::Crash { rank, time } => {
-                next.sim.crash(rank, time);
-                next.crashes += 1;
+                state.sim.crash(rank, time);
+                state.crashes += 1;
             }
             TimedAction::Choose { rank, outcome, .. } => {
-                let hook = self.choices?;
-                (hook.supply)(next.sim.automaton_mut(rank)?, outcome);
+                let Some(hook) = self.choices else {
+                    return false;
+                };
+                let Some(automaton) = state.sim.automaton_mut(rank) else {
+                    return false;
+                };
+                (hook.supply)(automaton, outcome);
             }
         }
-        Some(next)
+        true
     }
 
     /// The smallest crash set (fewest ranks, then lexicographically first) of

@@ -7,6 +7,7 @@ use std::sync::Mutex;
 use std::thread::ThreadId;
 
 use ftcoll_verify::budget::Budget;
+use ftcoll_verify::budget::Search;
 use ftcoll_verify::timed::{TimedModel, TimedProperty};
 use ftcoll_verify::{
     check_model, check_within, property, CheckResult, CrashTiming, ModelKind, ProtocolSpec,
@@ -109,9 +110,22 @@ fn record_thread<A: ftcoll::automaton::Automaton>(
     false
 }
 
-/// `threads` is not ignored: with two, the states are checked on two threads.
+/// `threads` is not ignored: with two, the states are checked on two threads (stateright's
+/// BFS: exactly its two workers; the layered search: scoped threads, two per round it splits,
+/// so at least two).
 #[test]
 fn two_threads_do_the_work_on_two_threads() {
+    for search in [Search::Bfs, Search::Layered] {
+        SEEN.lock().unwrap().clear();
+        let threads = checking_threads(search);
+        match search {
+            Search::Bfs => assert_eq!(threads, 2),
+            _ => assert!(threads >= 2, "{threads} threads"),
+        }
+    }
+}
+
+fn checking_threads(search: Search) -> usize {
     let s = spec(
         TreeKind::Lame(2),
         CorrectionSpec::Checked,
@@ -125,11 +139,13 @@ fn two_threads_do_the_work_on_two_threads() {
     ));
     let budget = Budget {
         threads: 2,
+        search,
         ..Budget::UNLIMITED
     };
     let result = check_model(model, &budget).unwrap();
     assert!(result.states > 10_000);
-    assert_eq!(SEEN.lock().unwrap().len(), 2);
+    let seen = SEEN.lock().unwrap();
+    seen.len()
 }
 
 #[test]
