@@ -49,6 +49,13 @@ use std::time::Duration;
 /// the complete check); the resident-memory check covers that shape.
 pub const TIMED_BYTES_PER_STATE: u64 = 4096;
 
+/// [`TIMED_BYTES_PER_STATE`] for the layered search ([`Search::Layered`], the timed model's
+/// default engine), which holds only the layers in progress: the largest slope measured the same
+/// way, rounded up. lame:2 checked `--timing any --threads 2`: P = 16, f = 15: 1 951 B per
+/// generated state (256 092 KB at 200 000, 1 019 104 KB at 600 000); P = 10, f = 3: 1 062 B
+/// (1 670 604 KB at 1 000 000, 3 740 648 KB at 3 000 000).
+pub const LAYERED_BYTES_PER_STATE: u64 = 2048;
+
 /// [`TIMED_BYTES_PER_STATE`] for the asynchronous model (same method): lame:2 checked overlap
 /// P = 16, f = 15: 444; failproof:1 overlap P = 12, f = 1: 593; checked overlap P = 8, f = 2:
 /// 401; optimized:2 overlap P = 5, f = 1: 277.

@@ -124,7 +124,7 @@ struct Work<A: Automaton> {
 }
 
 /// Entries handled per round: bounds the successors held before they are merged.
-const ROUND: usize = 1 << 14;
+const ROUND: usize = 1 << 11;
 
 /// Below this many entries a round runs on the calling thread.
 const PARALLEL_FROM: usize = 512;

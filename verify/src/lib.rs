@@ -18,6 +18,10 @@
 //!
 //! Each is shown able to fail by a mutant in [`mutants`] (tests in `tests/mutants.rs`), and
 //! `sometimes` properties show the interesting states are reached.
+//!
+//! The timed model is searched by [`layered`] (layer by layer in the order of (instant,
+//! crashes), keeping only the layers in progress; the same result on any number of threads) or
+//! by stateright's breadth-first search ([`budget::Search`]); the asynchronous model by BFS.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -394,8 +398,8 @@ pub fn admit_initial(
     Ok(())
 }
 
-/// Runs a BFS over the model of `spec` with at most `crashes` crashes and returns every
-/// property's verdict. BFS makes every counterexample a shortest one. No budget: the search
+/// Searches the model of `spec` with at most `crashes` crashes and returns every property's
+/// verdict, each counterexample minimized. No budget: the search
 /// covers the whole state graph.
 pub fn check(
     spec: &ProtocolSpec,
@@ -489,13 +493,17 @@ where
     A::Value: Send + Sync,
     A::Config: Clone + Send + Sync + 'static,
 {
-    let cap = budget.state_cap(budget::bytes_per_state(ModelKind::Timed));
     let halt = model.halt.clone();
     let bfs = match budget.search {
         budget::Search::Auto => model.choices.is_some(),
         budget::Search::Layered => false,
         budget::Search::Bfs => true,
     };
+    let cap = budget.state_cap(if bfs {
+        budget::bytes_per_state(ModelKind::Timed)
+    } else {
+        budget::LAYERED_BYTES_PER_STATE
+    });
     if bfs {
         let checker = run_budgeted(model.clone(), &halt, initial, cap, budget, start, progress)?;
         let stopped = halt.reason();
@@ -695,9 +703,9 @@ where
                     _ => None,
                 })
                 .collect();
-            // Crashes at any instant: BFS gives a shortest path, not the fewest crashes at the
-            // earliest instants; minimize it the way `search` does (kept only while the same
-            // property still fails).
+            // Crashes at any instant: a search gives a shortest or an earliest path, not the
+            // fewest crashes at the earliest instants; minimize it the way `search` does (kept
+            // only while the same property still fails).
             // (Not with choices left to the checker, e.g. gossip targets: a schedule of crashes
             // alone does not say them.)
             if model.timing == CrashTiming::Any && model.choices.is_none() {

@@ -578,8 +578,9 @@ struct BudgetArgs {
     /// Stop after this many seconds (0.001 to 31536000, decimals allowed).
     #[arg(long, value_name = "SECONDS", value_parser = timeout, allow_hyphen_values = true)]
     timeout: Option<Duration>,
-    /// Memory budget, e.g. 512M or 8G (16M up to the machine's MemTotal): a cap of SIZE / 4096
-    /// states (timed model; 1024 for async), and the resident memory checked while running.
+    /// Memory budget, e.g. 512M or 8G (16M up to the machine's MemTotal): a cap of SIZE / 2048
+    /// generated states (timed model, layered search; 4096 with `--search bfs`, 1024 for the
+    /// async model), and the resident memory checked while running.
     /// Default: half of MemAvailable.
     #[arg(long, value_name = "SIZE", value_parser = memory_limit, allow_hyphen_values = true)]
     memory_limit: Option<u64>,
