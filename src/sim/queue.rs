@@ -11,7 +11,6 @@
 //! Equality and hashing see each list sorted by rank (stably), so states that differ only in the
 //! interleaving of independent events compare equal.
 
-use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use core::hash::{Hash, Hasher};
@@ -66,57 +65,58 @@ impl Bucket {
 
 /// Pending events by instant.
 ///
-/// The instant being applied is taken out of the map (`active`), so that applying its events and
-/// adding events to it search nothing; emptied buckets of at least [`SPARE_MIN_ENTRIES`] entries
-/// are kept (`spare`, at most [`SPARES`], lists of at most [`SPARE_CAPACITY`] entries) so that a
-/// new instant's lists do not grow from nothing. (Keeping every emptied bucket with its whole
-/// capacity was tried before: up to 130 MiB more peak memory at P = 2^20, since a bucket can hold
-/// an instant's worth of capacity; these bounds keep the spares under 1 MiB.)
+/// Each pending instant has a bucket in `slab`, found through `index`; the instant being applied
+/// (`active`) is taken out of `index`, so that applying its events and adding events to it search
+/// nothing. An emptied bucket's slot is vacant until a new instant takes it, its lists cleared;
+/// up to [`SPARES`] vacant slots keep lists of at most [`SPARE_CAPACITY`] entries, so that a new
+/// instant's lists do not grow from nothing. (Keeping every emptied bucket with its whole capacity
+/// was tried before: up to 130 MiB more peak memory at P = 2^20, since a bucket can hold an
+/// instant's worth of capacity; these bounds keep the kept lists under 1 MiB.) The buckets live in
+/// one vector, not in the map's nodes (a node of 11 buckets is about 2 KB), so that a copy of the
+/// queue — a model checker stores one per state — is small, and copying into an existing queue
+/// (`clone_from`) reuses its lists.
 #[derive(Debug, Default)]
 pub(crate) struct Queue {
-    /// The instant `pop` is applying, out of `buckets` (boxed: a model checker stores many
-    /// states, and this is empty in all of them).
-    active: Option<(Time, Box<Bucket>)>,
-    buckets: BTreeMap<Time, Bucket>,
-    /// Emptied buckets, their lists cleared, to be reused.
-    spare: Vec<Bucket>,
+    /// The instant `pop` is applying and its bucket's slot, out of `index`.
+    active: Option<(Time, u32)>,
+    /// Every other pending instant and its bucket's slot.
+    index: BTreeMap<Time, u32>,
+    /// Buckets by slot, vacant ones included (empty lists).
+    slab: Vec<Bucket>,
+    /// The vacant slots, the last vacated last.
+    vacant: Vec<u32>,
     /// Sort every class by rank (tracing).
     strict: bool,
     /// Scratch for [`sort_by_rank`] (empty in every copy: not state).
     scratch: Vec<Entry>,
 }
 
-/// Emptied buckets kept for reuse.
+/// Vacant slots that keep their lists' capacity.
 const SPARES: usize = 8;
 /// A list longer than this is freed, not kept, when its bucket is emptied. (Lists of up to 16 K
 /// entries, 1 MiB in all, were tried in stop 26: `reproduce ftco --quick` then peaked at 157 MB
 /// instead of 102 MB, for no measured gain.)
 const SPARE_CAPACITY: usize = 1 << 10;
-/// A bucket whose lists hold fewer entries than this is not kept.
-const SPARE_MIN_ENTRIES: usize = 64;
 
 impl Clone for Queue {
-    /// The pending events only: spares are a cache.
+    /// The pending events (vacant slots come along with empty lists: no capacity is copied).
     fn clone(&self) -> Self {
         Self {
-            active: self.active.clone(),
-            buckets: self.buckets.clone(),
-            spare: Vec::new(),
+            active: self.active,
+            index: self.index.clone(),
+            slab: self.slab.clone(),
+            vacant: self.vacant.clone(),
             strict: self.strict,
             scratch: Vec::new(),
         }
     }
 
-    /// Reuses the active bucket's lists; the spares stay (a cache, not state).
+    /// Reuses this queue's buckets and lists.
     fn clone_from(&mut self, source: &Self) {
-        match (&mut self.active, &source.active) {
-            (Some((at, mine)), Some((time, theirs))) => {
-                *at = *time;
-                mine.clone_from(theirs);
-            }
-            (active, theirs) => *active = theirs.clone(),
-        }
-        self.buckets.clone_from(&source.buckets);
+        self.active = source.active;
+        self.index.clone_from(&source.index);
+        self.slab.clone_from(&source.slab);
+        self.vacant.clone_from(&source.vacant);
         self.strict = source.strict;
     }
 }
@@ -130,15 +130,19 @@ impl Queue {
     }
 
     pub(crate) fn push(&mut self, time: Time, class: usize, rank: Rank, data: u64) {
-        let bucket = match &mut self.active {
-            Some((at, bucket)) if *at == time => bucket,
+        let slot = match self.active {
+            Some((at, slot)) if at == time => slot,
             _ => {
-                let spare = &mut self.spare;
-                self.buckets
-                    .entry(time)
-                    .or_insert_with(|| spare.pop().unwrap_or_default())
+                let (slab, vacant) = (&mut self.slab, &mut self.vacant);
+                *self.index.entry(time).or_insert_with(|| {
+                    vacant.pop().unwrap_or_else(|| {
+                        slab.push(Bucket::default());
+                        (slab.len() - 1) as u32
+                    })
+                })
             }
         };
+        let bucket = &mut self.slab[slot as usize];
         let list = &mut bucket.lists[class];
         if bucket.ranked[class] {
             // An event for a list already being applied: keep the pending part in order.
@@ -152,9 +156,11 @@ impl Queue {
 
     /// The earliest pending instant.
     pub(crate) fn next_time(&self) -> Option<Time> {
-        let first = self.buckets.keys().next().copied();
-        match &self.active {
-            Some((at, bucket)) if !bucket.is_empty() => Some(first.map_or(*at, |f| f.min(*at))),
+        let first = self.index.keys().next().copied();
+        match self.active {
+            Some((at, slot)) if !self.slab[slot as usize].is_empty() => {
+                Some(first.map_or(at, |f| f.min(at)))
+            }
             _ => first,
         }
     }
@@ -179,13 +185,14 @@ impl Queue {
     /// The lowest class of instant `now` with pending events, its pending part put in the order
     /// it is applied in (sorted by rank, stably, for polls or when strict).
     fn current(&mut self, now: Time) -> Option<(usize, &mut Bucket)> {
-        if self.active.as_ref().is_none_or(|(at, _)| *at != now) {
-            let bucket = self.buckets.remove(&now)?;
-            if let Some((at, old)) = self.active.replace((now, Box::new(bucket))) {
-                self.stash(at, *old);
+        if self.active.is_none_or(|(at, _)| at != now) {
+            let slot = self.index.remove(&now)?;
+            if let Some((at, old)) = self.active.replace((now, slot)) {
+                self.stash(at, old);
             }
         }
-        let (_, bucket) = self.active.as_mut()?;
+        let (_, slot) = self.active?;
+        let bucket = &mut self.slab[slot as usize];
         let class = (0..CLASSES).find(|&c| bucket.cursor[c] < bucket.lists[c].len())?;
         if !bucket.ranked[class] && (self.strict || class == POLL_CLASS) {
             let c = bucket.cursor[class];
@@ -198,57 +205,59 @@ impl Queue {
     /// Drops the bucket of `now` once it is empty.
     pub(crate) fn finish(&mut self, now: Time) {
         match self.active.take() {
-            Some((at, bucket)) if at == now && bucket.is_empty() => self.recycle(*bucket),
-            Some((at, bucket)) => self.stash(at, *bucket),
+            Some((at, slot)) if at == now && self.slab[slot as usize].is_empty() => {
+                self.recycle(slot)
+            }
+            Some((at, slot)) => self.stash(at, slot),
             None => {}
         }
-        if self.buckets.get(&now).is_some_and(Bucket::is_empty) {
-            if let Some(bucket) = self.buckets.remove(&now) {
-                self.recycle(bucket);
+        if let Some(&slot) = self.index.get(&now) {
+            if self.slab[slot as usize].is_empty() {
+                self.index.remove(&now);
+                self.recycle(slot);
             }
         }
     }
 
-    /// Puts a bucket taken out for applying back into the map (an instant left unfinished).
-    fn stash(&mut self, at: Time, bucket: Bucket) {
-        if bucket.is_empty() {
-            self.recycle(bucket);
+    /// Puts a bucket taken out for applying back into the index (an instant left unfinished).
+    fn stash(&mut self, at: Time, slot: u32) {
+        if self.slab[slot as usize].is_empty() {
+            self.recycle(slot);
         } else {
-            self.buckets.insert(at, bucket);
+            self.index.insert(at, slot);
         }
     }
 
-    /// Keeps an emptied bucket's lists for a later instant, within the spare bounds. A small
-    /// bucket is dropped: it costs little to grow again, and a model checker, which stores
-    /// every state it has yet to explore, would store its spare with it.
-    fn recycle(&mut self, mut bucket: Bucket) {
-        let entries: usize = bucket.lists.iter().map(Vec::capacity).sum();
-        if self.spare.len() >= SPARES || entries < SPARE_MIN_ENTRIES {
-            return;
-        }
+    /// Vacates an emptied bucket's slot, keeping its lists for a later instant within the spare
+    /// bounds.
+    fn recycle(&mut self, slot: u32) {
+        let keep = self.vacant.len() < SPARES;
+        let bucket = &mut self.slab[slot as usize];
         for list in &mut bucket.lists {
-            if list.capacity() > SPARE_CAPACITY {
-                *list = Vec::new();
-            } else {
+            if keep && list.capacity() <= SPARE_CAPACITY {
                 list.clear();
+            } else {
+                *list = Vec::new();
             }
         }
         bucket.cursor = [0; CLASSES];
         bucket.ranked = [false; CLASSES];
-        self.spare.push(bucket);
+        self.vacant.push(slot);
     }
 
     /// Every bucket with its instant, in time order.
     fn in_order(&self) -> impl Iterator<Item = (Time, &Bucket)> {
-        let active = self.active.as_ref().map(|(at, b)| (*at, &**b));
+        let bucket = |slot: u32| &self.slab[slot as usize];
+        let active = self.active.map(|(at, slot)| (at, bucket(slot)));
+        let split = active.map_or(0, |(at, _)| at);
         let before = self
-            .buckets
-            .range(..active.map_or(0, |(at, _)| at))
-            .map(|(&t, b)| (t, b));
+            .index
+            .range(..split)
+            .map(move |(&t, &s)| (t, bucket(s)));
         let after = self
-            .buckets
-            .range(active.map_or(0, |(at, _)| at)..)
-            .map(|(&t, b)| (t, b));
+            .index
+            .range(split..)
+            .map(move |(&t, &s)| (t, bucket(s)));
         before.chain(active).chain(after)
     }
 
