@@ -8,13 +8,53 @@ use ftcoll::protocols::corrected_tree::{
 };
 use ftcoll::protocols::correction::{Correction, Corrector};
 use ftcoll::sim::PortModel;
+use ftcoll::topology::{LogP, Order, Tree, TreeKind};
 use ftcoll::{Rank, Time};
 
 use crate::budget::Halt;
+use crate::property;
 use crate::timed::{
     broadcast_properties, CrashTiming, TimedModel, TimedProperty, TimedState, Vocabulary,
 };
-use crate::{property, ProtocolSpec};
+
+/// A Corrected Tree broadcast to check: everything but the fault pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ProtocolSpec {
+    /// Tree kind.
+    pub tree: TreeKind,
+    /// Numbering.
+    pub order: Order,
+    /// Correction variant.
+    pub correction: CorrectionSpec,
+    /// Synchronized or overlapped correction.
+    pub start: StartMode,
+    /// `P`.
+    pub procs: u32,
+    /// `L`, `o`.
+    pub logp: LogP,
+}
+
+impl ProtocolSpec {
+    /// The protocol configuration.
+    pub fn config(&self) -> Result<CorrectedTreeConfig, ftcoll::topology::TopologyError> {
+        let tree = Tree::new(self.tree, self.order, u64::from(self.procs), self.logp)?;
+        Ok(CorrectedTreeConfig::new(tree, self.correction, self.start))
+    }
+
+    /// A one-line name: `lame:2 interleaved checked sync P=8 L=2 o=1`.
+    pub fn name(&self) -> String {
+        format!(
+            "{} {} {} {} P={} L={} o={}",
+            self.tree,
+            self.order,
+            self.correction,
+            self.start,
+            self.procs,
+            self.logp.latency(),
+            self.logp.overhead()
+        )
+    }
+}
 
 /// What the Corrected Tree family's rule properties read from a configuration and a process.
 /// The real automaton implements it, and so does the mutant of [`crate::mutants`].

@@ -39,11 +39,11 @@ pub mod timed;
 
 pub use asynchronous::AsyncModel;
 pub use budget::{Budget, Halt, Stop};
+/// The Corrected Tree family's specification, at the crate root for the checks that take it.
+pub use corrected_tree::ProtocolSpec;
 pub use timed::{CrashTiming, TimedModel};
 
-use ftcoll::protocols::corrected_tree::{CorrectedTreeConfig, CorrectionSpec, StartMode};
 use ftcoll::sim::Report;
-use ftcoll::topology::{LogP, Order, Tree, TreeKind};
 
 /// Names of the four properties, shared by both models and the matrix.
 pub mod property {
@@ -129,45 +129,6 @@ pub mod property {
         "no SOS fault-free",
         "stop rule",
     ];
-}
-
-/// A Corrected Tree broadcast to check: everything but the fault pattern.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ProtocolSpec {
-    /// Tree kind.
-    pub tree: TreeKind,
-    /// Numbering.
-    pub order: Order,
-    /// Correction variant.
-    pub correction: CorrectionSpec,
-    /// Synchronized or overlapped correction.
-    pub start: StartMode,
-    /// `P`.
-    pub procs: u32,
-    /// `L`, `o`.
-    pub logp: LogP,
-}
-
-impl ProtocolSpec {
-    /// The protocol configuration.
-    pub fn config(&self) -> Result<CorrectedTreeConfig, ftcoll::topology::TopologyError> {
-        let tree = Tree::new(self.tree, self.order, u64::from(self.procs), self.logp)?;
-        Ok(CorrectedTreeConfig::new(tree, self.correction, self.start))
-    }
-
-    /// A one-line name: `lame:2 interleaved checked sync P=8 L=2 o=1`.
-    pub fn name(&self) -> String {
-        format!(
-            "{} {} {} {} P={} L={} o={}",
-            self.tree,
-            self.order,
-            self.correction,
-            self.start,
-            self.procs,
-            self.logp.latency(),
-            self.logp.overhead()
-        )
-    }
 }
 
 /// The property predicates on a run's metrics (shared by both models).
