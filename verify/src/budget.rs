@@ -322,7 +322,9 @@ pub fn parse_search(text: &str) -> Result<Search, String> {
         "auto" => Ok(Search::Auto),
         "layered" => Ok(Search::Layered),
         "bfs" => Ok(Search::Bfs),
-        _ => Err(format!("must be auto, layered or bfs, got {text:?}")),
+        _ => Err(format!(
+            "'{text}' is not a search engine: allowed auto, layered, bfs"
+        )),
     }
 }
 

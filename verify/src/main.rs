@@ -593,7 +593,8 @@ struct BudgetArgs {
     /// Search engine of the timed model: `layered` (keeps only the layers of (instant,
     /// crashes) in progress; the same result on any number of threads), `bfs` (stateright's
     /// breadth-first search) or `auto` (default: `bfs` where the model chooses gossip targets,
-    /// so counterexamples are the shortest, else `layered`). The async model always uses `bfs`.
+    /// so counterexamples are the shortest, else `layered`). The async model always uses `bfs`;
+    /// `explore` ignores it.
     #[arg(long, value_name = "ENGINE", value_parser = search_engine)]
     search: Option<budget::Search>,
 }

@@ -367,6 +367,8 @@ fn bad_budgets_are_one_line_naming_the_flag() {
         ("--threads", "257"),
         ("--threads", "-2"),
         ("--threads", "both"),
+        ("--search", "dfs"),
+        ("--search", ""),
     ] {
         for command in ["check", "explore"] {
             let mut args = base.to_vec();
