@@ -542,6 +542,16 @@ impl<A: Automaton> Sim<A> {
         *finish = (*finish).max(time);
     }
 
+    /// The ranks with a pending event at instant `time` (an arrival, receive, timer, start or
+    /// send slot), as a flag per rank: the only instants at which a process's crash changes
+    /// what the driver does, since the driver reads a process's crash time only when applying
+    /// one of its own events. A model checker uses it to offer crashes only where they matter.
+    pub fn ranks_with_events_at(&self, time: Time) -> Vec<bool> {
+        let mut ranks = alloc::vec![false; self.procs.len()];
+        self.events.ranks_at(time, &mut ranks);
+        ranks
+    }
+
     /// The time of the next event, `None` once the operation is quiescent.
     pub fn next_time(&self) -> Option<Time> {
         self.events.next_time()

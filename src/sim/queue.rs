@@ -165,6 +165,25 @@ impl Queue {
         }
     }
 
+    /// Marks in `ranks` (indexed by rank, false elsewhere) every rank with a pending event at
+    /// instant `time`.
+    pub(crate) fn ranks_at(&self, time: Time, ranks: &mut [bool]) {
+        let slot = match self.active {
+            Some((at, slot)) if at == time => Some(slot),
+            _ => self.index.get(&time).copied(),
+        };
+        let Some(bucket) = slot.map(|s| &self.slab[s as usize]) else {
+            return;
+        };
+        for class in 0..CLASSES {
+            for &(rank, _) in bucket.pending(class) {
+                if let Some(r) = ranks.get_mut(rank as usize) {
+                    *r = true;
+                }
+            }
+        }
+    }
+
     /// The next event of instant `now`: the lowest class first, within it by rank (polls, or
     /// every class when strict) or by insertion.
     pub(crate) fn pop(&mut self, now: Time) -> Option<(usize, Rank, u64)> {

@@ -169,6 +169,9 @@ pub struct Budget {
     /// How the timed model is searched ([`Search::Auto`] by default); the asynchronous model
     /// always uses stateright's breadth-first search.
     pub search: Search,
+    /// Sets [`crate::timed::TimedModel::crashes_at_events_only`] on the timed model: crashes
+    /// only before instants at which the process has an event (default `false`).
+    pub crashes_at_events_only: bool,
 }
 
 /// The search engine of a timed check. Both explore the same states and reach the same
@@ -209,6 +212,7 @@ impl Budget {
         memory: None,
         threads: 1,
         search: Search::Auto,
+        crashes_at_events_only: false,
     };
 
     /// The effective state cap and the budget it comes from: the smaller of `max_states` and

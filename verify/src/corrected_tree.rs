@@ -366,6 +366,7 @@ impl TimedModel<CorrectedTreeNode> {
             vocabulary: Vocabulary::BROADCAST,
             guide: Some(ring_gaps::<CorrectedTreeNode>),
             choices: None,
+            crashes_at_events_only: false,
         })
     }
 }

@@ -293,6 +293,7 @@ pub fn model_of<A: FtcoProcess>(
         vocabulary: Vocabulary::FTCO,
         guide: None,
         choices: None,
+        crashes_at_events_only: false,
     })
 }
 

@@ -454,6 +454,8 @@ where
     A::Value: Send + Sync,
     A::Config: Clone + Send + Sync + 'static,
 {
+    let mut model = model;
+    model.crashes_at_events_only |= budget.crashes_at_events_only;
     let halt = model.halt.clone();
     let bfs = match budget.search {
         budget::Search::Auto => model.choices.is_some(),

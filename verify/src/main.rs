@@ -597,6 +597,11 @@ struct BudgetArgs {
     /// `explore` ignores it.
     #[arg(long, value_name = "ENGINE", value_parser = search_engine)]
     search: Option<budget::Search>,
+    /// Timed model, crashes at any instant: offer a crash only before an instant at which the
+    /// process has an event, and before the first (the same verdicts in fewer states; see
+    /// docs/design.md, "Crashes where they matter"). `explore` ignores it.
+    #[arg(long)]
+    crashes_at_events_only: bool,
 }
 
 impl BudgetArgs {
@@ -607,6 +612,7 @@ impl BudgetArgs {
             memory: Some(self.memory_limit.unwrap_or_else(budget::default_memory)),
             threads: self.threads.unwrap_or(1),
             search: self.search.unwrap_or_default(),
+            crashes_at_events_only: self.crashes_at_events_only,
         }
     }
 

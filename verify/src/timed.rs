@@ -175,6 +175,14 @@ pub struct TimedModel<A: Automaton> {
     /// of the operation depends on (for the ring corrections, the two ends of each gap), whose
     /// crashes a guided walk prefers. `None`: uniform victims.
     pub guide: Option<Guide<A>>,
+    /// Offer a crash of a process only before an instant at which it has an event, and before
+    /// the first instant (default `false`: before every instant). The driver reads a process's
+    /// crash time only when it applies one of that process's events, so a crash before an
+    /// instant without one changes nothing any process does until its next event: the run
+    /// that crashes it there instead (or never, if it has none) is the same run, with the
+    /// crash recorded later. docs/design.md ("Crashes where they matter") argues why every
+    /// property keeps its verdict; `verify/tests/crash_instants.rs` compares the verdicts.
+    pub crashes_at_events_only: bool,
     /// How to read and resolve the choices an automaton leaves to the model (gossip targets,
     /// [`ftcoll::rng::Chooser::External`]); `None`: the automaton makes none. Only the
     /// stateright model ([`Model::actions`]) and [`Self::replay`] resolve choices; the
@@ -329,6 +337,7 @@ impl<A: Automaton> TimedModel<A> {
             vocabulary: Vocabulary::BROADCAST,
             guide: None,
             choices: None,
+            crashes_at_events_only: false,
         }
     }
 
@@ -682,8 +691,15 @@ where
             None => actions.push(TimedAction::Step { time }),
         }
         if self.timing == CrashTiming::Any && state.crashes < self.max_crashes {
+            // Before the first instant every crash is offered (a crash there is a crash before
+            // the operation, which some claims single out).
+            let active = (self.crashes_at_events_only && state.sim.report().events > 0)
+                .then(|| state.sim.ranks_with_events_at(time));
             for &rank in &self.crashable {
-                if !state.sim.has_crashed(rank) {
+                let matters = active
+                    .as_ref()
+                    .is_none_or(|a| a.get(rank as usize).copied().unwrap_or(false));
+                if matters && !state.sim.has_crashed(rank) {
                     actions.push(TimedAction::Crash { rank, time });
                 }
             }
