@@ -46,7 +46,7 @@ fn every_correction_variant_keeps_its_verdicts() {
         CorrectionSpec::Delayed { delay: 3 },
         CorrectionSpec::None,
     ];
-    let (mut fewer, mut violated) = (0, 0);
+    let (mut fewer, mut violated, mut during) = (0, 0, 0);
     for correction in corrections {
         for start in [StartMode::Synchronized, StartMode::Overlapped] {
             for (tree, procs, f) in [
@@ -68,6 +68,11 @@ fn every_correction_variant_keeps_its_verdicts() {
                 fewer += usize::from(some < every);
                 let full = check_model(model, &Budget::UNLIMITED).unwrap();
                 violated += usize::from(!full.violations.is_empty());
+                // Whether crashes during the operation decide something here: then a reduction
+                // that dropped them would change a verdict the comparison sees.
+                let pre = TimedModel::corrected_tree(&spec, f, CrashTiming::Pre).unwrap();
+                let pre = check_model(pre, &Budget::UNLIMITED).unwrap();
+                during += usize::from(verdicts(&pre).0 != verdicts(&full).0);
             }
         }
     }
@@ -80,6 +85,11 @@ fn every_correction_variant_keeps_its_verdicts() {
         violated >= 6,
         "only {violated} configurations with a violation"
     );
+    assert!(
+        during >= 1,
+        "no configuration where crashes during the operation matter"
+    );
+    eprintln!("{fewer} with fewer states, {violated} violated, {during} decided by late crashes");
 }
 
 #[test]
