@@ -34,7 +34,37 @@ pub struct ProtocolSpec {
     pub logp: LogP,
 }
 
+/// One configuration of every correction variant (the engine and reduction comparisons use it).
+pub const EVERY_VARIANT: [CorrectionSpec; 6] = [
+    CorrectionSpec::Checked,
+    CorrectionSpec::Opportunistic { distance: 1 },
+    CorrectionSpec::Optimized { distance: 2 },
+    CorrectionSpec::FailProof {
+        faults: 1,
+        sos_timeout: None,
+    },
+    CorrectionSpec::Delayed { delay: 3 },
+    CorrectionSpec::None,
+];
+
 impl ProtocolSpec {
+    /// A broadcast on an interleaved tree with CT's `L = 2, o = 1`.
+    pub fn interleaved(
+        tree: TreeKind,
+        correction: CorrectionSpec,
+        start: StartMode,
+        procs: u32,
+    ) -> Self {
+        Self {
+            tree,
+            order: Order::Interleaved,
+            correction,
+            start,
+            procs,
+            logp: LogP::default(),
+        }
+    }
+
     /// The protocol configuration.
     pub fn config(&self) -> Result<CorrectedTreeConfig, ftcoll::topology::TopologyError> {
         let tree = Tree::new(self.tree, self.order, u64::from(self.procs), self.logp)?;

@@ -4,9 +4,10 @@
 //! horizon cuts — on every correction variant in both start modes and on FTCO's three
 //! collectives, while exploring fewer states.
 
-use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
+use ftcoll::protocols::corrected_tree::StartMode;
 use ftcoll::topology::ftco::{Collective, FtcoKind};
-use ftcoll::topology::{LogP, Order, TreeKind};
+use ftcoll::topology::TreeKind;
+use ftcoll_verify::corrected_tree::EVERY_VARIANT;
 use ftcoll_verify::ftco::{self, FtcoSpec};
 use ftcoll_verify::timed::TimedModel;
 use ftcoll_verify::{check_model, Budget, CheckResult, CrashTiming, ProtocolSpec};
@@ -35,33 +36,15 @@ where
 
 #[test]
 fn every_correction_variant_keeps_its_verdicts() {
-    let corrections = [
-        CorrectionSpec::Checked,
-        CorrectionSpec::Opportunistic { distance: 1 },
-        CorrectionSpec::Optimized { distance: 2 },
-        CorrectionSpec::FailProof {
-            faults: 1,
-            sos_timeout: None,
-        },
-        CorrectionSpec::Delayed { delay: 3 },
-        CorrectionSpec::None,
-    ];
     let (mut fewer, mut violated, mut during) = (0, 0, 0);
-    for correction in corrections {
+    for correction in EVERY_VARIANT {
         for start in [StartMode::Synchronized, StartMode::Overlapped] {
             for (tree, procs, f) in [
                 (TreeKind::Binomial, 6, 2),
                 (TreeKind::Lame(2), 7, 1),
                 (TreeKind::KAry(2), 5, 2),
             ] {
-                let spec = ProtocolSpec {
-                    tree,
-                    order: Order::Interleaved,
-                    correction,
-                    start,
-                    procs,
-                    logp: LogP::default(),
-                };
+                let spec = ProtocolSpec::interleaved(tree, correction, start, procs);
                 let model = TimedModel::corrected_tree(&spec, f, CrashTiming::Any).unwrap();
                 let what = format!("{} f={f}", spec.name());
                 let (some, every) = compare(&what, model.clone());

@@ -7,8 +7,9 @@
 
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
 use ftcoll::topology::ftco::{Collective, FtcoKind};
-use ftcoll::topology::{LogP, Order, TreeKind};
+use ftcoll::topology::TreeKind;
 use ftcoll_verify::budget::Search;
+use ftcoll_verify::corrected_tree::EVERY_VARIANT;
 use ftcoll_verify::ftco::{self, FtcoSpec};
 use ftcoll_verify::gossip;
 use ftcoll_verify::{check_within, Budget, CheckResult, CrashTiming, ModelKind, ProtocolSpec};
@@ -39,44 +40,17 @@ fn assert_same(what: &str, layered: &CheckResult, bfs: &CheckResult, traces: boo
     }
 }
 
-fn broadcast(
-    tree: TreeKind,
-    correction: CorrectionSpec,
-    start: StartMode,
-    procs: u32,
-) -> ProtocolSpec {
-    ProtocolSpec {
-        tree,
-        order: Order::Interleaved,
-        correction,
-        start,
-        procs,
-        logp: LogP::default(),
-    }
-}
-
 #[test]
 fn broadcasts_explore_the_same_states_and_reach_the_same_verdicts() {
-    let corrections = [
-        CorrectionSpec::Checked,
-        CorrectionSpec::Opportunistic { distance: 1 },
-        CorrectionSpec::Optimized { distance: 1 },
-        CorrectionSpec::FailProof {
-            faults: 1,
-            sos_timeout: None,
-        },
-        CorrectionSpec::Delayed { delay: 3 },
-        CorrectionSpec::None,
-    ];
     let mut violated = 0;
-    for correction in corrections {
+    for correction in EVERY_VARIANT {
         for start in [StartMode::Synchronized, StartMode::Overlapped] {
             for (procs, f, timing) in [
                 (5, 2, CrashTiming::Pre),
                 (6, 1, CrashTiming::Any),
                 (5, 2, CrashTiming::Any),
             ] {
-                let spec = broadcast(TreeKind::Binomial, correction, start, procs);
+                let spec = ProtocolSpec::interleaved(TreeKind::Binomial, correction, start, procs);
                 let what = format!("{} f={f} {timing}", spec.name());
                 let run = |search, threads| {
                     check_within(
@@ -150,7 +124,7 @@ fn ftco_explores_the_same_states_and_reaches_the_same_verdicts() {
 
 #[test]
 fn a_state_budget_stops_the_layered_search_with_a_partial_verdict() {
-    let spec = broadcast(
+    let spec = ProtocolSpec::interleaved(
         TreeKind::Binomial,
         CorrectionSpec::Checked,
         StartMode::Synchronized,

@@ -2,7 +2,7 @@
 //! runs to its end finds the same unique states and the same verdicts on two threads as on one.
 
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
-use ftcoll::topology::{LogP, Order, TreeKind};
+use ftcoll::topology::TreeKind;
 use std::sync::Mutex;
 use std::thread::ThreadId;
 
@@ -14,14 +14,7 @@ use ftcoll_verify::{
 };
 
 fn spec(tree: TreeKind, correction: CorrectionSpec, start: StartMode, procs: u32) -> ProtocolSpec {
-    ProtocolSpec {
-        tree,
-        order: Order::Interleaved,
-        correction,
-        start,
-        procs,
-        logp: LogP::default(),
-    }
+    ProtocolSpec::interleaved(tree, correction, start, procs)
 }
 
 fn run(
