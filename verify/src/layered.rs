@@ -34,7 +34,9 @@ use ftcoll::{Rank, Time};
 use stateright::Model;
 
 use crate::budget::{Budget, Halt, Stop};
-use crate::timed::{crash_sets_of, CrashTiming, Expectation, TimedAction, TimedModel, TimedState};
+use crate::timed::{
+    crash_sets_of, Checkable, CrashTiming, Expectation, TimedAction, TimedModel, TimedState,
+};
 
 /// What a layered search found.
 #[derive(Clone, Debug, Default)]
@@ -138,10 +140,7 @@ pub fn explore<A>(
     progress: Option<crate::Progress<'_>>,
 ) -> Exploration
 where
-    A: Automaton + Send + Sync + 'static,
-    A::Msg: Send + Sync,
-    A::Value: Send + Sync,
-    A::Config: Send + Sync + 'static,
+    A: Checkable,
 {
     let threads = budget.threads.max(1) as usize;
     let names = model_properties(model);
@@ -187,10 +186,7 @@ fn search<A>(
     helpers: &[Helper<A>],
 ) -> Exploration
 where
-    A: Automaton + Send + Sync + 'static,
-    A::Msg: Send + Sync,
-    A::Value: Send + Sync,
-    A::Config: Send + Sync + 'static,
+    A: Checkable,
 {
     let halt: &Halt = &model.halt;
     let deadline = budget.timeout.map(|t| start + t);
@@ -315,9 +311,7 @@ type Named<A> = (
 /// The model's properties as the checker sees them, its horizon check included.
 fn model_properties<A>(model: &TimedModel<A>) -> Vec<Named<A>>
 where
-    A: Automaton + Send + Sync + 'static,
-    A::Msg: Send + Sync,
-    A::Config: Send + Sync + 'static,
+    A: Checkable,
 {
     let mut names: Vec<Named<A>> = model
         .properties
@@ -343,10 +337,7 @@ fn run_split<A>(
     helpers: &[Helper<A>],
 ) -> Vec<Work<A>>
 where
-    A: Automaton + Send + Sync + 'static,
-    A::Msg: Send + Sync,
-    A::Value: Send + Sync,
-    A::Config: Send + Sync + 'static,
+    A: Checkable,
 {
     let parts = helpers.len() + 1;
     let size = batch.len().div_ceil(parts);
@@ -382,10 +373,7 @@ fn run<A>(
     pool: Vec<Box<TimedState<A>>>,
 ) -> Work<A>
 where
-    A: Automaton + Send + Sync + 'static,
-    A::Msg: Send + Sync,
-    A::Value: Send + Sync,
-    A::Config: Send + Sync + 'static,
+    A: Checkable,
 {
     let mut work = Work {
         successors: Vec::with_capacity(batch.len() * 2),
@@ -494,9 +482,7 @@ fn rebuild<A>(
     layer: Layer,
 ) -> Vec<TimedAction>
 where
-    A: Automaton + Send + Sync + 'static,
-    A::Msg: Send + Sync,
-    A::Config: Send + Sync + 'static,
+    A: Checkable,
 {
     let mut state = model.initial_state(pre);
     let mut actions = Vec::new();

@@ -602,10 +602,7 @@ pub fn timed_result<A, C>(
     start: std::time::Instant,
 ) -> CheckResult
 where
-    A: ftcoll::automaton::Automaton + Send + Sync + 'static,
-    A::Msg: Send + Sync,
-    A::Value: Send + Sync,
-    A::Config: Send + Sync + 'static,
+    A: timed::Checkable,
     C: stateright::Checker<TimedModel<A>>,
 {
     let discovery = |name: &'static str| {
@@ -639,10 +636,7 @@ fn discoveries_result<A>(
     start: std::time::Instant,
 ) -> CheckResult
 where
-    A: ftcoll::automaton::Automaton + Send + Sync + 'static,
-    A::Msg: Send + Sync,
-    A::Value: Send + Sync,
-    A::Config: Send + Sync + 'static,
+    A: timed::Checkable,
 {
     let mut violations = Vec::new();
     let properties = model.always_properties();

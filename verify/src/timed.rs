@@ -141,6 +141,24 @@ pub fn broadcast_properties<A: Automaton>() -> Vec<TimedProperty<A>> {
     ]
 }
 
+/// What a check needs of an automaton beyond the contract: its state, messages, values and
+/// configuration move between the search's threads. Every `Send + Sync` automaton has it.
+pub trait Checkable:
+    Automaton<Msg: Send + Sync, Value: Send + Sync, Config: Send + Sync + 'static>
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<A> Checkable for A where
+    A: Automaton<Msg: Send + Sync, Value: Send + Sync, Config: Send + Sync + 'static>
+        + Send
+        + Sync
+        + 'static
+{
+}
+
 /// A timed model of one operation of automaton `A`.
 #[derive(Clone, Debug)]
 pub struct TimedModel<A: Automaton> {
