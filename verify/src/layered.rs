@@ -10,16 +10,25 @@
 //! forgets that layer's states and fingerprints: memory holds the layers in progress, not every
 //! state seen. Deduplication within a layer is by a 64-bit fingerprint, as in stateright.
 //!
+//! States without a successor whatever the budget (quiescent, past the horizon, stopped by a
+//! driver error) are checked where they are generated and only their fingerprints kept, in one
+//! set for the whole search: a quiescent state has no next instant to wait for.
+//!
 //! What the search finds is what stateright's breadth-first search finds on the same model: the
 //! same unique states (the same graph, each state checked once) and so the same verdicts;
-//! `verify/tests/layered.rs` compares the two on every cell of the matrix's everyday part.
-//! Counterexample paths can differ (the first violation in layer order — earliest instant, then
-//! fewest crashes — instead of the fewest actions); the checker minimizes them afterwards
-//! either way.
+//! `verify/tests/layered.rs` compares the two on every correction variant in both start modes
+//! and both crash timings, on the small gossip cells and on FTCO. Counterexample paths can
+//! differ (the first violation in layer order — earliest instant, then fewest crashes — instead
+//! of the fewest actions); the checker minimizes them afterwards either way.
 //!
-//! **Threads.** The states of a layer are split into contiguous halves, one per thread, and the
-//! successors are merged in the order of the states they came from, so the search, its counts
-//! and its counterexamples are the same on one thread or two.
+//! **Threads.** A layer is explored in rounds of at most 2,048 states, each split into
+//! contiguous parts, one for the calling thread and one for each helper (spawned once per
+//! search); the successors are merged in the order of the parts, so the search, its counts and
+//! its counterexamples are the same on any number of threads.
+//!
+//! **Copies.** A successor is copied into a state the search has finished with
+//! (`Clone::clone_from`, which the driver's state implements field by field), so exploring a
+//! state allocates little.
 
 // States are boxed in the pools too: they move between a pool and the entries, and a box moves
 // 8 bytes where a state would move several hundred.
