@@ -199,7 +199,8 @@ pub struct TimedModel<A: Automaton> {
     /// instant without one changes nothing any process does until its next event: the run
     /// that crashes it there instead (or never, if it has none) is the same run, with the
     /// crash recorded later. docs/design.md ("Crashes where they matter") argues why every
-    /// property keeps its verdict; `verify/tests/crash_instants.rs` compares the verdicts.
+    /// property keeps its verdict; `verify/tests/crash_instants.rs` compares the verdicts
+    /// (Corrected Tree, FTCO and Corrected Gossip models).
     pub crashes_at_events_only: bool,
     /// How to read and resolve the choices an automaton leaves to the model (gossip targets,
     /// [`ftcoll::rng::Chooser::External`]); `None`: the automaton makes none. Only the
