@@ -89,9 +89,16 @@ fn seconds_of(mut result: CheckResult, like: &CheckResult) -> CheckResult {
 
 #[test]
 fn gossip_cells_explore_the_same_states_and_reach_the_same_verdicts() {
-    // The cells small enough for a debug build; the layered search reports the first
-    // counterexample in layer order, BFS a shortest one, so traces may differ here.
-    for cell in gossip::cells().into_iter().filter(|c| c.spec.procs <= 4) {
+    // Every cell but the largest (ccg-any, 196 K states, which tests/crash_instants.rs checks
+    // under both crash offers); the layered search reports the first counterexample in layer
+    // order, BFS a shortest one, so traces may differ here.
+    let cells: Vec<_> = gossip::cells()
+        .into_iter()
+        .filter(|c| c.id != "ccg-any")
+        .collect();
+    // (A filter by size once left no cell at all: the comparison must cover most of them.)
+    assert!(cells.len() >= 10, "only {} gossip cells", cells.len());
+    for cell in cells {
         let run = |search, threads| {
             gossip::run_cell(&cell, &budget(search, threads)).expect("valid cell")
         };
