@@ -320,6 +320,53 @@ impl Halt {
     }
 }
 
+/// The time and memory budgets of a running search and its progress line, looked at between
+/// pieces of work by either engine (stateright's BFS every 10 ms, the layered search after each
+/// round).
+pub(crate) struct Watch<'a> {
+    start: std::time::Instant,
+    deadline: Option<std::time::Instant>,
+    memory: Option<u64>,
+    progress: Option<crate::Progress<'a>>,
+    last_report: std::time::Instant,
+}
+
+impl<'a> Watch<'a> {
+    pub(crate) fn new(
+        budget: &Budget,
+        start: std::time::Instant,
+        progress: Option<crate::Progress<'a>>,
+    ) -> Self {
+        Self {
+            start,
+            deadline: budget.timeout.map(|t| start + t),
+            memory: budget.memory,
+            progress,
+            last_report: start,
+        }
+    }
+
+    /// Halts `halt` if the deadline passed or the resident memory is within 1/32 of the budget
+    /// (it still grows until the next look), and reports `unique` states at most once a second.
+    pub(crate) fn look(&mut self, halt: &Halt, unique: impl FnOnce() -> usize) {
+        let now = std::time::Instant::now();
+        if self.deadline.is_some_and(|d| now >= d) {
+            halt.halt(Stop::Time);
+        }
+        if let Some(limit) = self.memory {
+            if resident_bytes().is_some_and(|rss| rss > limit - limit / 32) {
+                halt.halt(Stop::Memory);
+            }
+        }
+        if let Some(report) = self.progress.as_mut() {
+            if now.duration_since(self.last_report) >= Duration::from_secs(1) {
+                self.last_report = now;
+                report(unique(), now.duration_since(self.start));
+            }
+        }
+    }
+}
+
 /// Parses `--search`: `auto`, `layered` or `bfs`.
 pub fn parse_search(text: &str) -> Result<Search, String> {
     match text {

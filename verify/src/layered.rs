@@ -42,7 +42,7 @@ use ftcoll::automaton::Automaton;
 use ftcoll::{Rank, Time};
 use stateright::Model;
 
-use crate::budget::{Budget, Halt, Stop};
+use crate::budget::{Budget, Halt, Watch};
 use crate::timed::{
     crash_sets_of, Checkable, CrashTiming, Expectation, TimedAction, TimedModel, TimedState,
 };
@@ -190,7 +190,7 @@ fn search<A>(
     model: &TimedModel<A>,
     budget: &Budget,
     start: std::time::Instant,
-    mut progress: Option<crate::Progress<'_>>,
+    progress: Option<crate::Progress<'_>>,
     names: &[Named<A>],
     helpers: &[Helper<A>],
 ) -> Exploration
@@ -198,8 +198,7 @@ where
     A: Checkable,
 {
     let halt: &Halt = &model.halt;
-    let deadline = budget.timeout.map(|t| start + t);
-    let mut last_report = start;
+    let mut watch = Watch::new(budget, start, progress);
     let mut found: Vec<bool> = vec![false; names.len()];
     let mut result = Exploration::default();
 
@@ -272,21 +271,7 @@ where
         if found.iter().all(|&f| f) {
             break;
         }
-        let now = std::time::Instant::now();
-        if deadline.is_some_and(|d| now >= d) {
-            halt.halt(Stop::Time);
-        }
-        if let Some(limit) = budget.memory {
-            if crate::budget::resident_bytes().is_some_and(|rss| rss > limit - limit / 32) {
-                halt.halt(Stop::Memory);
-            }
-        }
-        if let Some(report) = progress.as_mut() {
-            if now.duration_since(last_report) >= std::time::Duration::from_secs(1) {
-                last_report = now;
-                report(result.unique, now.duration_since(start));
-            }
-        }
+        watch.look(halt, || result.unique);
         if halt.is_halted() {
             // The states generated but not explored are not checked: the verdict is partial.
             break;

@@ -528,7 +528,7 @@ fn run_budgeted<M>(
     cap: Option<(u64, Stop)>,
     budget: &Budget,
     start: std::time::Instant,
-    mut progress: Option<Progress<'_>>,
+    progress: Option<Progress<'_>>,
 ) -> Result<impl stateright::Checker<M>, CheckError>
 where
     M: stateright::Model + Send + Sync + 'static,
@@ -561,30 +561,14 @@ where
         }
         let _ = done_tx.send(ok);
     });
-    let deadline = budget.timeout.map(|t| start + t);
-    let mut last_report = start;
+    let mut watch = budget::Watch::new(budget, start, progress);
     let ok = loop {
         match done_rx.recv_timeout(POLL) {
             Ok(ok) => break ok,
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break false,
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
         }
-        let now = std::time::Instant::now();
-        if deadline.is_some_and(|d| now >= d) {
-            halt.halt(Stop::Time);
-        }
-        if let Some(limit) = budget.memory {
-            // 1/32 of headroom: the resident memory still grows for up to one poll.
-            if budget::resident_bytes().is_some_and(|rss| rss > limit - limit / 32) {
-                halt.halt(Stop::Memory);
-            }
-        }
-        if let Some(report) = progress.as_mut() {
-            if now.duration_since(last_report) >= std::time::Duration::from_secs(1) {
-                last_report = now;
-                report(checker.unique_state_count(), now.duration_since(start));
-            }
-        }
+        watch.look(halt, || checker.unique_state_count());
     };
     if ok {
         Ok(checker)
