@@ -36,7 +36,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 
 use ftcoll::automaton::Automaton;
 use ftcoll::{Rank, Time};
@@ -74,7 +74,8 @@ struct Entry<A: Automaton> {
     // Boxed: entries move between lists, a state is several hundred bytes.
     state: Box<TimedState<A>>,
     origin: u32,
-    moves: Vec<TimedAction>,
+    // Shared: a step adds no move, so its successor shares its state's list without copying.
+    moves: Arc<[TimedAction]>,
 }
 
 struct Pending<A: Automaton> {
@@ -217,7 +218,7 @@ where
             pending.entries.push(Entry {
                 state: Box::new(state),
                 origin: i as u32,
-                moves: Vec::new(),
+                moves: Arc::from([]),
             });
             held += 1;
         }
@@ -403,10 +404,11 @@ where
                 work.pool.push(next);
                 continue;
             }
-            let mut moves = entry.moves.clone();
-            if !matches!(action, TimedAction::Step { .. }) {
-                moves.push(action);
-            }
+            let moves: Arc<[TimedAction]> = if matches!(action, TimedAction::Step { .. }) {
+                Arc::clone(&entry.moves)
+            } else {
+                entry.moves.iter().copied().chain([action]).collect()
+            };
             let layer = layer_of(&next);
             let fp = fingerprint(&next);
             if terminal(model, &next) {
