@@ -65,25 +65,8 @@ pub struct Report<V = Value> {
 
 impl<V: Clone> Clone for Report<V> {
     fn clone(&self) -> Self {
-        let mut copy = Self {
-            procs: self.procs,
-            root_start: self.root_start,
-            delivered_at: Vec::new(),
-            delivered_value: Vec::new(),
-            deliveries: Vec::new(),
-            by_dissemination: Vec::new(),
-            crashed: Vec::new(),
-            sent: Vec::new(),
-            messages: self.messages,
-            completions: Vec::new(),
-            finish: Vec::new(),
-            last_activity: self.last_activity,
-            lost: self.lost,
-            ignored: self.ignored,
-            events: self.events,
-            longest_queue: self.longest_queue,
-            trace: Vec::new(),
-        };
+        // An empty report (no vector allocated) filled field by field.
+        let mut copy = Self::new(0);
         copy.clone_from(self);
         copy
     }
