@@ -4,6 +4,8 @@
 
 use std::process::Command;
 
+use ftcoll::protocols::gossip::plan;
+
 #[test]
 fn reproduce_ct_writes_the_report_and_every_figure() {
     let dir = std::env::temp_dir().join(format!("ftcoll-reproduce-{}", std::process::id()));
@@ -53,6 +55,8 @@ fn reproduce_ct_writes_the_report_and_every_figure() {
         "fig10_gmax_vs_correction",
         "fig1b_inorder_vs_interleaved",
         "fig6_fig7_fault_free",
+        "fig6_fig7_gossip",
+        "fig8_fig9_gossip",
         "lemma2",
     ] {
         let csv = std::fs::read_to_string(dir.join("ct").join(format!("{file}.csv"))).unwrap();
@@ -67,5 +71,32 @@ fn reproduce_ct_writes_the_report_and_every_figure() {
     assert!(!checked.is_empty(), "no synchronized checked rows in\n{ff}");
     for line in checked {
         assert_eq!(line.split(',').nth(4), Some("5.0000"), "{line}");
+    }
+    // The Corrected Gossip lines: T from CG's model for the fault-free size (Eq. 4 minimized,
+    // plus the paper's one O), and checked Corrected Gossip reaches every live process of every
+    // run, fault-free and with failures before the operation (CG Claim 3).
+    let logp = ftcoll::topology::LogP::new(2, 1).unwrap();
+    let gossip = std::fs::read_to_string(dir.join("ct/fig6_fig7_gossip.csv")).unwrap();
+    let mut ccg_rows = 0;
+    for line in gossip.lines().skip(1) {
+        let cells: Vec<&str> = line.split(',').collect();
+        if cells[1] != "ccg" {
+            continue;
+        }
+        let procs: u32 = cells[0].parse().unwrap();
+        let model = plan::Model::new(procs, procs, logp).unwrap();
+        let t = model
+            .plan(plan::PlanProtocol::Ccg, 6.9315e-7)
+            .unwrap()
+            .recommended_t();
+        assert_eq!(cells[2], t.to_string(), "{line}");
+        assert_eq!(cells[11], "0", "{line}");
+        ccg_rows += 1;
+    }
+    assert!(ccg_rows >= 3, "{gossip}");
+    let faults = std::fs::read_to_string(dir.join("ct/fig8_fig9_gossip.csv")).unwrap();
+    assert_eq!(faults.lines().count(), 6, "{faults}");
+    for line in faults.lines().skip(1) {
+        assert_eq!(line.split(',').nth(11), Some("0"), "{line}");
     }
 }

@@ -15,17 +15,19 @@ use reproduce_common::{cell, read, row, run, temp};
 use ftcoll::protocols::gossip::plan;
 use ftcoll::topology::LogP;
 
-const CSV: [&str; 6] = [
+const CSV: [&str; 7] = [
     "table7",
     "fig3_ocg",
     "fig5_ccg",
+    "fig9_fcg",
     "fig1_gnodes",
     "fig7a_fault_free",
     "fig7b_failures",
 ];
-const SVG: [&str; 5] = [
+const SVG: [&str; 6] = [
     "fig3_ocg",
     "fig5_ccg",
+    "fig9_fcg",
     "fig1_gnodes",
     "fig7a_fault_free",
     "fig7b_failures",
@@ -53,6 +55,7 @@ fn reproduce_cg_writes_every_file_and_the_fault_free_baselines_match_their_formu
         "**Differences from the paper, and why.**",
         "## Fig. 3",
         "## Fig. 5",
+        "## Fig. 9",
         "## Fig. 1",
         "## Fig. 7",
         "runs in",
@@ -120,6 +123,23 @@ fn reproduce_cg_writes_every_file_and_the_fault_free_baselines_match_their_formu
             "{prefix}"
         );
     }
+    // Fig. 9 (CG Appendix B): the analytical column is Eq. 5 at each T (T + 4·Ḡ₅·O + L − 13·O
+    // from plan.rs, N = n = 1024, L = O = 1, δ = 6.93·10⁻⁷), and FCG(1) reaches every process
+    // of a fault-free run at every T (CG Claim 4).
+    let model = plan::Model::new(1024, 1024, LogP::new(1, 1).unwrap()).unwrap();
+    let fig9 = read(&dir.join("cg/fig9_fcg.csv"));
+    let mut fig9_rows = 0;
+    for line in fig9.lines().skip(1) {
+        let cells: Vec<&str> = line.split(',').collect();
+        let t: u64 = cells[0].parse().unwrap();
+        let eq5 = model.plan_at(plan::PlanProtocol::Fcg, t, 6.93e-7);
+        assert_eq!(cells[1], eq5.correction.to_string(), "C at T = {t}");
+        assert_eq!(cells[7], eq5.latency.to_string(), "Eq. 5 at T = {t}");
+        assert_eq!(eq5.latency, t + eq5.correction, "Eq. 5 is T + C");
+        assert_eq!(cells[6], "0", "FCG left a process unreached at T = {t}");
+        fig9_rows += 1;
+    }
+    assert!(fig9_rows >= 5, "{fig9}");
     // Fig. 1: Lemma 1 and the simulation start the same: the root alone until the first message
     // lands at 2O + L = 3.
     let fig1 = read(&dir.join("cg/fig1_gnodes.csv"));
