@@ -53,7 +53,7 @@ fn model_procs_or_one(s: &str) -> Result<u32, String> {
     }
 }
 
-fn probability(s: &str) -> Result<f64, String> {
+pub fn probability(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(v) if v > 0.0 && v < 1.0 => Ok(v),
         _ => Err("expected a probability strictly between 0 and 1 (e.g. 6.9315e-7)".to_string()),
@@ -137,7 +137,7 @@ impl std::fmt::Display for TimeArg {
     }
 }
 
-fn time_arg(s: &str) -> Result<TimeArg, String> {
+pub fn time_arg(s: &str) -> Result<TimeArg, String> {
     let max = ftcoll::experiment::cg::MAX_TIME;
     match s.trim() {
         "auto" => Ok(TimeArg::Auto),
@@ -148,7 +148,7 @@ fn time_arg(s: &str) -> Result<TimeArg, String> {
     }
 }
 
-fn protocol(s: &str) -> Result<CgProtocol, String> {
+pub fn protocol(s: &str) -> Result<CgProtocol, String> {
     s.parse()
 }
 
@@ -207,6 +207,64 @@ const COLUMNS: [&str; 20] = [
     "gnodes",
 ];
 
+/// The `T` and `C` a gossip point runs with, as [`timing`] resolves them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timing {
+    /// `T` (0 for BIG and BFB, which have no gossip phase).
+    pub t: u64,
+    /// OCG's `C` (0 for the others).
+    pub c: u64,
+    /// Whether CG's model chose `T` or `C` (then `delta` matters).
+    pub needs_model: bool,
+}
+
+/// Resolves `--gossip-time` and `--correction-time` for `protocol` on `spec` (checked by
+/// building run 0's failures): `auto` asks CG's model at `delta` with `n` = the processes not
+/// failed before the operation in run 0 (a rate: its expectation), steps are taken as given;
+/// `simulate --gossip` and `sweep --gossip` resolve every point this way.
+pub fn timing(
+    protocol: CgProtocol,
+    spec: &ScenarioSpec,
+    seed: u64,
+    t_arg: TimeArg,
+    c_arg: TimeArg,
+    delta: f64,
+) -> Result<Timing, UsageError> {
+    let procs = spec.procs;
+    let (_, faults) = spec.build(seed, 0).map_err(scenario_error)?;
+    // The model's n: the processes not failed before the operation (a rate: its expectation).
+    let failed_before = match &spec.faults {
+        FaultSpec::Rate(r) => (f64::from(procs - 1) * r).round() as u32,
+        _ => faults.len() as u32,
+    };
+    let active = procs.saturating_sub(failed_before).max(1);
+    let needs_model = protocol.gossips()
+        && (t_arg == TimeArg::Auto || (protocol == CgProtocol::Ocg && c_arg == TimeArg::Auto));
+    let (auto_t, auto_c) = if needs_model {
+        auto_timing(protocol, procs, active, spec.logp, delta).map_err(|e| {
+            let flag = if t_arg == TimeArg::Auto {
+                "--gossip-time"
+            } else {
+                "--correction-time"
+            };
+            UsageError(format!(
+                "{flag}: auto needs CG's model, which refuses these parameters ({e}); give the time in steps"
+            ))
+        })?
+    } else {
+        (0, 0)
+    };
+    let t = match t_arg {
+        TimeArg::Steps(t) if protocol.gossips() => t,
+        _ => auto_t,
+    };
+    let c = match c_arg {
+        TimeArg::Steps(c) if protocol == CgProtocol::Ocg => c,
+        _ => auto_c,
+    };
+    Ok(Timing { t, c, needs_model })
+}
+
 /// `simulate --gossip P …`: validates every flag, then prints one row per run as it completes
 /// (the numbers of `ftcoll::experiment::cg::CgPoint::run`, which `reproduce cg` uses too).
 pub fn simulate(a: &SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
@@ -260,40 +318,10 @@ pub fn simulate(a: &SimulateArgs, out: &mut impl Write) -> Result<(), CliError> 
             .map_err(|e| UsageError(format!("--arrival: {e}")))?,
         ..spec
     };
-    let (_, faults) = spec.build(a.seed, 0).map_err(scenario_error)?;
-    // The model's n: the processes not failed before the operation (a rate: its expectation).
-    let failed_before = match &spec.faults {
-        FaultSpec::Rate(r) => (f64::from(procs - 1) * r).round() as u32,
-        _ => faults.len() as u32,
-    };
-    let active = procs.saturating_sub(failed_before).max(1);
     let delta = flags.delta.unwrap_or(DELTA);
     let t_arg = flags.gossip_time.unwrap_or(TimeArg::Auto);
     let c_arg = flags.correction_time.unwrap_or(TimeArg::Auto);
-    let needs_model = protocol.gossips()
-        && (t_arg == TimeArg::Auto || (protocol == CgProtocol::Ocg && c_arg == TimeArg::Auto));
-    let (auto_t, auto_c) = if needs_model {
-        auto_timing(protocol, procs, active, logp, delta).map_err(|e| {
-            let flag = if t_arg == TimeArg::Auto {
-                "--gossip-time"
-            } else {
-                "--correction-time"
-            };
-            UsageError(format!(
-                "{flag}: auto needs CG's model, which refuses these parameters ({e}); give the time in steps"
-            ))
-        })?
-    } else {
-        (0, 0)
-    };
-    let t = match t_arg {
-        TimeArg::Steps(t) if protocol.gossips() => t,
-        _ => auto_t,
-    };
-    let c = match c_arg {
-        TimeArg::Steps(c) if protocol == CgProtocol::Ocg => c,
-        _ => auto_c,
-    };
+    let Timing { t, c, needs_model } = timing(protocol, &spec, a.seed, t_arg, c_arg, delta)?;
     let point = CgPoint::new(protocol, spec, t, c);
     let fixed = [
         procs.to_string(),

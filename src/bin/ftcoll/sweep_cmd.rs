@@ -3,7 +3,8 @@
 //! Points are the Cartesian product of the listed values, in the order: procs, tree, order,
 //! correction, start, model, L, o, first side, faults (Corrected Trees); with `--collective`,
 //! procs, collective, topology, roots, service, L, faults, crashes, arrival, imbalance (FTCO,
-//! [`ftco`]). They run one after the other (each
+//! [`ftco`]); with `--gossip`, procs, gossip, L, o, gossip time, correction time, δ, faults
+//! (Corrected Gossip, [`gossip`]). They run one after the other (each
 //! point's runs in parallel over the cores); a point's line is appended to the output as soon
 //! as it is complete, so an interrupted sweep loses at most the point in progress, and running
 //! the same command again resumes after the last complete line. `--shard i/n` keeps the points
@@ -33,9 +34,12 @@ use rayon::prelude::*;
 use crate::admission;
 use crate::args;
 use crate::ftco_cmd::{ImbalanceArg, RandomCrashes, RootsArg, ServiceArg, TopologyArg};
+use crate::gossip_cmd::TimeArg;
 use crate::{CliError, UsageError};
+use ftcoll::experiment::cg::{CgProtocol, DELTA};
 
 mod ftco;
+mod gossip;
 mod output;
 
 use crate::ftco_cmd;
@@ -167,6 +171,9 @@ list_parser! {
     crashes_list: RandomCrashes = crate::ftco_cmd::random_crashes;
     arrival_list: ArrivalArg = crate::simulate_cmd::arrival;
     imbalance_list: ImbalanceArg = crate::ftco_cmd::imbalance;
+    gossip_list: CgProtocol = crate::gossip_cmd::protocol;
+    time_list: TimeArg = crate::gossip_cmd::time_arg;
+    delta_list: f64 = crate::gossip_cmd::probability;
 }
 
 /// The most runs per point.
@@ -270,6 +277,20 @@ pub struct SweepArgs {
     /// FTCO imbalance: off (default; the driver's arrivals), alg5 (App. B).
     #[arg(long, value_parser = imbalance_list, help_heading = "FTCO (with --collective)")]
     imbalance: Option<List<ImbalanceArg>>,
+    /// Corrected Gossip: sweep these protocols (gos, ocg, ccg, fcg:F, big, bfb; CG §III, §IV.B)
+    /// instead of Corrected Trees.
+    #[arg(long, value_parser = gossip_list, help_heading = "Corrected Gossip (with --gossip)")]
+    gossip: Option<List<CgProtocol>>,
+    /// Gossip times T (steps), or auto: CG's model (default auto; BIG and BFB ignore it).
+    #[arg(long, value_parser = time_list, allow_negative_numbers = true, help_heading = "Corrected Gossip (with --gossip)")]
+    gossip_time: Option<List<TimeArg>>,
+    /// OCG's correction times C (steps), or auto: K̄O + L + O from the model (default auto;
+    /// the other protocols ignore it).
+    #[arg(long, value_parser = time_list, allow_negative_numbers = true, help_heading = "Corrected Gossip (with --gossip)")]
+    correction_time: Option<List<TimeArg>>,
+    /// δ for auto T and C (default: the paper's 6.9315e-7, 50 % that 10^6 runs all succeed).
+    #[arg(long, value_parser = delta_list, allow_negative_numbers = true, help_heading = "Corrected Gossip (with --gossip)")]
+    delta: Option<List<f64>>,
     /// Read parameters from a JSON file (TOML if its name ends in .toml), keyed by the flags'
     /// long names ("procs", "fault-rate") or short letters ("L", "o"); flags given on the command
     /// line override the file.
@@ -289,6 +310,19 @@ impl SweepArgs {
             ("--model", self.model.is_some()),
             ("--first-side", self.first_side.is_some()),
             ("--engine", self.engine != Engine::Auto),
+        ]
+        .into_iter()
+        .find(|g| g.1)
+        .map(|g| g.0)
+    }
+
+    /// The first Corrected Gossip flag given other than `--gossip` (the other families refuse
+    /// them).
+    fn gossip_flag_given(&self) -> Option<&'static str> {
+        [
+            ("--gossip-time", self.gossip_time.is_some()),
+            ("--correction-time", self.correction_time.is_some()),
+            ("--delta", self.delta.is_some()),
         ]
         .into_iter()
         .find(|g| g.1)
@@ -331,12 +365,33 @@ enum Grid {
     Ct(CtGrid),
     /// FTCO points.
     Ftco(ftco::FtcoGrid),
+    /// Corrected Gossip points.
+    Cg(gossip::CgGrid),
 }
 
 impl Grid {
     /// The grid the arguments describe (after [`SweepArgs`]' family checks).
     fn from_args(a: &SweepArgs) -> Self {
         let faults = a.faults();
+        if let Some(gossip) = &a.gossip {
+            let auto = || vec![TimeArg::Auto];
+            return Self::Cg(gossip::CgGrid {
+                procs: a.procs.0.clone(),
+                gossip: gossip.0.clone(),
+                latency: a.latency.0.clone(),
+                overhead: a.overhead.0.clone(),
+                gossip_time: a.gossip_time.as_ref().map_or_else(auto, |l| l.0.clone()),
+                correction_time: a
+                    .correction_time
+                    .as_ref()
+                    .map_or_else(auto, |l| l.0.clone()),
+                delta: a
+                    .delta
+                    .as_ref()
+                    .map_or_else(|| vec![DELTA], |l| l.0.clone()),
+                faults,
+            });
+        }
         match &a.collective {
             None => Self::Ct(CtGrid {
                 procs: a.procs.0.clone(),
@@ -403,6 +458,7 @@ impl Grid {
         match self {
             Self::Ct(g) => g.len(),
             Self::Ftco(g) => g.len(),
+            Self::Cg(g) => g.len(),
         }
     }
 
@@ -411,6 +467,7 @@ impl Grid {
         match self {
             Self::Ct(g) => output::point_cells(&g.point(index)).to_vec(),
             Self::Ftco(g) => g.point(index).cells(),
+            Self::Cg(g) => g.point(index).cells(),
         }
     }
 }
@@ -654,7 +711,14 @@ pub fn sweep(a: SweepArgs, out: &mut impl Write) -> Result<(), CliError> {
             .num_threads(t as usize)
             .build_global();
     }
-    if a.collective.is_some() {
+    if let Some(gossip) = &a.gossip {
+        check_gossip_flags(&a, &gossip.0)?;
+    } else if let Some(flag) = a.gossip_flag_given() {
+        return Err(UsageError(format!(
+            "{flag}: a Corrected Gossip axis, not accepted without --gossip (gos, ocg, ccg, fcg:F, big, bfb)"
+        ))
+        .into());
+    } else if a.collective.is_some() {
         if let Some(flag) = a.ct_flag_given() {
             return Err(UsageError(format!(
                 "{flag}: a Corrected Tree axis, not accepted with --collective (FTCO sweeps have --topology, --roots, --service, --crashes, --arrival, --imbalance)"
@@ -712,7 +776,36 @@ pub fn sweep(a: SweepArgs, out: &mut impl Write) -> Result<(), CliError> {
     match &grid {
         Grid::Ct(g) => sweep_ct(&a, g, total, &identity, out),
         Grid::Ftco(g) => sweep_ftco(&a, g, total, &identity, out),
+        Grid::Cg(g) => sweep_gossip(&a, g, total, &identity, out),
     }
+}
+
+/// A Corrected Gossip sweep takes neither family's axes, and its timing axes only where a
+/// listed protocol uses them (as `simulate --gossip` refuses them for a protocol without).
+fn check_gossip_flags(a: &SweepArgs, protocols: &[CgProtocol]) -> Result<(), UsageError> {
+    if let Some(flag) = a.ct_flag_given().or(a.ftco_flag_given()) {
+        return Err(UsageError(format!(
+            "{flag}: not accepted with --gossip (Corrected Gossip sweeps have --gossip-time, --correction-time, --delta)"
+        )));
+    }
+    if a.collective.is_some() {
+        return Err(UsageError(
+            "--collective: not accepted with --gossip (one protocol family per sweep)".into(),
+        ));
+    }
+    if !protocols.iter().any(CgProtocol::gossips) {
+        if let Some(flag) = a.gossip_flag_given() {
+            return Err(UsageError(format!(
+                "{flag}: none of the listed protocols has a gossip phase: --gossip-time, --correction-time and --delta apply to gos, ocg, ccg and fcg:F"
+            )));
+        }
+    }
+    if a.correction_time.is_some() && !protocols.contains(&CgProtocol::Ocg) {
+        return Err(UsageError(
+            "--correction-time: only OCG has a fixed correction time; list ocg in --gossip".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Where a sweep's lines go: the `--output` file (resumed) or stdout.
@@ -908,6 +1001,61 @@ fn sweep_ftco(
         params.extend([a.runs.to_string(), a.seed.to_string()]);
         params.extend(ready.derived());
         let text = line(a.format, schema, &params, &stats.summary(ready.procs()))?;
+        sink.line(&text, out)?;
+    }
+    bar.finish_and_clear();
+    Ok(())
+}
+
+/// A Corrected Gossip sweep: every point validated (`T` and `C` resolved) before any runs.
+fn sweep_gossip(
+    a: &SweepArgs,
+    grid: &gossip::CgGrid,
+    total: u64,
+    identity: &Identity,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let threads = rayon::current_num_threads() as u64;
+    // Admission: one driver per thread for the largest point.
+    let largest = owned_points(total, a.shard)
+        .map(|i| grid.point(i).procs)
+        .max()
+        .unwrap_or(0);
+    let need = admission::BASELINE_BYTES.saturating_add(
+        largest.saturating_mul(admission::DRIVER_BYTES_PER_PROC.saturating_mul(threads)),
+    );
+    admission::admit(
+        "--procs",
+        &format!("running the largest gossip point on {threads} threads"),
+        need,
+    )?;
+    let mut prepared = Vec::new();
+    for i in owned_points(total, a.shard) {
+        let p = grid.point(i);
+        let ready = p
+            .prepare(a.seed)
+            .map_err(|e| UsageError(format!("{} (point {i}: {} P={})", e.0, p.gossip, p.procs)))?;
+        prepared.push((i as usize, p, ready));
+    }
+    let derived: Vec<(usize, Vec<String>)> = prepared
+        .iter()
+        .map(|(i, _, ready)| (*i, ready.derived()))
+        .collect();
+    let schema = Schema::cg();
+    let (mut sink, done) = Sink::open(a, identity, schema, &derived, out)?;
+    let todo = &prepared[done..];
+    let bar = progress_bar(
+        todo.len() as u64 * a.runs,
+        &format!("sweep gossip (≤ {})", admission::human(need)),
+    );
+    for (i, p, ready) in todo {
+        let stats = gossip::run_point(ready, a.seed, a.runs, &|n| bar.inc(n))
+            .map_err(|e| UsageError(format!("point {i}: {e}")))?;
+        let mut params = vec![i.to_string()];
+        params.extend(p.cells());
+        params.extend([a.runs.to_string(), a.seed.to_string()]);
+        params.extend(ready.derived());
+        let text = line(a.format, schema, &params, &stats.summary())?;
         sink.line(&text, out)?;
     }
     bar.finish_and_clear();

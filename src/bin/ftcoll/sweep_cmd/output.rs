@@ -18,8 +18,17 @@
 //!  "crashes":["none"],"arrival":["none"],"imbalance":["off"]},"runs":100,"seed":1,"shard":null}
 //! ```
 //!
+//! A Corrected Gossip sweep's grid has the gossip axes (`"gossip"` tells them apart):
+//!
+//! ```text
+//! {"version":2,"grid":{"procs":[4096],"gossip":["ocg","fcg:1"],"L":[2],"o":[1],
+//!  "gossip_time":["auto"],"correction_time":["auto"],"delta":["6.9315e-7"],
+//!  "faults":["count:0","count:3"]},"runs":1000,"seed":1,"shard":null}
+//! ```
+//!
 //! The rows' columns ([`Schema`]): the point's index, its parameters, `runs`, `seed`, the cells
-//! the point derives (CT: `deadline`; FTCO: `tree`, `root_count`, `fault_free_latency`), then
+//! the point derives (CT: `deadline`; FTCO: `tree`, `root_count`, `fault_free_latency`;
+//! Corrected Gossip: `T` and `C` as run), then
 //! `METRIC_STAT` for every metric and statistic. The engine and thread count are left out:
 //! they do not change a byte. CSV output is `# ftcoll-sweep I`, then the header, then one row
 //! per point (pandas: `read_csv(f, comment='#')`); JSON-lines output is `{"ftcoll_sweep":I}`,
@@ -42,6 +51,7 @@ use ftcoll::topology::{Order, TreeKind};
 use serde::{Deserialize, Serialize};
 
 use super::ftco::{arrival_name, FtcoGrid, ALL_METRICS, PER_NODE};
+use super::gossip::{self, delta_name, CgGrid};
 use super::{
     count_item, model_item, shard, side_item, start_item, CtGrid, Grid, SweepFormat, MAX_RUNS,
 };
@@ -60,6 +70,8 @@ enum GridText {
     Ct(CtGridText),
     /// FTCO axes (the only ones with `collective`).
     Ftco(FtcoGridText),
+    /// Corrected Gossip axes (the only ones with `gossip`).
+    Cg(CgGridText),
 }
 
 impl Serialize for GridText {
@@ -67,6 +79,7 @@ impl Serialize for GridText {
         match self {
             Self::Ct(g) => g.serialize(s),
             Self::Ftco(g) => g.serialize(s),
+            Self::Cg(g) => g.serialize(s),
         }
     }
 }
@@ -75,7 +88,11 @@ impl<'de> Deserialize<'de> for GridText {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let value = serde_json::Value::deserialize(d)?;
-        if value.get("collective").is_some() {
+        if value.get("gossip").is_some() {
+            serde_json::from_value(value)
+                .map(Self::Cg)
+                .map_err(D::Error::custom)
+        } else if value.get("collective").is_some() {
             serde_json::from_value(value)
                 .map(Self::Ftco)
                 .map_err(D::Error::custom)
@@ -102,6 +119,22 @@ struct FtcoGridText {
     crashes: Vec<String>,
     arrival: Vec<String>,
     imbalance: Vec<String>,
+}
+
+/// A Corrected Gossip grid as its identity spells it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CgGridText {
+    procs: Vec<u64>,
+    gossip: Vec<String>,
+    #[serde(rename = "L")]
+    latency: Vec<u64>,
+    #[serde(rename = "o")]
+    overhead: Vec<u64>,
+    gossip_time: Vec<String>,
+    correction_time: Vec<String>,
+    delta: Vec<String>,
+    faults: Vec<String>,
 }
 
 /// A Corrected Tree grid as its identity spells it.
@@ -241,6 +274,33 @@ impl Grid {
                     ToString::to_string,
                 )?,
             })),
+            GridText::Cg(t) => Ok(Self::Cg(CgGrid {
+                procs: axis("procs", &numbers(&t.procs), args::procs, u64::to_string)?,
+                gossip: axis(
+                    "gossip",
+                    &t.gossip,
+                    crate::gossip_cmd::protocol,
+                    ToString::to_string,
+                )?,
+                latency: axis("L", &numbers(&t.latency), args::latency, u64::to_string)?,
+                overhead: axis("o", &numbers(&t.overhead), args::overhead, u64::to_string)?,
+                gossip_time: axis(
+                    "gossip_time",
+                    &t.gossip_time,
+                    crate::gossip_cmd::time_arg,
+                    ToString::to_string,
+                )?,
+                correction_time: axis(
+                    "correction_time",
+                    &t.correction_time,
+                    crate::gossip_cmd::time_arg,
+                    ToString::to_string,
+                )?,
+                delta: axis("delta", &t.delta, crate::gossip_cmd::probability, |d| {
+                    delta_name(*d)
+                })?,
+                faults: faults_axis(&t.faults)?,
+            })),
         }
     }
 
@@ -264,6 +324,16 @@ impl Grid {
                 arrival: g.arrival.iter().map(arrival_name).collect(),
                 imbalance: g.imbalance.iter().map(ToString::to_string).collect(),
             }),
+            Self::Cg(g) => GridText::Cg(CgGridText {
+                procs: g.procs.clone(),
+                gossip: g.gossip.iter().map(ToString::to_string).collect(),
+                latency: g.latency.clone(),
+                overhead: g.overhead.clone(),
+                gossip_time: g.gossip_time.iter().map(ToString::to_string).collect(),
+                correction_time: g.correction_time.iter().map(ToString::to_string).collect(),
+                delta: g.delta.iter().map(|&d| delta_name(d)).collect(),
+                faults: g.faults.iter().map(ToString::to_string).collect(),
+            }),
         }
     }
 
@@ -272,6 +342,7 @@ impl Grid {
         match self {
             Self::Ct(_) => Schema::ct(),
             Self::Ftco(_) => Schema::ftco(),
+            Self::Cg(_) => Schema::cg(),
         }
     }
 }
@@ -359,6 +430,31 @@ const FTCO_PARAMETERS: [&str; 16] = [
     "fault_free_latency",
 ];
 
+/// The parameter columns of Corrected Gossip rows.
+const CG_PARAMETERS: [&str; 13] = [
+    "point",
+    "procs",
+    "gossip",
+    "L",
+    "o",
+    "gossip_time",
+    "correction_time",
+    "delta",
+    "faults",
+    "runs",
+    "seed",
+    "T",
+    "C",
+];
+
+/// Which reader a schema's JSON rows need.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Family {
+    Ct,
+    Ftco,
+    Cg,
+}
+
 /// The columns of a sweep's rows: `point`, the grid's cells, `runs`, `seed`, the derived
 /// cells, then `METRIC_STAT` for every metric and statistic.
 pub(super) struct Schema {
@@ -372,8 +468,8 @@ pub(super) struct Schema {
     metrics: &'static [&'static str],
     /// The metrics whose statistics are all decimals (per-node ratios).
     per_node: &'static [&'static str],
-    /// Corrected Tree rows (their JSON has its own typed reader).
-    ct: bool,
+    /// The family, whose JSON rows have their own typed reader.
+    family: Family,
 }
 
 static CT_SCHEMA: Schema = Schema {
@@ -382,7 +478,7 @@ static CT_SCHEMA: Schema = Schema {
     numeric: &["point", "procs", "L", "o", "runs", "seed", "deadline"],
     metrics: &RunMetrics::NAMES,
     per_node: &[],
-    ct: true,
+    family: Family::Ct,
 };
 
 static FTCO_PER_NODE: [&str; 4] = [PER_NODE[0].0, PER_NODE[1].0, PER_NODE[2].0, PER_NODE[3].0];
@@ -401,7 +497,16 @@ static FTCO_SCHEMA: Schema = Schema {
     ],
     metrics: &ALL_METRICS,
     per_node: &FTCO_PER_NODE,
-    ct: false,
+    family: Family::Ftco,
+};
+
+static CG_SCHEMA: Schema = Schema {
+    parameters: &CG_PARAMETERS,
+    grid_cells: 8,
+    numeric: &["point", "procs", "L", "o", "runs", "seed", "T", "C"],
+    metrics: &gossip::ALL_METRICS,
+    per_node: &[],
+    family: Family::Cg,
 };
 
 impl Schema {
@@ -413,6 +518,11 @@ impl Schema {
     /// FTCO rows.
     pub(super) fn ftco() -> &'static Self {
         &FTCO_SCHEMA
+    }
+
+    /// Corrected Gossip rows.
+    pub(super) fn cg() -> &'static Self {
+        &CG_SCHEMA
     }
 
     /// The derived parameter columns (after `seed`).
@@ -592,12 +702,29 @@ impl Identity {
                 .find(|(_, x, y)| x != y)
                 .map(|(what, x, y)| format!("{what} {x} vs {y}"));
             }
-            (GridText::Ct(_), GridText::Ftco(_)) => {
-                return Some("protocol Corrected Tree vs FTCO".into())
+            (GridText::Cg(a), GridText::Cg(b)) => {
+                return [
+                    ("version", json(&self.version), json(&other.version)),
+                    ("procs", json(&a.procs), json(&b.procs)),
+                    ("gossip", json(&a.gossip), json(&b.gossip)),
+                    ("L", json(&a.latency), json(&b.latency)),
+                    ("o", json(&a.overhead), json(&b.overhead)),
+                    ("gossip_time", json(&a.gossip_time), json(&b.gossip_time)),
+                    (
+                        "correction_time",
+                        json(&a.correction_time),
+                        json(&b.correction_time),
+                    ),
+                    ("delta", json(&a.delta), json(&b.delta)),
+                    ("faults", json(&a.faults), json(&b.faults)),
+                    ("runs", json(&self.runs), json(&other.runs)),
+                    ("seed", json(&self.seed), json(&other.seed)),
+                ]
+                .into_iter()
+                .find(|(_, x, y)| x != y)
+                .map(|(what, x, y)| format!("{what} {x} vs {y}"));
             }
-            (GridText::Ftco(_), GridText::Ct(_)) => {
-                return Some("protocol FTCO vs Corrected Tree".into())
-            }
+            (x, y) => return Some(format!("protocol {} vs {}", family_name(x), family_name(y))),
         };
         [
             ("version", json(&self.version), json(&other.version)),
@@ -617,6 +744,15 @@ impl Identity {
         .into_iter()
         .find(|(_, x, y)| x != y)
         .map(|(what, x, y)| format!("{what} {x} vs {y}"))
+    }
+}
+
+/// A grid's protocol family in messages.
+fn family_name(g: &GridText) -> &'static str {
+    match g {
+        GridText::Ct(_) => "Corrected Tree",
+        GridText::Ftco(_) => "FTCO",
+        GridText::Cg(_) => "Corrected Gossip",
     }
 }
 
@@ -655,6 +791,7 @@ fn not_identity(format: SweepFormat, line: &str) -> String {
         "a JSON-lines sweep output, not CSV (use --format json)".into()
     } else if line == csv_header(Schema::ct())
         || line == csv_header(Schema::ftco())
+        || line == csv_header(Schema::cg())
         || line.starts_with("{\"point\":")
     {
         "a sweep output without identity line (an older ftcoll's format), which cannot be checked"
@@ -781,6 +918,30 @@ struct FtcoJsonRow {
     metrics: BTreeMap<String, BTreeMap<String, serde_json::Number>>,
 }
 
+/// A Corrected Gossip JSON-lines row as sweep writes it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CgJsonRow {
+    point: u64,
+    procs: u64,
+    gossip: String,
+    #[serde(rename = "L")]
+    latency: u64,
+    #[serde(rename = "o")]
+    overhead: u64,
+    gossip_time: String,
+    correction_time: String,
+    delta: String,
+    faults: String,
+    runs: u64,
+    seed: u64,
+    #[serde(rename = "T")]
+    t: u64,
+    #[serde(rename = "C")]
+    c: u64,
+    metrics: BTreeMap<String, BTreeMap<String, serde_json::Number>>,
+}
+
 /// The statistics cells of a JSON row's metrics, in CSV column order.
 fn json_stats(
     schema: &Schema,
@@ -807,7 +968,27 @@ fn json_stats(
 
 /// The cells of a JSON-lines row, in CSV column order.
 fn json_cells(schema: &Schema, line: &str) -> Result<Vec<String>, String> {
-    if !schema.ct {
+    if schema.family == Family::Cg {
+        let row: CgJsonRow = serde_json::from_str(line).map_err(|e| format!("invalid row: {e}"))?;
+        let mut cells = vec![
+            row.point.to_string(),
+            row.procs.to_string(),
+            row.gossip,
+            row.latency.to_string(),
+            row.overhead.to_string(),
+            row.gossip_time,
+            row.correction_time,
+            row.delta,
+            row.faults,
+            row.runs.to_string(),
+            row.seed.to_string(),
+            row.t.to_string(),
+            row.c.to_string(),
+        ];
+        json_stats(schema, &row.metrics, &mut cells)?;
+        return Ok(cells);
+    }
+    if schema.family == Family::Ftco {
         let row: FtcoJsonRow =
             serde_json::from_str(line).map_err(|e| format!("invalid row: {e}"))?;
         let mut cells = vec![
