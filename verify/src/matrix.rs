@@ -29,7 +29,7 @@ use ftcoll::topology::ftco::{Collective, FtcoKind};
 
 use crate::ftco::{self as ftco_family, Entry, FtcoSpec};
 use crate::search::SearchOptions;
-use crate::{check, property, Budget, CrashTiming, ModelKind, ProtocolSpec};
+use crate::{check_within, property, Budget, CrashTiming, ModelKind, ProtocolSpec};
 
 /// `matrix` arguments.
 #[derive(clap::Args, Debug, Clone)]
@@ -163,6 +163,15 @@ pub fn async_rows() -> Vec<Row> {
     .collect()
 }
 
+/// The matrix's budget: no limit, and crashes offered only where they can change a run
+/// ([`Budget::crashes_at_events_only`]: before an instant at which the process has an event,
+/// and before the first; docs/design.md "Crashes where they matter" argues that no verdict
+/// changes and `verify/tests/crash_instants.rs` compares the verdicts).
+pub const MATRIX_BUDGET: Budget = Budget {
+    crashes_at_events_only: true,
+    ..Budget::UNLIMITED
+};
+
 /// Checks one cell for P = 2..=max_procs (f is capped at P − 1).
 pub fn check_cell(row: Row, timing: CrashTiming, crashes: u32, max_procs: u32) -> Cell {
     check_cell_in(row, timing, crashes, max_procs, ModelKind::Timed)
@@ -183,7 +192,8 @@ pub fn check_cell_in(
         undecided,
     } = scan(2..=max_procs, &property::ALL, &property::SHORT, |procs| {
         let f = crashes.min(procs - 1);
-        check(&spec(&row, procs), f, timing, model).expect("valid spec")
+        check_within(&spec(&row, procs), f, timing, model, &MATRIX_BUDGET, None)
+            .expect("valid spec")
     });
     Cell {
         row,
@@ -579,8 +589,15 @@ pub fn decide(
     let mut states = 0;
     for procs in 2..=spec.procs {
         let s = ProtocolSpec { procs, ..*spec };
-        let result =
-            check(&s, crashes.min(procs - 1), timing, ModelKind::Timed).expect("valid spec");
+        let result = check_within(
+            &s,
+            crashes.min(procs - 1),
+            timing,
+            ModelKind::Timed,
+            &MATRIX_BUDGET,
+            None,
+        )
+        .expect("valid spec");
         states = result.states;
         if let Some(v) = result.violations.iter().find(|v| v.property == property) {
             return (false, procs, states, v.trace.clone());
@@ -680,7 +697,10 @@ pub fn head(args: &MatrixArgs) -> String {
          (the LogP driver's exact semantics, `L = 2, o = 1`), exhaustive search (`ftcoll_verify::layered`: layer by layer in the order of (instant, crashes)) \
          for every `P` from 2 to \
          {}; `f` crash-stop crashes of non-root processes (capped at `P − 1`), either *pre* (before \
-         the operation) or *any* (before any instant of it). Properties: {}. \
+         the operation) or *any* (before any instant of it; the search offers a process's crash \
+         only before the first instant and before the instants at which it has an event, which \
+         changes no verdict: docs/design.md, \"Crashes where they matter\", and \
+         `verify/tests/crash_instants.rs`; the FTCO cells and claims likewise). Properties: {}. \
          A cell lists the violated properties with the smallest violating `P` and a link to a \
          minimized counterexample (fewest crashes, then earliest instants), or says that all hold, with the unique states at the largest `P` and \
          the total time. The horizon of a run contains every timer the protocol sets (delays, SOS, \
@@ -1383,14 +1403,8 @@ pub fn check_ftco_cell(
         |procs| {
             let spec = row.spec(procs);
             let crashable = spec.crashable().expect("valid spec").len() as u32;
-            ftco_family::check(
-                &spec,
-                crashes.min(crashable),
-                timing,
-                &Budget::UNLIMITED,
-                None,
-            )
-            .expect("valid spec")
+            ftco_family::check(&spec, crashes.min(crashable), timing, &MATRIX_BUDGET, None)
+                .expect("valid spec")
         },
     );
     FtcoCell {
@@ -1577,7 +1591,7 @@ pub fn decide_ftco(claim: &FtcoClaim) -> (bool, u32, usize, Vec<String>) {
             &spec,
             claim.crashes.min(crashable),
             claim.timing,
-            &Budget::UNLIMITED,
+            &MATRIX_BUDGET,
             None,
         )
         .expect("valid spec");
