@@ -57,6 +57,7 @@ fn reproduce_cg_writes_every_file_and_the_fault_free_baselines_match_their_formu
         "## Fig. 5",
         "## Fig. 9",
         "## Fig. 1",
+        "99 %-probable longest uncolored chain",
         "## Fig. 7",
         "runs in",
     ] {
@@ -142,9 +143,10 @@ fn reproduce_cg_writes_every_file_and_the_fault_free_baselines_match_their_formu
     assert!(fig9_rows >= 5, "{fig9}");
     // Fig. 1: Lemma 1 and the simulation start the same: the root alone until the first message
     // lands at 2O + L = 3.
+    // With the root alone colored, the longest uncolored chain is the other 1023 ranks.
     let fig1 = read(&dir.join("cg/fig1_gnodes.csv"));
-    assert!(fig1.contains("\n0,1.000,1.000\n"), "{fig1}");
-    assert!(fig1.contains("\n3,2.000,2.000\n"), "{fig1}");
+    assert!(fig1.contains("\n0,1.000,1.000,1023,"), "{fig1}");
+    assert!(fig1.contains("\n3,2.000,2.000,"), "{fig1}");
     // Fig. 7a, fault-free BIG and BFB by formula: BIG colors the last process at
     // (2O + L)·log₂ N and it starts its log₂ N sends one per O from then, the last landing
     // 2O + L later: 4·6 + 5 + 4 = 33 at N = 64 (23 at N = 16); BFB 2(2O + L)·log₂ N = 48.
@@ -259,4 +261,19 @@ fn incomplete_runs_count_only_protocols_that_complete() {
     );
     let run = bfb.run(1, 0).unwrap();
     assert!(run.completion_latency.is_some() && !run.incomplete);
+}
+
+/// The longest uncolored chain of Fig. 1, by hand: a ring of 8 with ranks colored at the given
+/// times; a chain may wrap around from rank 7 to rank 0.
+#[test]
+fn longest_uncolored_chains_wrap_around_the_ring() {
+    use ftcoll::experiment::cg::longest_uncolored_chains;
+    // t = 0: only rank 0 colored: 7. t = 1: ranks 0 and 4: 3 (1..=3 and 5..=7).
+    // t = 2: rank 6 too: 3 (1..=3); t = 3: rank 2 too: 1 everywhere but 7 (one).
+    let at = [Some(0), None, Some(3), None, Some(1), None, Some(2), None];
+    assert_eq!(longest_uncolored_chains(&at, 4), [7, 3, 3, 1]);
+    // Nothing colored: the whole ring. A chain across the wrap-around: ranks 6, 7, 0, 1.
+    assert_eq!(longest_uncolored_chains(&[None; 5], 1), [5]);
+    let wrap = [None, None, Some(0), None, Some(0), Some(0), None, None];
+    assert_eq!(longest_uncolored_chains(&wrap, 1), [4]);
 }

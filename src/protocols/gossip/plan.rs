@@ -260,7 +260,12 @@ impl Model {
 
     /// `K̄` (Claim 2): the smallest `K` with `Σ_{i=K+1}^{N−1} p_i < δ`, for gossip time `t`.
     pub fn k_bar(&self, t: Time, delta: f64) -> ChainBound {
-        let colored = self.gnodes_at_correction(t);
+        self.chain_bound(self.gnodes_at_correction(t), delta)
+    }
+
+    /// Eq. 2's bound for `colored` g-nodes: the smallest `K` with `Σ_{i=K+1}^{N−1} p_i < δ`
+    /// (with `δ = 0.01`, CG Fig. 1's 99 %-probable longest uncolored chain).
+    pub fn chain_bound(&self, colored: f64, delta: f64) -> ChainBound {
         let top = self.procs - 1;
         smallest_below(delta, top, 0, |k| self.alpha(colored, k))
     }
