@@ -212,6 +212,19 @@ pub enum Faults {
     Fraction(f64),
 }
 
+impl Faults {
+    /// The scenario's failure rule for `procs` processes (a fraction becomes `round(F·P)`
+    /// ranks).
+    pub fn spec(&self, procs: u32) -> FaultSpec {
+        match *self {
+            Self::None => FaultSpec::None,
+            Self::Count(n) => FaultSpec::Count(n),
+            Self::Rate(r) => FaultSpec::Rate(r),
+            Self::Fraction(x) => FaultSpec::Count(((x * f64::from(procs)) + 0.5) as u32),
+        }
+    }
+}
+
 impl core::fmt::Display for Faults {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
@@ -319,12 +332,7 @@ impl Point {
             .map_err(|e| PointError(format!("{e}")))?;
         let mut config = CorrectedTreeConfig::new(tree, self.correction, self.start);
         config.first_side = self.first_side;
-        let faults = match self.faults {
-            Faults::None => FaultSpec::None,
-            Faults::Count(n) => FaultSpec::Count(n),
-            Faults::Rate(r) => FaultSpec::Rate(r),
-            Faults::Fraction(x) => FaultSpec::Count(((x * f64::from(self.procs)) + 0.5) as u32),
-        };
+        let faults = self.faults.spec(self.procs);
         if let FaultSpec::Count(n) = faults {
             if n >= self.procs {
                 return Err(PointError(format!(

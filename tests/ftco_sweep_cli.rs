@@ -3,19 +3,10 @@
 //! bytes, resuming, fault draws that never hit a root, and the bad-input contract.
 #![cfg(feature = "cli")]
 
-use std::path::PathBuf;
 mod cli_common;
 
 use cli_common::{assert_usage_error, ftcoll, stdout};
 use serde_json::Value;
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ftcoll-ftco-sweep-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    let _ = std::fs::remove_file(&path);
-    path
-}
 
 const GRID: [&str; 21] = [
     "sweep",
@@ -184,63 +175,7 @@ fn ftco_sweep_summarizes_simulate_runs() {
 
 #[test]
 fn ftco_shards_merge_into_the_unsharded_bytes_and_resume() {
-    for format in ["csv", "json"] {
-        let whole = run(&grid(&["--format", format]));
-        let mut files = Vec::new();
-        for k in 0..3 {
-            let path = temp(&format!("shard-{k}.{format}"));
-            let shard = format!("{k}/3");
-            let out = path.display().to_string();
-            run(&grid(&[
-                "--format", format, "--shard", &shard, "--output", &out,
-            ]));
-            files.push(out);
-        }
-        let mut merge = vec!["merge", "--format", format];
-        merge.extend(files.iter().map(String::as_str));
-        assert_eq!(stdout(&merge), whole, "{format}");
-        // An interrupted output (a partial last line) is finished by the same command.
-        let path = temp(&format!("resumed.{format}"));
-        let cut = whole[..whole.len() - 1].rfind('\n').unwrap() + 1 + 7;
-        std::fs::write(&path, &whole[..cut]).unwrap();
-        let out = path.display().to_string();
-        run(&grid(&["--format", format, "--output", &out]));
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), whole, "{format}");
-        // An FTCO shard and a Corrected Tree shard are different sweeps.
-        let ct = temp(&format!("ct.{format}"));
-        let ct_out = ct.display().to_string();
-        stdout(&[
-            "sweep",
-            "--procs",
-            "16",
-            "--tree",
-            "binomial",
-            "--correction",
-            "checked",
-            "--format",
-            format,
-            "--shard",
-            "1/3",
-            "--output",
-            &ct_out,
-        ]);
-        assert_usage_error(
-            &["merge", "--format", format, &files[0], &ct_out, &files[2]],
-            "different sweeps",
-        );
-        // Resuming into a file of another FTCO sweep is refused.
-        assert_usage_error(
-            &[
-                &grid(&["--format", format])
-                    .iter()
-                    .map(String::as_str)
-                    .collect::<Vec<_>>()[..],
-                &["--output", &files[1]],
-            ]
-            .concat(),
-            "--output",
-        );
-    }
+    cli_common::assert_shards_merge_and_resume("ftco-sweep", &grid);
 }
 
 /// Roots (ranks < R) are fault-immune: with every non-root inactive or crashing, exactly the R

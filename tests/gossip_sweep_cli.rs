@@ -4,21 +4,12 @@
 //! count), shards merged into the unsharded bytes, resuming, and the bad-input contract.
 #![cfg(feature = "cli")]
 
-use std::path::PathBuf;
 mod cli_common;
 
 use cli_common::{assert_usage_error, stdout};
 use ftcoll::protocols::gossip::plan;
 use ftcoll::topology::LogP;
 use serde_json::Value;
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ftcoll-gossip-sweep-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    let _ = std::fs::remove_file(&path);
-    path
-}
 
 const GRID: [&str; 13] = [
     "sweep",
@@ -208,56 +199,7 @@ fn gossip_sweep_takes_t_from_the_model_and_big_matches_its_formula() {
 
 #[test]
 fn gossip_shards_merge_into_the_unsharded_bytes_and_resume() {
-    for format in ["csv", "json"] {
-        let whole = run(&grid(&["--format", format]));
-        let mut files = Vec::new();
-        for k in 0..3 {
-            let path = temp(&format!("shard-{k}.{format}"));
-            let shard = format!("{k}/3");
-            let out = path.display().to_string();
-            run(&grid(&[
-                "--format", format, "--shard", &shard, "--output", &out,
-            ]));
-            files.push(out);
-        }
-        let mut merge = vec!["merge", "--format", format];
-        merge.extend(files.iter().map(String::as_str));
-        assert_eq!(stdout(&merge), whole, "{format}");
-        // An interrupted output (a partial last line) is finished by the same command.
-        let path = temp(&format!("resumed.{format}"));
-        let cut = whole[..whole.len() - 1].rfind('\n').unwrap() + 1 + 7;
-        std::fs::write(&path, &whole[..cut]).unwrap();
-        let out = path.display().to_string();
-        run(&grid(&["--format", format, "--output", &out]));
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), whole, "{format}");
-        // A gossip shard and a Corrected Tree shard are different sweeps.
-        let ct = temp(&format!("ct.{format}"));
-        let ct_out = ct.display().to_string();
-        stdout(&[
-            "sweep",
-            "--procs",
-            "16",
-            "--tree",
-            "binomial",
-            "--correction",
-            "checked",
-            "--format",
-            format,
-            "--shard",
-            "1/3",
-            "--output",
-            &ct_out,
-        ]);
-        assert_usage_error(
-            &["merge", "--format", format, &files[0], &ct_out, &files[2]],
-            "different sweeps",
-        );
-        // Resuming into the file of another gossip sweep (other runs) is refused.
-        let mut other = grid(&["--format", format, "--output", &files[1]]);
-        other[8] = "7".into();
-        let refs: Vec<&str> = other.iter().map(String::as_str).collect();
-        assert_usage_error(&refs, "--output");
-    }
+    cli_common::assert_shards_merge_and_resume("gossip-sweep", &grid);
 }
 
 #[test]
@@ -266,9 +208,18 @@ fn gossip_sweep_refuses_bad_input_with_one_line_naming_the_flag() {
     let check = |extra: &[&str], flag: &str| {
         assert_usage_error(&[&base[..], extra].concat(), flag);
     };
-    check(&["--gossip", "ocg,ocg"], "--gossip");
-    check(&["--gossip", "fcg:0"], "--gossip");
-    check(&["--gossip", "tree"], "--gossip");
+    // The protocol list itself (without the base's --gossip, which clap would refuse as given
+    // twice whatever the value).
+    for (list, message) in [
+        ("ocg,ocg", "listed twice"),
+        ("fcg:0", "1..=255"),
+        ("tree", "gos, ocg, ccg"),
+    ] {
+        let out = cli_common::ftcoll(&["sweep", "--procs", "64", "--gossip", list]);
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_usage_error(&["sweep", "--procs", "64", "--gossip", list], "--gossip");
+        assert!(err.contains(message), "{list}: {err}");
+    }
     check(&["--gossip-time", "-1"], "--gossip-time");
     check(&["--gossip-time", "auto,auto"], "--gossip-time");
     check(&["--gossip-time", "x"], "--gossip-time");

@@ -185,9 +185,8 @@ impl<E: Executor<Prepared> + Executor<CgPoint> + ?Sized> Runner<'_, E> {
         Ok(stats)
     }
 
-    /// Runs Corrected Gossip points (`T`, and OCG's `C`, from CG's model at `P` minus the
-    /// failures, δ = [`cg::DELTA`], as `ftcoll simulate --gossip … --gossip-time auto` does);
-    /// the statistics in the order of `points`.
+    /// Runs Corrected Gossip points (built by [`gossip_point`]); the statistics in the order of
+    /// `points`.
     fn gossip(
         &mut self,
         points: &[(CgPoint, String)],
@@ -543,7 +542,10 @@ pub fn reproduce<E: Executor<Prepared> + Executor<CgPoint> + ?Sized>(
     // Checked Corrected Gossip at the same P and fault fractions (Fig. 8–9).
     let mut points = Vec::new();
     for &f in &FRACTIONS {
-        let failed = ((f * f64::from(procs)) + 0.5) as u32;
+        let failed = match Faults::Fraction(f).spec(procs) {
+            FaultSpec::Count(n) => n,
+            _ => 0,
+        };
         points.push((
             gossip_point(CgProtocol::Ccg, procs, failed)?,
             format!("CCG F={}%", pct(f)),

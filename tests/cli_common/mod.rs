@@ -33,3 +33,75 @@ pub fn assert_usage_error(args: &[&str], flag: &str) {
     assert!(err.ends_with('\n'), "{args:?}: {err}");
     assert!(err.contains(flag), "{args:?}: '{err}' does not name {flag}");
 }
+
+/// A fresh path `name` in a directory of this test process's own under the system's temporary
+/// directory (`tag` names the test file).
+pub fn temp_path(tag: &str, name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("ftcoll-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+/// The sweep contract every family keeps, in both formats: three shards of the sweep
+/// `grid(extra)` merge into exactly the unsharded output, an output cut inside its last line is
+/// finished by the same command to the same bytes, a Corrected Tree shard does not merge with
+/// the family's shards, and the unsharded sweep refuses to resume into a shard's file.
+pub fn assert_shards_merge_and_resume(tag: &str, grid: &dyn Fn(&[&str]) -> Vec<String>) {
+    let run = |args: Vec<String>| {
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        stdout(&refs)
+    };
+    for format in ["csv", "json"] {
+        let whole = run(grid(&["--format", format]));
+        let mut files = Vec::new();
+        for k in 0..3 {
+            let out = temp_path(tag, &format!("shard-{k}.{format}"))
+                .display()
+                .to_string();
+            let shard = format!("{k}/3");
+            run(grid(&[
+                "--format", format, "--shard", &shard, "--output", &out,
+            ]));
+            files.push(out);
+        }
+        let mut merge = vec!["merge", "--format", format];
+        merge.extend(files.iter().map(String::as_str));
+        assert_eq!(stdout(&merge), whole, "{format}");
+        // An interrupted output (a partial last line) is finished by the same command.
+        let path = temp_path(tag, &format!("resumed.{format}"));
+        let cut = whole[..whole.len() - 1].rfind('\n').unwrap() + 1 + 7;
+        std::fs::write(&path, &whole[..cut]).unwrap();
+        let out = path.display().to_string();
+        run(grid(&["--format", format, "--output", &out]));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), whole, "{format}");
+        // A Corrected Tree shard belongs to a different sweep.
+        let ct_out = temp_path(tag, &format!("ct.{format}"))
+            .display()
+            .to_string();
+        stdout(&[
+            "sweep",
+            "--procs",
+            "16",
+            "--tree",
+            "binomial",
+            "--correction",
+            "checked",
+            "--format",
+            format,
+            "--shard",
+            "1/3",
+            "--output",
+            &ct_out,
+        ]);
+        assert_usage_error(
+            &["merge", "--format", format, &files[0], &ct_out, &files[2]],
+            "different sweeps",
+        );
+        // Resuming into the file of another sweep (here: a shard of it) is refused.
+        let other = grid(&["--format", format, "--output", &files[1]]);
+        let refs: Vec<&str> = other.iter().map(String::as_str).collect();
+        assert_usage_error(&refs, "--output");
+    }
+}

@@ -53,6 +53,7 @@ fn model_procs_or_one(s: &str) -> Result<u32, String> {
     }
 }
 
+/// Parses `--delta`: a probability strictly between 0 and 1.
 pub fn probability(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(v) if v > 0.0 && v < 1.0 => Ok(v),
@@ -137,6 +138,7 @@ impl std::fmt::Display for TimeArg {
     }
 }
 
+/// Parses `--gossip-time` and `--correction-time`: `auto` or steps up to [`ftcoll::experiment::cg::MAX_TIME`].
 pub fn time_arg(s: &str) -> Result<TimeArg, String> {
     let max = ftcoll::experiment::cg::MAX_TIME;
     match s.trim() {
@@ -148,6 +150,7 @@ pub fn time_arg(s: &str) -> Result<TimeArg, String> {
     }
 }
 
+/// Parses `--gossip`: gos, ocg, ccg, fcg:F, big or bfb.
 pub fn protocol(s: &str) -> Result<CgProtocol, String> {
     s.parse()
 }
@@ -172,15 +175,29 @@ pub struct GossipFlags {
 impl GossipFlags {
     /// The first gossip flag given other than `--gossip`.
     pub fn first_given(&self) -> Option<&'static str> {
-        [
-            ("--gossip-time", self.gossip_time.is_some()),
-            ("--correction-time", self.correction_time.is_some()),
-            ("--delta", self.delta.is_some()),
-        ]
-        .into_iter()
-        .find(|g| g.1)
-        .map(|g| g.0)
+        first_timing_flag(
+            self.gossip_time.is_some(),
+            self.correction_time.is_some(),
+            self.delta.is_some(),
+        )
     }
+}
+
+/// The first of `--gossip-time`, `--correction-time` and `--delta` given (`simulate` and `sweep`
+/// refuse them where no protocol uses them).
+pub fn first_timing_flag(
+    gossip_time: bool,
+    correction_time: bool,
+    delta: bool,
+) -> Option<&'static str> {
+    [
+        ("--gossip-time", gossip_time),
+        ("--correction-time", correction_time),
+        ("--delta", delta),
+    ]
+    .into_iter()
+    .find(|g| g.1)
+    .map(|g| g.0)
 }
 
 /// The columns of a gossip run.

@@ -96,6 +96,24 @@ fn list<T: PartialEq>(s: &str, item: impl Fn(&str) -> Result<T, String>) -> Resu
 #[derive(Clone, Debug)]
 pub struct List<T>(pub Vec<T>);
 
+/// The number of points of a grid whose axes hold `lens` values (`None` past `u64`).
+fn axes_len(lens: &[usize]) -> Option<u64> {
+    lens.iter().try_fold(1u64, |n, &k| n.checked_mul(k as u64))
+}
+
+/// The value index on every axis of point `index` of a grid whose axes hold `lens` values,
+/// outermost axis first: a mixed-radix number whose last (innermost) axis is the lowest digit.
+fn axes_digits<const N: usize>(index: u64, lens: [usize; N]) -> [usize; N] {
+    let mut rest = index;
+    let mut digits = [0; N];
+    for (d, len) in digits.iter_mut().zip(lens).rev() {
+        let len = len.max(1) as u64;
+        *d = (rest % len) as usize;
+        rest /= len;
+    }
+    digits
+}
+
 /// `name(s)` parses a comma-separated list of what `item` parses.
 macro_rules! list_parser {
     ($($name:ident: $t:ty = $item:expr;)*) => {
@@ -193,20 +211,21 @@ pub fn shard(s: &str) -> Result<(u64, u64), String> {
     Ok((i, n))
 }
 
-/// `ftcoll sweep`: the Corrected Tree axes, FTCO's (with `--collective`), and what both share.
+/// `ftcoll sweep`: the Corrected Tree axes, FTCO's (with `--collective`), Corrected Gossip's
+/// (with `--gossip`), and what they share.
 #[derive(Args, Debug)]
 #[command(group = clap::ArgGroup::new("fault_spec").multiple(false).args(["fault_count", "fault_rate", "fault_fraction"]))]
 pub struct SweepArgs {
     /// Numbers of processes, comma-separated.
     #[arg(long, value_parser = procs_list)]
     procs: List<u64>,
-    /// Trees: kary:K, binomial, lame:K, optimal (comma-separated; required without --collective).
+    /// Trees: kary:K, binomial, lame:K, optimal (comma-separated; required for Corrected Trees).
     #[arg(long, value_parser = tree_list)]
     tree: Option<List<TreeKind>>,
     /// Numberings: interleaved (default), in-order.
     #[arg(long, value_parser = order_list)]
     order: Option<List<Order>>,
-    /// Corrections: none, opportunistic:D, optimized:D, checked, delayed:DELAY, failproof:F[:TIMEOUT], ack (required without --collective).
+    /// Corrections: none, opportunistic:D, optimized:D, checked, delayed:DELAY, failproof:F[:TIMEOUT], ack (required for Corrected Trees).
     #[arg(long, value_parser = correction_list)]
     correction: Option<List<CorrectionSpec>>,
     /// Start modes: sync (default), overlap.
@@ -319,14 +338,11 @@ impl SweepArgs {
     /// The first Corrected Gossip flag given other than `--gossip` (the other families refuse
     /// them).
     fn gossip_flag_given(&self) -> Option<&'static str> {
-        [
-            ("--gossip-time", self.gossip_time.is_some()),
-            ("--correction-time", self.correction_time.is_some()),
-            ("--delta", self.delta.is_some()),
-        ]
-        .into_iter()
-        .find(|g| g.1)
-        .map(|g| g.0)
+        crate::gossip_cmd::first_timing_flag(
+            self.gossip_time.is_some(),
+            self.correction_time.is_some(),
+            self.delta.is_some(),
+        )
     }
 
     /// The first FTCO flag given (Corrected Tree sweeps refuse them).
@@ -358,7 +374,7 @@ impl SweepArgs {
     }
 }
 
-/// A sweep's grid: Corrected Tree or FTCO points.
+/// A sweep's grid: Corrected Tree, FTCO or Corrected Gossip points.
 #[derive(Clone, Debug, PartialEq)]
 enum Grid {
     /// Corrected Tree points.
@@ -490,8 +506,8 @@ struct CtGrid {
 }
 
 impl CtGrid {
-    /// The number of points (`None` past `u64`).
-    fn len(&self) -> Option<u64> {
+    /// The axes' lengths, outermost first.
+    fn lens(&self) -> [usize; 10] {
         [
             self.procs.len(),
             self.tree.len(),
@@ -504,29 +520,17 @@ impl CtGrid {
             self.first_side.len(),
             self.faults.len(),
         ]
-        .iter()
-        .try_fold(1u64, |n, &k| n.checked_mul(k as u64))
+    }
+
+    /// The number of points (`None` past `u64`).
+    fn len(&self) -> Option<u64> {
+        axes_len(&self.lens())
     }
 
     /// Point `index` (below [`Grid::len`]): a mixed-radix number whose last digit is faults.
     fn point(&self, index: u64) -> Point {
-        let mut rest = index;
-        let mut digit = |len: usize| {
-            let len = len.max(1) as u64;
-            let d = (rest % len) as usize;
-            rest /= len;
-            d
-        };
-        let faults = digit(self.faults.len());
-        let first_side = digit(self.first_side.len());
-        let overhead = digit(self.overhead.len());
-        let latency = digit(self.latency.len());
-        let model = digit(self.model.len());
-        let start = digit(self.start.len());
-        let correction = digit(self.correction.len());
-        let order = digit(self.order.len());
-        let tree = digit(self.tree.len());
-        let procs = digit(self.procs.len());
+        let [procs, tree, order, correction, start, model, latency, overhead, first_side, faults] =
+            axes_digits(index, self.lens());
         Point {
             procs: self.procs[procs] as u32,
             tree: self.tree[tree],
@@ -939,6 +943,60 @@ fn sweep_ct(
     Ok(())
 }
 
+/// Admission of a family that runs one simulator of `bytes_per_proc` bytes per process on
+/// every thread: the largest point this sweep (or shard) owns. Returns the need.
+fn admit_largest(largest_procs: u64, bytes_per_proc: u64, what: &str) -> Result<u64, CliError> {
+    let threads = rayon::current_num_threads() as u64;
+    let need = admission::BASELINE_BYTES
+        .saturating_add(largest_procs.saturating_mul(bytes_per_proc.saturating_mul(threads)));
+    admission::admit(
+        "--procs",
+        &format!("running the largest {what} point on {threads} threads"),
+        need,
+    )?;
+    Ok(need)
+}
+
+/// A prepared point of an FTCO or Corrected Gossip sweep: its index, the cells its grid
+/// decides, what it derives, and the point ready to run.
+struct Ready<R> {
+    index: usize,
+    cells: Vec<String>,
+    derived: Vec<String>,
+    ready: R,
+}
+
+/// Runs prepared points in grid order, resuming `--output`, and appends each point's line:
+/// `run` gives a point's statistics, reporting finished runs to its progress callback.
+fn run_ready<R>(
+    a: &SweepArgs,
+    identity: &Identity,
+    schema: &'static Schema,
+    points: &[Ready<R>],
+    label: &str,
+    run: impl Fn(&Ready<R>, &(dyn Fn(u64) + Sync)) -> Result<Vec<[String; 8]>, UsageError>,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let derived: Vec<(usize, Vec<String>)> = points
+        .iter()
+        .map(|p| (p.index, p.derived.clone()))
+        .collect();
+    let (mut sink, done) = Sink::open(a, identity, schema, &derived, out)?;
+    let todo = &points[done..];
+    let bar = progress_bar(todo.len() as u64 * a.runs, label);
+    for p in todo {
+        let summary = run(p, &|n| bar.inc(n))?;
+        let mut params = vec![p.index.to_string()];
+        params.extend(p.cells.iter().cloned());
+        params.extend([a.runs.to_string(), a.seed.to_string()]);
+        params.extend(p.derived.iter().cloned());
+        let text = line(a.format, schema, &params, &summary)?;
+        sink.line(&text, out)?;
+    }
+    bar.finish_and_clear();
+    Ok(())
+}
+
 /// An FTCO sweep: every point validated (and its tree built) before any runs.
 fn sweep_ftco(
     a: &SweepArgs,
@@ -947,21 +1005,12 @@ fn sweep_ftco(
     identity: &Identity,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
-    let threads = rayon::current_num_threads() as u64;
-    // Admission: one FTCO simulator per thread for the largest point.
     let largest = owned_points(total, a.shard)
         .map(|i| grid.point(i).procs)
         .max()
         .unwrap_or(0);
-    let need = admission::BASELINE_BYTES.saturating_add(
-        largest.saturating_mul(admission::FTCO_BYTES_PER_PROC.saturating_mul(threads)),
-    );
-    admission::admit(
-        "--procs",
-        &format!("running the largest FTCO point on {threads} threads"),
-        need,
-    )?;
-    let mut prepared = Vec::new();
+    let need = admit_largest(largest, admission::FTCO_BYTES_PER_PROC, "FTCO")?;
+    let mut points = Vec::new();
     for i in owned_points(total, a.shard) {
         let p = grid.point(i);
         let ready = p.prepare(a.seed).map_err(|e| {
@@ -973,38 +1022,35 @@ fn sweep_ftco(
                 p.procs
             ))
         })?;
-        prepared.push((i as usize, p, ready));
+        points.push(Ready {
+            index: i as usize,
+            cells: p.cells(),
+            derived: ready.derived(),
+            ready: (p, ready),
+        });
     }
-    let derived: Vec<(usize, Vec<String>)> = prepared
-        .iter()
-        .map(|(i, _, ready)| (*i, ready.derived()))
-        .collect();
-    let schema = Schema::ftco();
-    let (mut sink, done) = Sink::open(a, identity, schema, &derived, out)?;
-    let todo = &prepared[done..];
-    let bar = progress_bar(
-        todo.len() as u64 * a.runs,
-        &format!("sweep FTCO (≤ {})", admission::human(need)),
-    );
-    for (i, p, ready) in todo {
-        let stats = ftco::run_point(ready, a.seed, a.runs, &|n| bar.inc(n)).map_err(|e| {
-            // Without Alg. 5 a late process can be suspected and ask forever for the result.
-            let hint = if p.imbalance == ImbalanceArg::Off && p.arrival != ArrivalArg::NONE {
-                " (imbalance off with an arrival spread: a late process can be taken for failed and the run never end; --imbalance alg5 is FTCO's extension for it)"
-            } else {
-                ""
-            };
-            UsageError(format!("point {i}: {e}{hint}"))
-        })?;
-        let mut params = vec![i.to_string()];
-        params.extend(p.cells());
-        params.extend([a.runs.to_string(), a.seed.to_string()]);
-        params.extend(ready.derived());
-        let text = line(a.format, schema, &params, &stats.summary(ready.procs()))?;
-        sink.line(&text, out)?;
-    }
-    bar.finish_and_clear();
-    Ok(())
+    let label = format!("sweep FTCO (≤ {})", admission::human(need));
+    run_ready(
+        a,
+        identity,
+        Schema::ftco(),
+        &points,
+        &label,
+        |point, progress| {
+            let (p, ready) = &point.ready;
+            let stats = ftco::run_point(ready, a.seed, a.runs, progress).map_err(|e| {
+                // Without Alg. 5 a late process can be suspected and ask forever for the result.
+                let hint = if p.imbalance == ImbalanceArg::Off && p.arrival != ArrivalArg::NONE {
+                    " (imbalance off with an arrival spread: a late process can be taken for failed and the run never end; --imbalance alg5 is FTCO's extension for it)"
+                } else {
+                    ""
+                };
+                UsageError(format!("point {}: {e}{hint}", point.index))
+            })?;
+            Ok(stats.summary(ready.procs()))
+        },
+        out,
+    )
 }
 
 /// A Corrected Gossip sweep: every point validated (`T` and `C` resolved) before any runs.
@@ -1015,51 +1061,38 @@ fn sweep_gossip(
     identity: &Identity,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
-    let threads = rayon::current_num_threads() as u64;
-    // Admission: one driver per thread for the largest point.
     let largest = owned_points(total, a.shard)
         .map(|i| grid.point(i).procs)
         .max()
         .unwrap_or(0);
-    let need = admission::BASELINE_BYTES.saturating_add(
-        largest.saturating_mul(admission::DRIVER_BYTES_PER_PROC.saturating_mul(threads)),
-    );
-    admission::admit(
-        "--procs",
-        &format!("running the largest gossip point on {threads} threads"),
-        need,
-    )?;
-    let mut prepared = Vec::new();
+    let need = admit_largest(largest, admission::DRIVER_BYTES_PER_PROC, "gossip")?;
+    let mut points = Vec::new();
     for i in owned_points(total, a.shard) {
         let p = grid.point(i);
         let ready = p
             .prepare(a.seed)
             .map_err(|e| UsageError(format!("{} (point {i}: {} P={})", e.0, p.gossip, p.procs)))?;
-        prepared.push((i as usize, p, ready));
+        points.push(Ready {
+            index: i as usize,
+            cells: p.cells(),
+            derived: ready.derived(),
+            ready,
+        });
     }
-    let derived: Vec<(usize, Vec<String>)> = prepared
-        .iter()
-        .map(|(i, _, ready)| (*i, ready.derived()))
-        .collect();
-    let schema = Schema::cg();
-    let (mut sink, done) = Sink::open(a, identity, schema, &derived, out)?;
-    let todo = &prepared[done..];
-    let bar = progress_bar(
-        todo.len() as u64 * a.runs,
-        &format!("sweep gossip (≤ {})", admission::human(need)),
-    );
-    for (i, p, ready) in todo {
-        let stats = gossip::run_point(ready, a.seed, a.runs, &|n| bar.inc(n))
-            .map_err(|e| UsageError(format!("point {i}: {e}")))?;
-        let mut params = vec![i.to_string()];
-        params.extend(p.cells());
-        params.extend([a.runs.to_string(), a.seed.to_string()]);
-        params.extend(ready.derived());
-        let text = line(a.format, schema, &params, &stats.summary())?;
-        sink.line(&text, out)?;
-    }
-    bar.finish_and_clear();
-    Ok(())
+    let label = format!("sweep gossip (≤ {})", admission::human(need));
+    run_ready(
+        a,
+        identity,
+        Schema::cg(),
+        &points,
+        &label,
+        |point, progress| {
+            gossip::run_point(&point.ready, a.seed, a.runs, progress)
+                .map(|stats| stats.summary())
+                .map_err(|e| UsageError(format!("point {}: {e}", point.index)))
+        },
+        out,
+    )
 }
 
 /// `ftcoll merge`.

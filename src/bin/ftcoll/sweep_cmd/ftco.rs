@@ -9,7 +9,7 @@
 use ftcoll::automaton::Sum;
 use ftcoll::experiment::Histogram;
 use ftcoll::protocols::ftco::{RootFailure, TimeoutRule};
-use ftcoll::sim::scenario::{FaultSpec, ScenarioSpec};
+use ftcoll::sim::scenario::ScenarioSpec;
 
 use crate::simulate_cmd::ArrivalArg;
 use ftcoll::sim::PortModel;
@@ -62,8 +62,8 @@ pub fn arrival_name(a: &ArrivalArg) -> String {
 }
 
 impl FtcoGrid {
-    /// The number of points (`None` past `u64`).
-    pub fn len(&self) -> Option<u64> {
+    /// The axes' lengths, outermost first.
+    fn lens(&self) -> [usize; 10] {
         [
             self.procs.len(),
             self.collective.len(),
@@ -76,30 +76,18 @@ impl FtcoGrid {
             self.arrival.len(),
             self.imbalance.len(),
         ]
-        .iter()
-        .try_fold(1u64, |n, &k| n.checked_mul(k as u64))
+    }
+
+    /// The number of points (`None` past `u64`).
+    pub fn len(&self) -> Option<u64> {
+        super::axes_len(&self.lens())
     }
 
     /// Point `index` (below [`FtcoGrid::len`]): a mixed-radix number whose last digit is the
     /// imbalance.
     pub fn point(&self, index: u64) -> FtcoPoint {
-        let mut rest = index;
-        let mut digit = |len: usize| {
-            let len = len.max(1) as u64;
-            let d = (rest % len) as usize;
-            rest /= len;
-            d
-        };
-        let imbalance = digit(self.imbalance.len());
-        let arrival = digit(self.arrival.len());
-        let crashes = digit(self.crashes.len());
-        let faults = digit(self.faults.len());
-        let latency = digit(self.latency.len());
-        let service = digit(self.service.len());
-        let roots = digit(self.roots.len());
-        let topology = digit(self.topology.len());
-        let collective = digit(self.collective.len());
-        let procs = digit(self.procs.len());
+        let [procs, collective, topology, roots, service, latency, faults, crashes, arrival, imbalance] =
+            super::axes_digits(index, self.lens());
         FtcoPoint {
             procs: self.procs[procs],
             collective: self.collective[collective],
@@ -142,12 +130,7 @@ impl FtcoPoint {
             self.latency,
         )?;
         let (p, r) = (topology.procs(), topology.roots());
-        let faults = match self.faults {
-            Faults::None => FaultSpec::None,
-            Faults::Count(n) => FaultSpec::Count(n),
-            Faults::Rate(x) => FaultSpec::Rate(x),
-            Faults::Fraction(x) => FaultSpec::Count(((x * f64::from(p)) + 0.5) as u32),
-        };
+        let faults = self.faults.spec(p);
         let plan = FtcoPlan {
             topology,
             collective: self.collective,

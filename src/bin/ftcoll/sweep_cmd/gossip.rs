@@ -11,8 +11,6 @@
 
 use ftcoll::experiment::cg::{CgPoint, CgProtocol, CgRun};
 use ftcoll::experiment::Histogram;
-use ftcoll::sim::scenario::{ArrivalSpec, FaultSpec, ScenarioSpec};
-use ftcoll::sim::PortModel;
 use ftcoll::topology::LogP;
 use rayon::prelude::*;
 
@@ -24,26 +22,42 @@ use crate::UsageError;
 /// empty.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CgGrid {
+    /// `--procs`.
     pub procs: Vec<u64>,
+    /// `--gossip`: the protocols.
     pub gossip: Vec<CgProtocol>,
+    /// `-L`.
     pub latency: Vec<u64>,
+    /// `-o`.
     pub overhead: Vec<u64>,
+    /// `--gossip-time` (BIG and BFB ignore it).
     pub gossip_time: Vec<TimeArg>,
+    /// `--correction-time` (OCG's only).
     pub correction_time: Vec<TimeArg>,
+    /// `--delta`.
     pub delta: Vec<f64>,
+    /// `--fault-count`, `--fault-rate` or `--fault-fraction`.
     pub faults: Vec<Faults>,
 }
 
 /// One point of a Corrected Gossip grid.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CgGridPoint {
+    /// `P`.
     pub procs: u64,
+    /// The protocol.
     pub gossip: CgProtocol,
+    /// `L`.
     pub latency: u64,
+    /// `o`.
     pub overhead: u64,
+    /// `T`: `auto` or steps.
     pub gossip_time: TimeArg,
+    /// OCG's `C`: `auto` or steps.
     pub correction_time: TimeArg,
+    /// δ for `auto`.
     pub delta: f64,
+    /// Failures before the operation.
     pub faults: Faults,
 }
 
@@ -54,8 +68,8 @@ pub fn delta_name(d: f64) -> String {
 }
 
 impl CgGrid {
-    /// The number of points (`None` past `u64`).
-    pub fn len(&self) -> Option<u64> {
+    /// The axes' lengths, outermost first.
+    fn lens(&self) -> [usize; 8] {
         [
             self.procs.len(),
             self.gossip.len(),
@@ -66,28 +80,18 @@ impl CgGrid {
             self.delta.len(),
             self.faults.len(),
         ]
-        .iter()
-        .try_fold(1u64, |n, &k| n.checked_mul(k as u64))
+    }
+
+    /// The number of points (`None` past `u64`).
+    pub fn len(&self) -> Option<u64> {
+        super::axes_len(&self.lens())
     }
 
     /// Point `index` (below [`CgGrid::len`]): a mixed-radix number whose last digit is the
     /// faults.
     pub fn point(&self, index: u64) -> CgGridPoint {
-        let mut rest = index;
-        let mut digit = |len: usize| {
-            let len = len.max(1) as u64;
-            let d = (rest % len) as usize;
-            rest /= len;
-            d
-        };
-        let faults = digit(self.faults.len());
-        let delta = digit(self.delta.len());
-        let correction_time = digit(self.correction_time.len());
-        let gossip_time = digit(self.gossip_time.len());
-        let overhead = digit(self.overhead.len());
-        let latency = digit(self.latency.len());
-        let gossip = digit(self.gossip.len());
-        let procs = digit(self.procs.len());
+        let [procs, gossip, latency, overhead, gossip_time, correction_time, delta, faults] =
+            super::axes_digits(index, self.lens());
         CgGridPoint {
             procs: self.procs[procs],
             gossip: self.gossip[gossip],
@@ -122,21 +126,7 @@ impl CgGridPoint {
             .map_err(|_| UsageError(format!("--procs: {} is too many", self.procs)))?;
         let logp = LogP::new(self.latency, self.overhead)
             .map_err(|e| UsageError(format!("-L/-o: {e}")))?;
-        let faults = match self.faults {
-            Faults::None => FaultSpec::None,
-            Faults::Count(n) => FaultSpec::Count(n),
-            Faults::Rate(x) => FaultSpec::Rate(x),
-            Faults::Fraction(x) => FaultSpec::Count(((x * f64::from(procs)) + 0.5) as u32),
-        };
-        let spec = ScenarioSpec {
-            procs,
-            logp,
-            model: PortModel::DualPort,
-            immune: 1,
-            faults,
-            crash_at: Vec::new(),
-            arrivals: ArrivalSpec::None,
-        };
+        let spec = CgPoint::scenario(procs, logp, self.faults.spec(procs));
         let timing = timing(
             self.gossip,
             &spec,
@@ -167,14 +157,13 @@ impl CgPrepared {
 }
 
 /// Every metric column group of a Corrected Gossip row, in order: failures drawn before the
-/// operation, crashes during it, the coloring and quiescence latencies, Table 7's latency (BFB:
+/// operation (the sweep has no axis of crashes during it), the coloring and quiescence latencies, Table 7's latency (BFB:
 /// the root's completion, else quiescence), messages in all and per phase (dissemination,
 /// correction, acknowledgment), live processes not reached, g-nodes, and two indicators per run:
 /// `inconsistent` (1 if a live process was not reached: its mean is the share of such runs)
 /// and `incomplete` (BFB: 1 if the root never completed).
-pub const ALL_METRICS: [&str; 13] = [
+pub const ALL_METRICS: [&str; 12] = [
     "failed",
-    "crashes",
     "coloring_latency",
     "quiescence_latency",
     "latency",
@@ -191,14 +180,13 @@ pub const ALL_METRICS: [&str; 13] = [
 /// Exact distributions of one Corrected Gossip point's runs.
 #[derive(Clone, Debug, Default)]
 pub struct CgSweepStats {
-    metrics: [Histogram; 13],
+    metrics: [Histogram; 12],
 }
 
 impl CgSweepStats {
     fn add(&mut self, r: &CgRun) {
         let values = [
             r.faults.len() as u64,
-            r.crashes.len() as u64,
             r.coloring_latency,
             r.quiescence_latency,
             r.latency(),
