@@ -32,17 +32,11 @@ fn grid(extra: &[&str]) -> Vec<String> {
 }
 
 fn run(args: &[String]) -> String {
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    stdout(&refs)
+    cli_common::stdout_of(args)
 }
 
-/// The JSON rows of a sweep (the identity line skipped).
 fn rows(args: &[&str]) -> Vec<Value> {
-    stdout(args)
-        .lines()
-        .skip(1)
-        .map(|l| serde_json::from_str(l).expect("a JSON object per line"))
-        .collect()
+    cli_common::json_rows(args)
 }
 
 #[test]

@@ -202,6 +202,26 @@ impl<E: Executor<Prepared> + Executor<CgPoint> + ?Sized> Runner<'_, E> {
     }
 }
 
+/// Fig. 8's and Fig. 9's point at fault fraction `f`: the mean quiescence latency `q` and the
+/// mean messages `m` per process (`per` = `P`), each with 5 % and 95 % whiskers.
+fn fig8_fig9_point(
+    s8: &mut ChartSeries,
+    s9: &mut ChartSeries,
+    f: f64,
+    q: &Histogram,
+    m: &Histogram,
+    per: f64,
+) {
+    s8.points.push((f * 100.0, q.mean()));
+    s8.whiskers
+        .push((q.percentile(0.05) as f64, q.percentile(0.95) as f64));
+    s9.points.push((f * 100.0, m.mean() / per));
+    s9.whiskers.push((
+        m.percentile(0.05) as f64 / per,
+        m.percentile(0.95) as f64 / per,
+    ));
+}
+
 /// A Corrected Gossip point of CT's figures: `procs` processes, `failed` of them failed before
 /// the operation, `L = 2, o = 1`, `T` (and OCG's `C`) from CG's model for all `procs` alive —
 /// the protocol is tuned once per size and does not know how many processes will fail.
@@ -517,14 +537,7 @@ pub fn reproduce<E: Executor<Prepared> + Executor<CgPoint> + ?Sized>(
                 c.percentile(0.999),
                 c.max(),
             );
-            s8.points.push((f * 100.0, q.mean()));
-            s8.whiskers
-                .push((q.percentile(0.05) as f64, q.percentile(0.95) as f64));
-            s9.points.push((f * 100.0, m.mean() / per));
-            s9.whiskers.push((
-                m.percentile(0.05) as f64 / per,
-                m.percentile(0.95) as f64 / per,
-            ));
+            fig8_fig9_point(&mut s8, &mut s9, f, &q, &m, per);
             by_fraction.entry(k).or_default().merge(&stats);
             all.merge(&stats);
         }
@@ -578,14 +591,7 @@ pub fn reproduce<E: Executor<Prepared> + Executor<CgPoint> + ?Sized>(
             m.percentile(0.95) as f64 / per,
             st.inconsistent_runs,
         );
-        s8.points.push((f * 100.0, q.mean()));
-        s8.whiskers
-            .push((q.percentile(0.05) as f64, q.percentile(0.95) as f64));
-        s9.points.push((f * 100.0, m.mean() / per));
-        s9.whiskers.push((
-            m.percentile(0.05) as f64 / per,
-            m.percentile(0.95) as f64 / per,
-        ));
+        fig8_fig9_point(&mut s8, &mut s9, *f, q, m, per);
     }
     let gossip_growth = match (s8.points.first(), s8.points.last()) {
         (Some(a), Some(b)) => Some((a.1, b.1)),

@@ -105,3 +105,18 @@ pub fn assert_shards_merge_and_resume(tag: &str, grid: &dyn Fn(&[&str]) -> Vec<S
         assert_usage_error(&refs, "--output");
     }
 }
+
+/// The standard output of a run given as owned arguments.
+pub fn stdout_of(args: &[String]) -> String {
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    stdout(&refs)
+}
+
+/// The JSON rows of a sweep's JSON-lines output (the identity line skipped).
+pub fn json_rows(args: &[&str]) -> Vec<serde_json::Value> {
+    stdout(args)
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).expect("a JSON object per line"))
+        .collect()
+}
