@@ -53,6 +53,8 @@ pub trait GossipProcess: Automaton<Msg = Msg, Value = Value> {
     fn gossip(config: &Self::Config) -> &GossipConfig;
     /// The correction the g-nodes run.
     fn correction(config: &Self::Config) -> CorrectionSpec;
+    /// OCG's fixed correction time `C` (`None` for the other protocols).
+    fn correction_time(config: &Self::Config) -> Option<Time>;
     /// How the process got the payload.
     fn coloring(&self) -> GossipColoring;
     /// Its correction state.
@@ -70,6 +72,10 @@ impl<P: GossipProtocol> GossipProcess for GossipNode<P> {
 
     fn correction(config: &P::Config) -> CorrectionSpec {
         P::correction(config)
+    }
+
+    fn correction_time(config: &P::Config) -> Option<Time> {
+        P::correction_time(config)
     }
 
     fn coloring(&self) -> GossipColoring {
@@ -197,6 +203,10 @@ pub fn properties<A: GossipProcess>() -> Vec<TimedProperty<A>> {
         property::FAILPROOF_NO_SOS,
         no_sos::<A>,
     ));
+    list.push(TimedProperty::always_at_quiescence(
+        property::OCG_WORK,
+        ocg_work::<A>,
+    ));
     list.extend(sometimes);
     list.push(TimedProperty::sometimes(
         SOMETIMES_GOSSIP_COLORS_ALL,
@@ -207,7 +217,7 @@ pub fn properties<A: GossipProcess>() -> Vec<TimedProperty<A>> {
 }
 
 /// The gossip family's `always` properties, in column order.
-pub const ALL: [&str; 7] = [
+pub const ALL: [&str; 8] = [
     property::INTEGRITY,
     property::NO_DUPLICATES,
     property::LIVENESS,
@@ -215,7 +225,25 @@ pub const ALL: [&str; 7] = [
     property::C_NODES_SILENT,
     property::FAILPROOF_WAITS,
     property::FAILPROOF_NO_SOS,
+    property::OCG_WORK,
 ];
+
+/// OCG's correction sends per g-node (CG §III.B with the fixed time `C` measured from the
+/// correction start `T + L + O`, as `ftcoll::protocols::gossip::ocg` reads it): one every `O`
+/// while it would still be received, unqueued, within `C` — `⌊(C − 2O − L)/O⌋ + 1` if
+/// `C ≥ 2O + L`, else none — and never more than the `N − 1` other ranks of the ring.
+pub fn ocg_sends_per_gnode(
+    correction_time: Time,
+    latency: Time,
+    overhead: Time,
+    procs: u32,
+) -> u64 {
+    let hop = 2 * overhead + latency;
+    if correction_time < hop {
+        return 0;
+    }
+    ((correction_time - hop) / overhead + 1).min(u64::from(procs.saturating_sub(1)))
+}
 
 /// CG Claim 5 read on a finished run: FCG(f), at most `f` crashes, at least `f² + f + 1`
 /// g-nodes (processes colored by gossip, crashed ones included, as in the claim's proof) ⇒ no
@@ -241,6 +269,28 @@ fn no_sos<A: GossipProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
         })
         .count() as u64;
     !claim5_applies(faults, s.crashes, gnodes) || !some_sos(m, s)
+}
+
+/// [`property::OCG_WORK`], read at quiescence: a crashed g-node may have sent fewer.
+fn ocg_work<A: GossipProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    let Some(c) = A::correction_time(&m.config) else {
+        return true;
+    };
+    if s.error.is_some() || s.sim.next_time().is_some() {
+        return true;
+    }
+    let logp = A::gossip(&m.config).logp;
+    let per_gnode = ocg_sends_per_gnode(c, logp.latency(), logp.overhead(), m.procs);
+    let report = s.sim.report();
+    (0..m.procs).all(|r| {
+        let sent = u64::from(report.sent[r as usize][1]);
+        match s.sim.automaton(r) {
+            Some(a) if a.coloring() == GossipColoring::Gossip => {
+                sent == per_gnode || (s.sim.has_crashed(r) && sent < per_gnode)
+            }
+            _ => sent == 0,
+        }
+    })
 }
 
 fn c_nodes_silent<A: GossipProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
@@ -537,6 +587,15 @@ pub fn cells() -> Vec<Cell> {
             expected: Some(true),
         },
         Cell {
+            id: "ocg-work",
+            claim: "OCG's correction work: every live g-node sends exactly K̄ = 7 correction messages with C = K̄·O + L + O = 9 and c-nodes none, whatever crashes at any instant (CG §III.B, Claim 2)",
+            spec: spec(Variant::Ocg { correction_time: 9 }, 10, 1, 2),
+            crashes: 1,
+            timing: Any,
+            property: property::OCG_WORK,
+            expected: Some(true),
+        },
+        Cell {
             id: "gos-t3",
             claim: "GOS is inconsistent for small T: with N = 4, L = O = 1, T = 3 the root's three sends can miss a process (CG §II, §IV.B.1)",
             spec: spec(Variant::Gos, 4, 1, 3),
@@ -613,6 +672,7 @@ pub fn short(property: &str) -> &'static str {
         p if p == property::C_NODES_SILENT => "c-nodes silent",
         p if p == property::FAILPROOF_WAITS => "f + 1 rule",
         p if p == property::FAILPROOF_NO_SOS => "Claim 5 no SOS",
+        p if p == property::OCG_WORK => "OCG work",
         _ => "property",
     }
 }

@@ -90,6 +90,9 @@ pub mod property {
     /// Protocol rule (CG Alg. 3, lines 11–14): a failure-proof c-node waits for `f + 1`.
     pub const FAILPROOF_WAITS: &str =
         "f + 1 rule: a failure-proof c-node delivers only once it knows f + 1 correctors, or after SOS (CG Alg. 3, lines 11–14)";
+    /// CG §III.B and Claim 2: OCG's correction work, exact.
+    pub const OCG_WORK: &str =
+        "OCG work: at quiescence every live g-node sent exactly min(⌊(C − 2O − L)/O⌋ + 1, N − 1) correction messages — K̄ when C = K̄O + L + O — and no other process any (CG §III.B: g-nodes correct for a fixed time C, c-nodes never send; Claim 2)";
     /// CG Claim 5: enough g-nodes make SOS unnecessary.
     pub const FAILPROOF_NO_SOS: &str =
         "no SOS: with at most f crashes and at least f² + f + 1 g-nodes, synchronized failure-proof(f) correction completes without SOS (CG Claim 5)";

@@ -441,6 +441,9 @@ pub enum GossipBug {
     /// FCG's f + 1 rule at c-nodes (CG Alg. 3, lines 11–13): a c-node delivers on its first
     /// correction message.
     DeliversOnFirstCorrector,
+    /// OCG's fixed time `C` overrun (CG §III.B): a g-node makes one correction send more, to
+    /// its forward neighbour, once its own sends are over.
+    GNodeOverSends,
     /// FCG's SOS disabled (CG Alg. 3, lines 8–10, 14, 28; the hypothetical of Claim 5): the
     /// c-node timeout is never set and no SOS message is sent, so a c-node that never learns
     /// of f + 1 g-nodes never delivers.
@@ -466,8 +469,11 @@ pub struct GossipMutant<P> {
     bug: GossipBug,
     /// [`GossipBug::CNodeForwards`]: the extra message is owed (`Some(false)`) or sent.
     extra: Option<bool>,
-    /// [`GossipBug::DeliversOnFirstCorrector`] delivered early.
+    /// [`GossipBug::DeliversOnFirstCorrector`] delivered early; [`GossipBug::GNodeOverSends`]
+    /// made its extra send.
     fired: bool,
+    /// [`GossipBug::GNodeOverSends`]: the process has made a correction send.
+    corrected: bool,
 }
 
 impl<P: GossipProtocol> GossipMutant<P> {
@@ -510,6 +516,7 @@ impl<P: GossipProtocol> Automaton for GossipMutant<P> {
             bug: config.bug,
             extra: None,
             fired: false,
+            corrected: false,
         }
     }
 
@@ -600,7 +607,35 @@ impl<P: GossipProtocol> Automaton for GossipMutant<P> {
         }
         let mut inner_out = Outbox::new();
         self.inner.on_send_slot(&config.inner, now, &mut inner_out);
-        self.relay(&mut inner_out, out);
+        let correcting = inner_out.actions().iter().any(|a| {
+            matches!(
+                a,
+                Action::Send {
+                    msg: Msg {
+                        body: Body::Correction(_),
+                        ..
+                    },
+                    ..
+                }
+            )
+        });
+        let sent = self.relay(&mut inner_out, out);
+        self.corrected |= correcting;
+        if self.bug == GossipBug::GNodeOverSends
+            && !sent
+            && self.corrected
+            && !self.fired
+            && self.inner.coloring() == GossipColoring::Gossip
+        {
+            self.fired = true;
+            let msg = Msg {
+                value: P::gossip(&config.inner).payload,
+                body: Body::Correction(CorrectionMsg::Ring {
+                    toward: Side::Right,
+                }),
+            };
+            out.send((self.rank + 1) % self.procs, msg);
+        }
     }
 }
 
@@ -611,6 +646,10 @@ impl<P: GossipProtocol> crate::gossip::GossipProcess for GossipMutant<P> {
 
     fn correction(config: &Self::Config) -> ftcoll::protocols::corrected_tree::CorrectionSpec {
         P::correction(&config.inner)
+    }
+
+    fn correction_time(config: &Self::Config) -> Option<Time> {
+        P::correction_time(&config.inner)
     }
 
     fn coloring(&self) -> GossipColoring {

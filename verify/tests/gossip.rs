@@ -8,6 +8,7 @@
 
 use ftcoll::protocols::gossip::ccg::CcgProtocol;
 use ftcoll::protocols::gossip::fcg::FcgProtocol;
+use ftcoll::protocols::gossip::ocg::{OcgConfig, OcgProtocol};
 use ftcoll::protocols::gossip::{Ccg, FcgConfig, GossipColoring, GossipConfig, Targets};
 use ftcoll::topology::LogP;
 use ftcoll_verify::gossip::{self, GossipSpec, Variant};
@@ -42,7 +43,7 @@ fn decide(id: &str) -> (Option<bool>, Vec<&'static str>, usize) {
 /// correction; Claim 4 and Corollary 3: FCG(1) holds; Fig. 2: OCG with C = 6 fails, and the
 /// smallest C with every gap of N − 2 closed (C = 8·O + L + O = 10) holds; GOS fails; Claim 5
 /// fails as the listing is written (see `claim5_fails_with_f_plus_one_live_gnodes`).
-const PINS: [(&str, bool, usize); 13] = [
+const PINS: [(&str, bool, usize); 14] = [
     ("ccg-pre", true, 6242),
     ("ccg-any-f1", true, 11495),
     ("ccg-any", false, 196353),
@@ -54,6 +55,7 @@ const PINS: [(&str, bool, usize); 13] = [
     ("ocg-fig2", false, 910),
     ("ocg-c9", false, 1153),
     ("ocg-c10", true, 1234),
+    ("ocg-work", true, 87416),
     ("gos-t3", false, 160),
     ("gos-t5", false, 26656),
 ];
@@ -231,6 +233,39 @@ fn f_plus_one_rule_catches_an_early_c_node() {
         violated.contains(&property::FAILPROOF_WAITS),
         "{violated:?}"
     );
+}
+
+/// CG §III.B's mutant: a g-node that sends one correction message past its fixed time `C`
+/// breaks *OCG work*, which the real OCG keeps (`ocg-work`). Both break liveness at this size,
+/// C = 9 being one step short of the gap two adjacent g-nodes leave (`ocg-c9`).
+#[test]
+fn ocg_work_catches_a_g_node_sending_past_c() {
+    let c = cell("ocg-work");
+    let Variant::Ocg { correction_time } = c.spec.variant else {
+        panic!("ocg-work is an OCG cell")
+    };
+    let config = OcgConfig {
+        gossip: c.spec.gossip().unwrap(),
+        correction_time,
+    };
+    let violated = mutant_violates::<OcgProtocol>("ocg-work", config, GossipBug::GNodeOverSends);
+    let (_, real, _) = decide("ocg-work");
+    assert!(!real.contains(&property::OCG_WORK), "{real:?}");
+    assert_eq!(violated, [property::LIVENESS, property::OCG_WORK]);
+    assert_eq!(real, [property::LIVENESS]);
+}
+
+/// The count the OCG work property expects, by hand: with L = O = 1 a send is received 3 after
+/// it starts, so C = 9 leaves the sends at 0, 1, …, 6 from the correction start: 7 (= K̄ of
+/// `C = K̄O + L + O`); C = 2 leaves none; a ring of 5 caps it at 4.
+#[test]
+fn ocg_sends_per_gnode_by_hand() {
+    assert_eq!(gossip::ocg_sends_per_gnode(9, 1, 1, 10), 7);
+    assert_eq!(gossip::ocg_sends_per_gnode(3, 1, 1, 10), 1);
+    assert_eq!(gossip::ocg_sends_per_gnode(2, 1, 1, 10), 0);
+    assert_eq!(gossip::ocg_sends_per_gnode(9, 1, 1, 5), 4);
+    // L = 2, O = 1 (Table 7): Claim 2's C = K̄O + L + O = 8 for K̄ = 5.
+    assert_eq!(gossip::ocg_sends_per_gnode(8, 2, 1, 4096), 5);
 }
 
 /// CG Corollary 3's mutant: with SOS disabled (Alg. 3 lines 8–10, 14, 28) a c-node that never
