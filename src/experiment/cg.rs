@@ -604,7 +604,7 @@ impl Scale {
     pub fn of(mode: Mode) -> Self {
         match mode {
             Mode::Full => Self {
-                table7_runs: 4_000,
+                table7_runs: 20_000,
                 fig35_runs: 2_000,
                 fig35_t: (14, 36),
                 fig1_runs: 2_000,
@@ -1492,7 +1492,9 @@ fn table7_notes(rows: &[Table7Row], stats: &[CgStats]) -> Result<String, PointEr
          - *FCG's T at f̂ = 3.* With n = {} the model's Eq. 5 minimizer is {} \
          (`T + O` = {fcg_t3}; {} at f̂ = 0); the paper kept {}, also run.\n\
          - *Inconsistency and run count.* The paper averages 10⁶ runs per row; ours fewer \
-         (above). Means of latency and work are tight at this count (their spread over runs \
+         (above): at our driver's 8–10 M messages per second per core the paper's count would \
+         take about 12 hours on 2 cores (docs/performance.md). Means of latency and work are \
+         tight at this count (their spread over runs \
          is a few steps and a few hundred messages, see the CSV's max columns); an \
          inconsistency of the paper's order (10⁻⁶ of the processes: a few runs in 10⁶ \
          missing one process) cannot be resolved: 0 % here means no run missed a process, \
