@@ -7,8 +7,6 @@
 mod cli_common;
 
 use cli_common::{assert_usage_error, stdout};
-use ftcoll::protocols::gossip::plan;
-use ftcoll::topology::LogP;
 use serde_json::Value;
 
 const GRID: [&str; 13] = [
@@ -141,54 +139,46 @@ fn gossip_sweep_summarizes_simulate_runs() {
     }
 }
 
-/// `T` from CG's model (Eq. 4 minimized plus the paper's one `O`, δ the paper's) with n = P
-/// minus the failures; OCG's `C = K̄O + L + O`; BIG fault-free by formula: P·log₂ P messages,
-/// every process colored by the binomial tree's (2O + L)·log₂ P (CG §IV.B.3).
+/// `T` and `C` from CG's model, as CG Table 7 prints them for N = 4096, L = 2, O = 1 (the
+/// model's `n` is N minus the failures before the operation): OCG T = 32, C = K̄O + L + O = 8
+/// fault-free; CCG T = 34 with f̂ = 3; FCG T = 37 fault-free and 35 with f̂ = 3 (cg.md). BIG fault-free at N = 1024 by
+/// formula (CG §IV.B.3): P·log₂ P = 10,240 messages, every process colored by the binomial
+/// tree's (2O + L)·log₂ P = 40.
 #[test]
 fn gossip_sweep_takes_t_from_the_model_and_big_matches_its_formula() {
-    let logp = LogP::new(2, 1).unwrap();
-    let rows = rows(&[
-        "sweep",
-        "--procs",
-        "1024",
-        "--gossip",
-        "ocg,ccg,big",
-        "--fault-count",
-        "0,10",
-        "--runs",
-        "3",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(rows.len(), 6);
-    for r in &rows {
-        let failed = if r["faults"] == "count:10" { 10 } else { 0 };
-        let model = plan::Model::new(1024, 1024 - failed, logp).unwrap();
-        match r["gossip"].as_str().unwrap() {
-            "ocg" => {
-                let p = model.plan(plan::PlanProtocol::Ocg, 6.9315e-7).unwrap();
-                assert_eq!(r["T"], p.recommended_t());
-                assert_eq!(r["C"], p.correction);
-            }
-            "ccg" => {
-                let p = model.plan(plan::PlanProtocol::Ccg, 6.9315e-7).unwrap();
-                assert_eq!(r["T"], p.recommended_t());
-                assert_eq!(r["C"], 0);
-                // CG Claim 3: checked correction reaches every live process.
-                assert_eq!(r["metrics"]["inconsistent"]["max"], 0);
-            }
-            "big" => {
-                assert_eq!(r["T"], 0);
-                if failed == 0 {
-                    let m = &r["metrics"];
-                    assert_eq!(m["messages"]["max"], plan::big_work(1024));
-                    assert_eq!(m["messages"]["p5"], plan::big_work(1024));
-                    assert_eq!(m["coloring_latency"]["max"], 4 * 10);
-                }
-            }
-            other => panic!("{other}"),
-        }
-    }
+    let table7 = |protocol: &str, faults: &str| {
+        rows(&[
+            "sweep",
+            "--procs",
+            "4096",
+            "--gossip",
+            protocol,
+            "--fault-count",
+            faults,
+            "--runs",
+            "1",
+            "--format",
+            "json",
+        ])
+        .remove(0)
+    };
+    let ocg = table7("ocg", "0");
+    assert_eq!((ocg["T"].as_u64(), ocg["C"].as_u64()), (Some(32), Some(8)));
+    let ccg = table7("ccg", "3");
+    assert_eq!((ccg["T"].as_u64(), ccg["C"].as_u64()), (Some(34), Some(0)));
+    // CG Claim 3: checked correction reaches every live process.
+    assert_eq!(ccg["metrics"]["inconsistent"]["max"], 0);
+    // FCG: 37 fault-free; with f̂ = 3 the model's n = 4093 gives 35 (the paper kept 37).
+    assert_eq!(table7("fcg:1", "0")["T"].as_u64(), Some(37));
+    assert_eq!(table7("fcg:1", "3")["T"].as_u64(), Some(35));
+    let big = &rows(&[
+        "sweep", "--procs", "1024", "--gossip", "big", "--runs", "3", "--format", "json",
+    ])[0];
+    assert_eq!(big["T"], 0);
+    let m = &big["metrics"];
+    assert_eq!(m["messages"]["p5"], 10 * 1024);
+    assert_eq!(m["messages"]["max"], 10 * 1024);
+    assert_eq!(m["coloring_latency"]["max"], 4 * 10);
 }
 
 #[test]

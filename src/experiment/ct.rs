@@ -222,21 +222,16 @@ fn fig8_fig9_point(
     ));
 }
 
-/// A Corrected Gossip point of CT's figures: `procs` processes, `failed` of them failed before
-/// the operation, `L = 2, o = 1`, `T` (and OCG's `C`) from CG's model for all `procs` alive —
-/// the protocol is tuned once per size and does not know how many processes will fail.
-fn gossip_point(protocol: CgProtocol, procs: u32, failed: u32) -> Result<CgPoint, PointError> {
+/// A Corrected Gossip point of CT's figures: `procs` processes, `faults` before the operation
+/// (as the trees' points draw them), `L = 2, o = 1`, `T` (and OCG's `C`) from CG's model for all
+/// `procs` alive — the protocol is tuned once per size and does not know how many will fail.
+fn gossip_point(protocol: CgProtocol, procs: u32, faults: Faults) -> Result<CgPoint, PointError> {
     let logp = LogP::new(L, O).map_err(|e| PointError(format!("{e}")))?;
     let (t, c) = auto_timing(protocol, procs, procs, logp, cg::DELTA)
         .map_err(|e| PointError(format!("{protocol} P={procs}: {e}")))?;
-    let faults = if failed == 0 {
-        FaultSpec::None
-    } else {
-        FaultSpec::Count(failed)
-    };
     Ok(CgPoint::new(
         protocol,
-        CgPoint::scenario(procs, logp, faults),
+        CgPoint::scenario(procs, logp, faults.spec(procs)),
         t,
         c,
     ))
@@ -401,7 +396,7 @@ pub fn reproduce<E: Executor<Prepared> + Executor<CgPoint> + ?Sized>(
     for (protocol, _) in GOSSIP_LINES {
         for &procs in &scale.fault_free_procs {
             points.push((
-                gossip_point(protocol, procs, 0)?,
+                gossip_point(protocol, procs, Faults::None)?,
                 format!("fault-free {protocol} P={procs}"),
             ));
         }
@@ -555,12 +550,8 @@ pub fn reproduce<E: Executor<Prepared> + Executor<CgPoint> + ?Sized>(
     // Checked Corrected Gossip at the same P and fault fractions (Fig. 8–9).
     let mut points = Vec::new();
     for &f in &FRACTIONS {
-        let failed = match Faults::Fraction(f).spec(procs) {
-            FaultSpec::Count(n) => n,
-            _ => 0,
-        };
         points.push((
-            gossip_point(CgProtocol::Ccg, procs, failed)?,
+            gossip_point(CgProtocol::Ccg, procs, Faults::Fraction(f))?,
             format!("CCG F={}%", pct(f)),
         ));
     }
