@@ -180,6 +180,7 @@ struct Event {
 /// touches one record. What only some runs use lives in [`Sim`]'s side tables: arrival times,
 /// timers beyond the first, and the single-port queues.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct Process<A> {
     automaton: A,
     crash: Time,
@@ -346,7 +347,20 @@ pub const OBSERVE_EVENTS: u64 = 1 << 16;
 /// The whole state of one simulated operation: every automaton, every message in flight, every
 /// pending timer and port. It is `Clone + Eq + Hash`, so a model checker can explore it; a run
 /// is a sequence of [`Sim::step`]s, each applying every event of the next instant.
+///
+/// With the `serde` feature it is `Serialize + Deserialize`, so a model checker can hold the
+/// states it has yet to explore as bytes (the scratch lists, empty between steps, are left
+/// out); a state read back equals, and hashes as, the one written.
 #[derive(Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound(
+        serialize = "A: serde::Serialize, A::Msg: serde::Serialize, A::Value: serde::Serialize",
+        deserialize = "A: serde::de::DeserializeOwned, A::Msg: serde::de::DeserializeOwned, \
+                       A::Value: serde::de::DeserializeOwned"
+    ))
+)]
 pub struct Sim<A: Automaton> {
     logp: LogP,
     model: PortModel,
@@ -363,10 +377,12 @@ pub struct Sim<A: Automaton> {
     /// dual-port LogP.
     queues: Vec<VecDeque<usize>>,
     /// Scratch for `select_receive`'s view of a queue; empty between events.
+    #[cfg_attr(feature = "serde", serde(skip))]
     queue_view: Vec<(Rank, A::Msg)>,
     events: queue::Queue,
     /// In-flight messages.
     slots: slots::Slots<InFlight<A::Msg>>,
+    #[cfg_attr(feature = "serde", serde(skip))]
     outbox: Outbox<A::Msg, A::Value>,
     report: Report<A::Value>,
     timer_generation: u64,

@@ -26,6 +26,7 @@ pub(crate) const POLL_CLASS: usize = 4;
 pub(crate) type Entry = (Rank, u64);
 
 #[derive(Debug, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct Bucket {
     lists: [Vec<Entry>; CLASSES],
     /// Next entry to apply in each list (entries before it are done).
@@ -76,6 +77,7 @@ impl Bucket {
 /// queue — a model checker stores one per state — is small, and copying into an existing queue
 /// (`clone_from`) reuses its lists.
 #[derive(Debug, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Queue {
     /// The instant `pop` is applying and its bucket's slot, out of `index`.
     active: Option<(Time, u32)>,
@@ -88,6 +90,7 @@ pub(crate) struct Queue {
     /// Sort every class by rank (tracing).
     strict: bool,
     /// Scratch for [`sort_by_rank`] (empty in every copy: not state).
+    #[cfg_attr(feature = "serde", serde(skip))]
     scratch: Vec<Entry>,
 }
 

@@ -17,6 +17,7 @@ const CHUNK: usize = 1 << CHUNK_BITS;
 const NONE: usize = usize::MAX;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 enum Slot<T> {
     /// Free; `next` is the slot freed before it ([`NONE`]: none).
     Free { next: usize },
@@ -26,6 +27,7 @@ enum Slot<T> {
 
 /// Messages in flight by slot number.
 #[derive(Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Slots<T> {
     chunks: Vec<Vec<Slot<T>>>,
     /// Slots ever used.

@@ -1,5 +1,6 @@
-//! Unique states per second of the timed and asynchronous models (issue 4, item 5), and of the
-//! timed model's two search engines on one and two threads (issue 13, item 4).
+//! Unique states per second of the timed and asynchronous models (issue 4, item 5), of the
+//! timed model's two search engines on one and two threads, and of the layered search holding
+//! its waiting states whole or as bytes (issue 13, item 4).
 //!
 //! Run: `cargo bench -p ftcoll-verify --bench checker`. Criterion reports the throughput in
 //! states/s (elements/s) for each model.
@@ -86,6 +87,29 @@ fn states_per_second(c: &mut Criterion) {
                     "timed checked P=11 f=2 any, {}, {threads} thread(s)",
                     search.as_str()
                 ),
+                |b| b.iter(run),
+            );
+        }
+    }
+    // The layered search holding every waiting state as compressed bytes (`Budget::pack_from`
+    // 0, `--pack-from 0`) against whole states: what the smaller memory costs in time.
+    for pack_from in [0, usize::MAX] {
+        for threads in [1, 2] {
+            let budget = Budget {
+                threads,
+                search: Search::Layered,
+                pack_from,
+                ..Budget::UNLIMITED
+            };
+            let run = || {
+                check_within(&spec, 2, CrashTiming::Any, ModelKind::Timed, &budget, None)
+                    .unwrap()
+                    .states
+            };
+            group.throughput(Throughput::Elements(run() as u64));
+            let held = if pack_from == 0 { "as bytes" } else { "whole" };
+            group.bench_function(
+                format!("timed checked P=11 f=2 any, layered, held {held}, {threads} thread(s)"),
                 |b| b.iter(run),
             );
         }

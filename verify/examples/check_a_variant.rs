@@ -17,8 +17,10 @@ use ftcoll::{Rank, Time};
 use ftcoll_verify::timed::{broadcast_properties, TimedProperty, TimedState};
 use ftcoll_verify::{check_model, Budget, CheckResult, CrashTiming, TimedModel};
 
-/// The one message: the value, and whether it came down the tree or along the ring.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// The one message: the value, and whether it came down the tree or along the ring. The
+/// checker holds the states it has yet to explore as bytes, so messages and automata derive
+/// serde's traits.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 struct Hop {
     value: u64,
     along_ring: bool,
@@ -35,7 +37,7 @@ impl Message for Hop {
 }
 
 /// One process.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 struct Node {
     rank: Rank,
     procs: u32,

@@ -50,11 +50,15 @@ use std::time::Duration;
 pub const TIMED_BYTES_PER_STATE: u64 = 4096;
 
 /// [`TIMED_BYTES_PER_STATE`] for the layered search ([`Search::Layered`], the timed model's
-/// default engine), which holds only the layers in progress: the largest slope measured the same
-/// way, rounded up. lame:2 checked `--timing any --threads 2`: P = 16, f = 15: 1 951 B per
-/// generated state (256 092 KB at 200 000, 1 019 104 KB at 600 000); P = 10, f = 3: 1 062 B
-/// (1 670 604 KB at 1 000 000, 3 740 648 KB at 3 000 000).
-pub const LAYERED_BYTES_PER_STATE: u64 = 2048;
+/// default engine), which holds only the layers in progress, as compressed bytes
+/// ([`Budget::pack_from`]): the largest slope measured the same way, rounded up to a power of
+/// two. `--timing any --threads 2`: lame:2 failproof:3 P = 16, f = 3: 170 B per generated state
+/// (42 944 KB at 200 000, 109 508 KB at 600 000); lame:2 checked P = 10, f = 3: 116 B
+/// (175 960 KB at 1 000 000, 403 336 KB at 3 000 000); P = 16, f = 15: 105 B (45 436 KB at
+/// 200 000, 86 448 KB at 600 000); FTCO Allreduce kary:2 P = 7, f = 2, late-alg5: 38 B. Holding
+/// whole states (`pack_from` above the states held) takes up to ten times that (1 951 B at
+/// P = 16, f = 15 before held states were packed); the resident-memory check covers it.
+pub const LAYERED_BYTES_PER_STATE: u64 = 256;
 
 /// [`TIMED_BYTES_PER_STATE`] for the asynchronous model (same method): lame:2 checked overlap
 /// P = 16, f = 15: 444; failproof:1 overlap P = 12, f = 1: 593; checked overlap P = 8, f = 2:
@@ -172,6 +176,10 @@ pub struct Budget {
     /// Sets [`crate::timed::TimedModel::crashes_at_events_only`] on the timed model: crashes
     /// only before instants at which the process has an event (default `false`).
     pub crashes_at_events_only: bool,
+    /// The layered search holds the states waiting in its layers as bytes once this many are
+    /// held ([`crate::layered::PACK_FROM`] by default; 0: from the first, `usize::MAX`: never).
+    /// Results do not depend on it; time and memory do.
+    pub pack_from: usize,
 }
 
 /// The search engine of a timed check. Both explore the same states and reach the same
@@ -213,6 +221,7 @@ impl Budget {
         threads: 1,
         search: Search::Auto,
         crashes_at_events_only: false,
+        pack_from: crate::layered::PACK_FROM,
     };
 
     /// The effective state cap and the budget it comes from: the smaller of `max_states` and
@@ -508,9 +517,31 @@ pub fn parse_threads(text: &str) -> Result<u32, String> {
     }
 }
 
+/// Parses `--pack-from`: a number of held states, 0 up to 2^48 (`usize::MAX` is not a
+/// sensible count to type; 2^48 states are far beyond any memory).
+pub fn parse_pack_from(text: &str) -> Result<usize, String> {
+    const MAX: u64 = 1 << 48;
+    let range = format!("allowed 0..={MAX}");
+    match text.trim().parse::<u64>() {
+        Ok(n) if n <= MAX => Ok(n as usize),
+        Ok(n) => Err(format!("{n} is out of range: {range}")),
+        Err(_) => Err(format!("'{text}' is not a whole number: {range}")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pack_from_parses_within_range() {
+        assert_eq!(parse_pack_from("0"), Ok(0));
+        assert_eq!(parse_pack_from("65536"), Ok(65_536));
+        for bad in ["-1", "lots", "", "281474976710657"] {
+            let err = parse_pack_from(bad).unwrap_err();
+            assert!(err.contains("allowed 0..=281474976710656"), "{bad}: {err}");
+        }
+    }
 
     #[test]
     fn threads_parse_within_range() {

@@ -410,8 +410,8 @@ pub fn check_model<A>(
     progress: Option<Progress<'_>>,
 ) -> Result<CheckResult, CheckError>
 where
-    A: GossipProcess + Send + Sync + 'static,
-    A::Config: Clone + Send + Sync + 'static,
+    A: GossipProcess + crate::timed::Checkable,
+    A::Config: Clone,
 {
     let start = std::time::Instant::now();
     let initial = crate::initial_states(

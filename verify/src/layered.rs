@@ -29,9 +29,24 @@
 //! **Copies.** A successor is copied into a state the search has finished with
 //! (`Clone::clone_from`, which the driver's state implements field by field), so exploring a
 //! state allocates little.
+//!
+//! **Held states as bytes.** Once [`Budget::pack_from`] states are held (by default from the
+//! first, [`PACK_FROM`]), a new state waiting in a layer is held as bytes and read back, into a
+//! state the search has finished with, when its turn comes: its postcard encoding (serde's
+//! derives on the driver's state: every automaton, message in flight, pending event and the
+//! report, without the driver's scratch lists), compressed by LZ4 with the first state
+//! encoded into the same layer as dictionary. A state in memory is a dozen separate
+//! allocations, most of them per-process tables of 8- or 16-byte times and options; the
+//! encoding writes each number in as few bytes as it needs, and the states of one layer (one
+//! instant, as many crashes) share most of their bytes, so a held state takes a fraction of
+//! the memory, at the price of writing and reading it (docs/performance.md has both measured;
+//! the matrix, whose searches are small, holds whole states, which is faster). A state read
+//! back equals the one written and has its fingerprint, so the search, its counts and its
+//! verdicts do not depend on how states are held (`verify/tests/layered.rs` runs searches both
+//! ways).
 
-// States are boxed in the pools too: they move between a pool and the entries, and a box moves
-// 8 bytes where a state would move several hundred.
+// Spare states are boxed: they move between pools, and a box moves 8 bytes where a state would
+// move several hundred.
 #![allow(clippy::vec_box)]
 
 use std::collections::{BTreeMap, HashSet};
@@ -71,12 +86,92 @@ fn layer_of<A: Automaton>(state: &TimedState<A>) -> Layer {
 /// initial state's crash set and the actions that are not steps (steps are implied: a replay
 /// steps until the instant of the next recorded action).
 struct Entry<A: Automaton> {
-    // Boxed: entries move between lists, a state is several hundred bytes.
-    state: Box<TimedState<A>>,
+    state: Held<A>,
     origin: u32,
     // Shared: a step adds no move, so its successor shares its state's list without copying.
     moves: Arc<[TimedAction]>,
 }
+
+/// A held state: whole, [`pack`]ed, or packed as its difference from its layer's reference.
+enum Held<A: Automaton> {
+    // Boxed: entries move between lists, a state is several hundred bytes.
+    Whole(Box<TimedState<A>>),
+    /// [`pack`]'s bytes.
+    Packed(Box<[u8]>),
+    /// [`pack`]'s length (4 bytes, little-endian) and its bytes compressed by LZ4 with the
+    /// reference of the state's layer as dictionary.
+    Delta(Box<[u8]>),
+}
+
+/// Each layer's reference: the bytes of the first state packed into it. The states of one
+/// layer are at the same instant with the same number of crashes and mostly differ in a few
+/// processes, so each compresses to what it does not share with the reference.
+type References = BTreeMap<Layer, Arc<[u8]>>;
+
+/// A thread's buffers for packing and reading back states.
+#[derive(Default)]
+struct Packer {
+    raw: Vec<u8>,
+    compressed: Vec<u8>,
+}
+
+impl Packer {
+    /// `state` as held in a layer with `reference` (if it has one yet).
+    fn hold<A: Checkable>(&mut self, state: &TimedState<A>, reference: Option<&[u8]>) -> Held<A> {
+        pack(state, &mut self.raw);
+        let raw = &self.raw[..];
+        let Some(dictionary) = reference else {
+            return Held::Packed(Box::from(raw));
+        };
+        let out = &mut self.compressed;
+        out.clear();
+        out.extend_from_slice(&(raw.len() as u32).to_le_bytes());
+        out.resize(4 + lz4_flex::block::get_maximum_output_size(raw.len()), 0);
+        // The output has the maximum size LZ4 can need.
+        let written = lz4_flex::block::compress_into_with_dict(raw, &mut out[4..], dictionary)
+            .expect("the output buffer has LZ4's maximum size");
+        Held::Delta(Box::from(&out[..4 + written]))
+    }
+
+    /// The state `held` holds, in a layer with `reference`; read into a state of `pool` if it
+    /// has one (reusing its allocations).
+    fn read<A: Checkable>(
+        &mut self,
+        held: Held<A>,
+        reference: Option<&[u8]>,
+        pool: &mut Vec<Box<TimedState<A>>>,
+    ) -> Box<TimedState<A>> {
+        let mut read_into = |bytes: &[u8]| match pool.pop() {
+            Some(mut place) => {
+                unpack_into(bytes, &mut place);
+                place
+            }
+            None => Box::new(unpack(bytes)),
+        };
+        match held {
+            Held::Whole(state) => state,
+            Held::Packed(bytes) => read_into(&bytes),
+            Held::Delta(bytes) => {
+                // Ours, written by `hold` with the same reference: the layer keeps its
+                // reference while it has entries.
+                let dictionary = reference.expect("a layer with compressed states has a reference");
+                let mut len = [0u8; 4];
+                len.copy_from_slice(&bytes[..4]);
+                self.raw.clear();
+                self.raw.resize(u32::from_le_bytes(len) as usize, 0);
+                lz4_flex::block::decompress_into_with_dict(&bytes[4..], &mut self.raw, dictionary)
+                    .expect("a compressed state reads back");
+                read_into(&self.raw)
+            }
+        }
+    }
+}
+
+/// Held states from which new ones are packed ([`Budget::pack_from`]'s default): every one.
+/// Whole states are faster to explore (no writing and reading back; about 1.4 times the user
+/// time per state otherwise, docs/performance.md) but take about ten times the memory, and
+/// memory is what stops large searches.
+pub const PACK_FROM: usize = 0;
 
 struct Pending<A: Automaton> {
     seen: HashSet<u64, BuildHasherDefault<Identity>>,
@@ -121,6 +216,46 @@ fn fingerprint<T: Hash>(value: &T) -> u64 {
     .hash_one(value)
 }
 
+/// Writes a held state's bytes into `out` (replacing its contents): the postcard encoding of
+/// its simulation and its two counters. Held states have no driver error (a state with one is
+/// terminal, never held).
+fn pack<A: Checkable>(state: &TimedState<A>, out: &mut Vec<u8>) {
+    debug_assert!(state.error.is_none(), "a state with an error is never held");
+    let fields = (&state.sim, state.crashes, state.acted_after_done);
+    out.clear();
+    // Writing to a vector fails only if a `Serialize` implementation reports an error, which
+    // serde's derives on the driver's state never do.
+    *out = postcard::to_extend(&fields, core::mem::take(out))
+        .expect("the driver's state always encodes");
+}
+
+/// The state [`pack`] wrote, read into `place`: serde's in-place deserialization (derived with
+/// `serde_derive`'s `deserialize_in_place`) overwrites the vectors' elements where they are, so
+/// reading a state into one the search has finished with allocates little.
+fn unpack_into<A: Checkable>(bytes: &[u8], place: &mut TimedState<A>) {
+    use serde::Deserialize;
+    // The bytes are ours, written by `pack` from a state of the same type.
+    const OURS: &str = "a held state reads back";
+    let mut from = postcard::Deserializer::from_bytes(bytes);
+    Deserialize::deserialize_in_place(&mut from, &mut place.sim).expect(OURS);
+    place.crashes = Deserialize::deserialize(&mut from).expect(OURS);
+    place.acted_after_done = Deserialize::deserialize(&mut from).expect(OURS);
+    place.error = None;
+}
+
+/// The state [`pack`] wrote.
+fn unpack<A: Checkable>(bytes: &[u8]) -> TimedState<A> {
+    // The bytes are ours, written by `pack` from a state of the same type.
+    let (sim, crashes, acted_after_done) =
+        postcard::from_bytes(bytes).expect("a held state reads back");
+    TimedState {
+        sim,
+        crashes,
+        error: None,
+        acted_after_done,
+    }
+}
+
 /// What one thread made of a run of entries.
 struct Work<A: Automaton> {
     /// Successors in order: layer, fingerprint, entry.
@@ -152,6 +287,21 @@ pub fn explore<A>(
 where
     A: Checkable,
 {
+    explore_packing_from(model, budget, start, progress, PACK_FROM)
+}
+
+/// [`explore`], packing new held states once `pack_from` states are held (0: every one;
+/// `usize::MAX`: none). The result does not depend on `pack_from`; only time and memory do.
+pub fn explore_packing_from<A>(
+    model: &TimedModel<A>,
+    budget: &Budget,
+    start: std::time::Instant,
+    progress: Option<crate::Progress<'_>>,
+    pack_from: usize,
+) -> Exploration
+where
+    A: Checkable,
+{
     let threads = budget.threads.max(1) as usize;
     let names = model_properties(model);
     // The helper threads live as long as the search: one spawn each, not one per round.
@@ -162,9 +312,9 @@ where
                 let (finished, done) = mpsc::channel();
                 let names = &names;
                 scope.spawn(move || {
-                    while let Ok((batch, pool, found)) = queued.recv() {
+                    while let Ok((batch, pool, found, holding)) = queued.recv() {
                         if finished
-                            .send(run(model, names, &found, batch, pool))
+                            .send(run(model, names, &found, batch, pool, holding))
                             .is_err()
                         {
                             break;
@@ -174,7 +324,7 @@ where
                 Helper { jobs, done }
             })
             .collect();
-        search(model, budget, start, progress, &names, &helpers)
+        search(model, budget, start, progress, &names, &helpers, pack_from)
     })
 }
 
@@ -184,8 +334,18 @@ struct Helper<A: Automaton> {
     done: mpsc::Receiver<Work<A>>,
 }
 
-/// A part of a round: its entries, states to recycle, and the properties already discovered.
-type Job<A> = (Vec<Entry<A>>, Vec<Box<TimedState<A>>>, Vec<bool>);
+/// A part of a round: its entries, states to recycle, the properties already discovered, and
+/// how to hold the successors.
+type Job<A> = (Vec<Entry<A>>, Vec<Box<TimedState<A>>>, Vec<bool>, Holding);
+
+/// How a round holds its successors: whole, or packed against the layers' references; and the
+/// layer being explored (whose reference reads its entries back).
+#[derive(Clone)]
+struct Holding {
+    packing: bool,
+    layer: Layer,
+    references: Arc<References>,
+}
 
 fn search<A>(
     model: &TimedModel<A>,
@@ -194,6 +354,7 @@ fn search<A>(
     progress: Option<crate::Progress<'_>>,
     names: &[Named<A>],
     helpers: &[Helper<A>],
+    pack_from: usize,
 ) -> Exploration
 where
     A: Checkable,
@@ -211,12 +372,20 @@ where
     let mut terminals: HashSet<u64, BuildHasherDefault<Identity>> = HashSet::default();
     let mut spare: Vec<Box<TimedState<A>>> = Vec::new();
     let mut held = 0usize;
+    // Initial states without a successor (a driver error: a scenario the configuration
+    // refuses) are checked here, like terminal successors, and never held.
+    let mut first = Work::new(names.len(), Vec::new(), 0);
     for (i, state) in model.init_states().into_iter().enumerate() {
         let fp = fingerprint(&state);
+        if terminal(model, &state) {
+            first.check(model, names, &found, &state, i as u32, &[]);
+            first.terminals.push(fp);
+            continue;
+        }
         let pending = layers.entry(layer_of(&state)).or_default();
         if pending.seen.insert(fp) {
             pending.entries.push(Entry {
-                state: Box::new(state),
+                state: Held::Whole(Box::new(state)),
                 origin: i as u32,
                 moves: Arc::from([]),
             });
@@ -224,24 +393,13 @@ where
         }
     }
     result.peak_held = held;
+    let mut works = vec![first];
+    // The layer being explored: no action leads back to an earlier one.
+    let mut key: Layer = (0, 0);
+    let mut references: Arc<References> = Arc::default();
 
-    while let Some(mut current) = layers.first_entry() {
-        let key = *current.key();
-        if current.get().entries.is_empty() {
-            current.remove();
-            continue;
-        }
-        let take = current.get().entries.len().min(ROUND);
-        let batch: Vec<Entry<A>> = current.get_mut().entries.drain(..take).collect();
-        held -= batch.len();
-        result.unique += batch.len();
-        let pool = std::mem::take(&mut spare);
-        let works = if !helpers.is_empty() && batch.len() >= PARALLEL_FROM {
-            run_split(model, names, &found, batch, pool, helpers)
-        } else {
-            vec![run(model, names, &found, batch, pool)]
-        };
-        for mut work in works {
+    loop {
+        for mut work in works.drain(..) {
             recycle(&mut spare, work.pool.drain(..));
             for (p, path) in work.paths.into_iter().enumerate() {
                 if let (false, Some((origin, moves, layer))) = (found[p], path) {
@@ -260,10 +418,16 @@ where
                 debug_assert!(layer >= key, "an action went back to an earlier layer");
                 let pending = layers.entry(layer).or_default();
                 if pending.seen.insert(fp) {
+                    if let Held::Packed(bytes) = &entry.state {
+                        if !references.contains_key(&layer) {
+                            // The round's threads have finished: no copy of the map is made.
+                            Arc::make_mut(&mut references).insert(layer, Arc::from(&bytes[..]));
+                        }
+                    }
                     pending.entries.push(entry);
                     held += 1;
-                } else {
-                    recycle(&mut spare, [entry.state]);
+                } else if let Held::Whole(state) = entry.state {
+                    recycle(&mut spare, [state]);
                 }
             }
         }
@@ -277,6 +441,33 @@ where
             // The states generated but not explored are not checked: the verdict is partial.
             break;
         }
+        let Some(mut current) = layers.first_entry() else {
+            break;
+        };
+        key = *current.key();
+        if current.get().entries.is_empty() {
+            current.remove();
+            if references.contains_key(&key) {
+                Arc::make_mut(&mut references).remove(&key);
+            }
+            continue;
+        }
+        let take = current.get().entries.len().min(ROUND);
+        let batch: Vec<Entry<A>> = current.get_mut().entries.drain(..take).collect();
+        held -= batch.len();
+        result.unique += batch.len();
+        let pool = std::mem::take(&mut spare);
+        // Decided per round from what is held, so the same on any number of threads.
+        let holding = Holding {
+            packing: held >= pack_from,
+            layer: key,
+            references: Arc::clone(&references),
+        };
+        works = if !helpers.is_empty() && batch.len() >= PARALLEL_FROM {
+            run_split(model, names, &found, batch, pool, helpers, holding)
+        } else {
+            vec![run(model, names, &found, batch, pool, holding)]
+        };
     }
     result
 }
@@ -330,6 +521,7 @@ fn run_split<A>(
     mut batch: Vec<Entry<A>>,
     mut pool: Vec<Box<TimedState<A>>>,
     helpers: &[Helper<A>],
+    holding: Holding,
 ) -> Vec<Work<A>>
 where
     A: Checkable,
@@ -347,9 +539,11 @@ where
     let sent = tails.len();
     for (helper, (part, spares)) in helpers.iter().zip(tails) {
         // A helper that stopped has panicked; the panic reaches the caller when the scope ends.
-        let _ = helper.jobs.send((part, spares, found.to_vec()));
+        let _ = helper
+            .jobs
+            .send((part, spares, found.to_vec(), holding.clone()));
     }
-    let mut works = vec![run(model, names, found, batch, pool)];
+    let mut works = vec![run(model, names, found, batch, pool, holding)];
     for helper in &helpers[..sent] {
         match helper.done.recv() {
             Ok(work) => works.push(work),
@@ -366,28 +560,19 @@ fn run<A>(
     found: &[bool],
     batch: Vec<Entry<A>>,
     pool: Vec<Box<TimedState<A>>>,
+    holding: Holding,
 ) -> Work<A>
 where
     A: Checkable,
 {
-    let mut work = Work {
-        successors: Vec::with_capacity(batch.len() * 2),
-        terminals: Vec::new(),
-        pool,
-        found: vec![false; names.len()],
-        paths: (0..names.len()).map(|_| None).collect(),
-    };
+    let mut work = Work::new(names.len(), pool, batch.len() * 2);
     let mut actions = Vec::new();
+    let mut packer = Packer::default();
+    let own_reference = holding.references.get(&holding.layer).map(|r| &r[..]);
     for entry in batch {
-        work.check(
-            model,
-            names,
-            found,
-            &entry.state,
-            entry.origin,
-            &entry.moves,
-        );
-        model.actions(&entry.state, &mut actions);
+        let state = packer.read(entry.state, own_reference, &mut work.pool);
+        work.check(model, names, found, &state, entry.origin, &entry.moves);
+        model.actions(&state, &mut actions);
         for action in actions.drain(..) {
             // What `Model::next_state` does, into a recycled state.
             if !model.halt.admit() {
@@ -395,10 +580,10 @@ where
             }
             let mut next = match work.pool.pop() {
                 Some(mut spare) => {
-                    spare.clone_from(&entry.state);
+                    spare.clone_from(&state);
                     spare
                 }
-                None => entry.state.clone(),
+                None => state.clone(),
             };
             if !model.apply_in_place(&mut next, action) {
                 work.pool.push(next);
@@ -422,18 +607,35 @@ where
                 layer,
                 fp,
                 Entry {
-                    state: next,
+                    state: if holding.packing {
+                        let reference = holding.references.get(&layer).map(|r| &r[..]);
+                        let held = packer.hold(&next, reference);
+                        work.pool.push(next);
+                        held
+                    } else {
+                        Held::Whole(next)
+                    },
                     origin: entry.origin,
                     moves,
                 },
             ));
         }
-        work.pool.push(entry.state);
+        work.pool.push(state);
     }
     work
 }
 
 impl<A: Automaton> Work<A> {
+    fn new(properties: usize, pool: Vec<Box<TimedState<A>>>, successors: usize) -> Self {
+        Self {
+            successors: Vec::with_capacity(successors),
+            terminals: Vec::new(),
+            pool,
+            found: vec![false; properties],
+            paths: (0..properties).map(|_| None).collect(),
+        }
+    }
+
     /// Checks `state` against the properties not yet discovered, recording its path for each
     /// discovery.
     fn check(
@@ -518,6 +720,65 @@ mod tests {
         let mut h = Identity::default();
         h.write_u64(0xdead_beef);
         assert_eq!(h.finish(), 0xdead_beef);
+    }
+
+    /// Every state of a search with crashes, timers and messages in flight reads back equal to
+    /// the one packed, with its fingerprint (the search relies on both), also when held as a
+    /// delta from another state.
+    #[test]
+    fn packed_states_read_back_equal() {
+        use ftcoll::protocols::corrected_tree::StartMode;
+        use ftcoll::topology::TreeKind;
+        use stateright::Model;
+        for correction in crate::corrected_tree::EVERY_VARIANT {
+            let spec = crate::ProtocolSpec::interleaved(
+                TreeKind::Binomial,
+                correction,
+                StartMode::Overlapped,
+                6,
+            );
+            let model = TimedModel::corrected_tree(&spec, 1, CrashTiming::Any).expect("valid spec");
+            let mut states = model.init_states();
+            let mut seen = 0;
+            let mut scratch = Vec::new();
+            let mut packer = Packer::default();
+            let mut reference: Option<Vec<u8>> = None;
+            let mut recycled = Vec::new();
+            while let Some(state) = states.pop() {
+                seen += 1;
+                if seen > 2_000 {
+                    break;
+                }
+                if state.error.is_none() {
+                    pack(&state, &mut scratch);
+                    let back: TimedState<_> = unpack(&scratch);
+                    assert!(back == state, "a state read back differs");
+                    assert_eq!(fingerprint(&back), fingerprint(&state));
+                    // Compressed against another state's bytes, and without a reference.
+                    let reference = reference.get_or_insert_with(|| scratch.clone());
+                    for dictionary in [Some(&reference[..]), None] {
+                        let held = packer.hold(&state, dictionary);
+                        assert_eq!(
+                            matches!(held, Held::Delta(_)),
+                            dictionary.is_some(),
+                            "held as a delta exactly when the layer has a reference"
+                        );
+                        // Read into the state read before: nothing of it may remain.
+                        let back = packer.read(held, dictionary, &mut recycled);
+                        assert!(*back == state, "a state held as bytes differs");
+                        recycled.push(back);
+                    }
+                }
+                let mut actions = Vec::new();
+                model.actions(&state, &mut actions);
+                states.extend(
+                    actions
+                        .into_iter()
+                        .filter_map(|a| model.next_state(&state, a)),
+                );
+            }
+            assert!(seen > 100, "only {seen} states");
+        }
     }
 
     #[test]

@@ -452,10 +452,8 @@ pub fn check_timed<A>(
     progress: Option<Progress<'_>>,
 ) -> Result<CheckResult, CheckError>
 where
-    A: ftcoll::automaton::Automaton + Send + Sync + 'static,
-    A::Msg: Send + Sync,
-    A::Value: Send + Sync,
-    A::Config: Clone + Send + Sync + 'static,
+    A: timed::Checkable,
+    A::Config: Clone,
 {
     let mut model = model;
     model.crashes_at_events_only |= budget.crashes_at_events_only;
@@ -482,7 +480,7 @@ where
         halt.cap(cap.saturating_sub(initial), by);
     }
     let explored = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        layered::explore(&model, budget, start, progress)
+        layered::explore_packing_from(&model, budget, start, progress, budget.pack_from)
     }))
     .map_err(|_| CheckError::CheckerFailed)?;
     let stopped = halt.reason();
@@ -501,10 +499,8 @@ where
 /// `verify/examples/check_a_variant.rs` does this for a user-written broadcast.
 pub fn check_model<A>(model: TimedModel<A>, budget: &Budget) -> Result<CheckResult, CheckError>
 where
-    A: ftcoll::automaton::Automaton + Send + Sync + 'static,
-    A::Msg: Send + Sync,
-    A::Value: Send + Sync,
-    A::Config: Clone + Send + Sync + 'static,
+    A: timed::Checkable,
+    A::Config: Clone,
 {
     let start = std::time::Instant::now();
     let crashable = model.crashable.len() as u32;

@@ -567,6 +567,9 @@ fn threads(s: &str) -> Result<u32, String> {
 fn search_engine(s: &str) -> Result<budget::Search, String> {
     budget::parse_search(s)
 }
+fn pack_from(s: &str) -> Result<usize, String> {
+    budget::parse_pack_from(s)
+}
 
 /// Budgets of `check` and `explore`.
 #[derive(Args, Debug)]
@@ -578,7 +581,7 @@ struct BudgetArgs {
     /// Stop after this many seconds (0.001 to 31536000, decimals allowed).
     #[arg(long, value_name = "SECONDS", value_parser = timeout, allow_hyphen_values = true)]
     timeout: Option<Duration>,
-    /// Memory budget, e.g. 512M or 8G (16M up to the machine's MemTotal): a cap of SIZE / 2048
+    /// Memory budget, e.g. 512M or 8G (16M up to the machine's MemTotal): a cap of SIZE / 256
     /// generated states (timed model, layered search; 4096 with `--search bfs`, 1024 for the
     /// async model), and the resident memory checked while running.
     /// Default: half of MemAvailable.
@@ -597,6 +600,11 @@ struct BudgetArgs {
     /// `explore` ignores it.
     #[arg(long, value_name = "ENGINE", value_parser = search_engine)]
     search: Option<budget::Search>,
+    /// Layered search: once N states wait in its layers, hold new ones as compressed bytes
+    /// (0 to 2^48; default 65536; 0: every one). Results do not depend on it: less memory per
+    /// held state, more time (docs/design.md, "The layered search"). `explore` ignores it.
+    #[arg(long, value_name = "N", value_parser = pack_from, allow_hyphen_values = true)]
+    pack_from: Option<usize>,
     /// Timed model, crashes at any instant: offer a crash only before an instant at which the
     /// process has an event, and before the first (the same verdicts in fewer states; see
     /// docs/design.md, "Crashes where they matter"). `explore` ignores it.
@@ -613,6 +621,7 @@ impl BudgetArgs {
             threads: self.threads.unwrap_or(1),
             search: self.search.unwrap_or_default(),
             crashes_at_events_only: self.crashes_at_events_only,
+            pack_from: self.pack_from.unwrap_or(ftcoll_verify::layered::PACK_FROM),
         }
     }
 

@@ -23,6 +23,8 @@ use ftcoll::automaton::Automaton;
 use ftcoll::sim::{PortModel, Report, Scenario, Sim, SimError, TraceEvent};
 use ftcoll::topology::LogP;
 use ftcoll::{Rank, Time};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use stateright::{Model, Property};
 
 use crate::budget::Halt;
@@ -142,9 +144,16 @@ pub fn broadcast_properties<A: Automaton>() -> Vec<TimedProperty<A>> {
 }
 
 /// What a check needs of an automaton beyond the contract: its state, messages, values and
-/// configuration move between the search's threads. Every `Send + Sync` automaton has it.
+/// configuration move between the search's threads, and its state, messages and values can be
+/// written as bytes (the layered search holds the states it has yet to explore that way, see
+/// [`crate::layered`]). Every `Send + Sync` automaton with serde's derives has it.
 pub trait Checkable:
-    Automaton<Msg: Send + Sync, Value: Send + Sync, Config: Send + Sync + 'static>
+    Automaton<
+        Msg: Send + Sync + Serialize + DeserializeOwned,
+        Value: Send + Sync + Serialize + DeserializeOwned,
+        Config: Send + Sync + 'static,
+    > + Serialize
+    + DeserializeOwned
     + Send
     + Sync
     + 'static
@@ -152,7 +161,12 @@ pub trait Checkable:
 }
 
 impl<A> Checkable for A where
-    A: Automaton<Msg: Send + Sync, Value: Send + Sync, Config: Send + Sync + 'static>
+    A: Automaton<
+            Msg: Send + Sync + Serialize + DeserializeOwned,
+            Value: Send + Sync + Serialize + DeserializeOwned,
+            Config: Send + Sync + 'static,
+        > + Serialize
+        + DeserializeOwned
         + Send
         + Sync
         + 'static

@@ -369,6 +369,9 @@ fn bad_budgets_are_one_line_naming_the_flag() {
         ("--threads", "both"),
         ("--search", "dfs"),
         ("--search", ""),
+        ("--pack-from", "-1"),
+        ("--pack-from", "some"),
+        ("--pack-from", "281474976710657"),
     ] {
         for command in ["check", "explore"] {
             let mut args = base.to_vec();

@@ -21,10 +21,8 @@ fn verdicts(r: &CheckResult) -> (Vec<&'static str>, Vec<&'static str>, Vec<&'sta
 /// Checks `model` both ways; returns the states of each.
 fn compare<A>(what: &str, model: TimedModel<A>) -> (usize, usize)
 where
-    A: ftcoll::automaton::Automaton + Send + Sync + 'static,
-    A::Msg: Send + Sync,
-    A::Value: Send + Sync,
-    A::Config: Clone + Send + Sync + 'static,
+    A: ftcoll_verify::timed::Checkable,
+    A::Config: Clone,
 {
     let mut pruned = model.clone();
     pruned.crashes_at_events_only = true;

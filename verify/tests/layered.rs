@@ -146,3 +146,58 @@ fn a_state_budget_stops_the_layered_search_with_a_partial_verdict() {
     assert_eq!(result.verdict(), ftcoll_verify::Verdict::Partial);
     assert!(result.states <= 500, "{} states", result.states);
 }
+
+/// A budget that holds states as bytes from the `pack_from`-th held state on.
+fn packing(pack_from: usize, threads: u32) -> Budget {
+    Budget {
+        pack_from,
+        ..budget(Search::Layered, threads)
+    }
+}
+
+/// Holding the waiting states as bytes (every one, some, or none) changes nothing a check
+/// reports: the bytes read back to the same states, with the same fingerprints.
+#[test]
+fn holding_states_as_bytes_changes_no_result() {
+    for correction in EVERY_VARIANT {
+        for start in [StartMode::Synchronized, StartMode::Overlapped] {
+            for (procs, f) in [(6, 1), (5, 2)] {
+                let spec = ProtocolSpec::interleaved(TreeKind::Binomial, correction, start, procs);
+                let what = format!("{} f={f}", spec.name());
+                let run = |b: &Budget| {
+                    check_within(&spec, f, CrashTiming::Any, ModelKind::Timed, b, None)
+                        .expect("valid spec")
+                };
+                let whole = run(&packing(usize::MAX, 1));
+                for (pack_from, threads) in [(0, 1), (0, 2), (40, 1)] {
+                    assert_eq!(
+                        whole,
+                        seconds_of(run(&packing(pack_from, threads)), &whole),
+                        "{what}: packed from {pack_from} on {threads} threads"
+                    );
+                }
+            }
+        }
+    }
+    for cell in gossip::cells().into_iter().filter(|c| c.id != "ccg-any") {
+        let run = |b: &Budget| gossip::run_cell(&cell, b).expect("valid cell").result;
+        let whole = run(&packing(usize::MAX, 1));
+        assert_eq!(
+            whole,
+            seconds_of(run(&packing(0, 1)), &whole),
+            "{}",
+            cell.id
+        );
+    }
+    for collective in [Collective::Bcast, Collective::Reduce, Collective::Allreduce] {
+        let spec = FtcoSpec::new(collective, FtcoKind::KAry(2), 4);
+        let run = |b: &Budget| ftco::check(&spec, 1, CrashTiming::Any, b, None).unwrap();
+        let whole = run(&packing(usize::MAX, 1));
+        assert_eq!(
+            whole,
+            seconds_of(run(&packing(0, 2)), &whole),
+            "{}",
+            spec.name()
+        );
+    }
+}
