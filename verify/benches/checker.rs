@@ -67,37 +67,20 @@ fn states_per_second(c: &mut Criterion) {
         });
     }
     // The two engines of the timed model (`Budget::search`, `ftcoll-verify check --search`),
-    // each on one and on two threads (`Budget::threads`, `--threads`).
+    // each on one and on two threads (`Budget::threads`, `--threads`); and the layered search
+    // holding its waiting states whole (`Budget::pack_from` above any count, `--pack-from`)
+    // against as compressed bytes (the default): what the smaller memory costs in time.
     let spec = spec(CorrectionSpec::Checked, StartMode::Synchronized, 11);
-    for search in [Search::Layered, Search::Bfs] {
+    let engines = [
+        (Search::Layered, 0, "layered"),
+        (Search::Bfs, 0, "bfs"),
+        (Search::Layered, usize::MAX, "layered, held whole"),
+    ];
+    for (search, pack_from, name) in engines {
         for threads in [1, 2] {
             let budget = Budget {
                 threads,
                 search,
-                ..Budget::UNLIMITED
-            };
-            let run = || {
-                check_within(&spec, 2, CrashTiming::Any, ModelKind::Timed, &budget, None)
-                    .unwrap()
-                    .states
-            };
-            group.throughput(Throughput::Elements(run() as u64));
-            group.bench_function(
-                format!(
-                    "timed checked P=11 f=2 any, {}, {threads} thread(s)",
-                    search.as_str()
-                ),
-                |b| b.iter(run),
-            );
-        }
-    }
-    // The layered search holding every waiting state as compressed bytes (`Budget::pack_from`
-    // 0, `--pack-from 0`) against whole states: what the smaller memory costs in time.
-    for pack_from in [0, usize::MAX] {
-        for threads in [1, 2] {
-            let budget = Budget {
-                threads,
-                search: Search::Layered,
                 pack_from,
                 ..Budget::UNLIMITED
             };
@@ -107,9 +90,8 @@ fn states_per_second(c: &mut Criterion) {
                     .states
             };
             group.throughput(Throughput::Elements(run() as u64));
-            let held = if pack_from == 0 { "as bytes" } else { "whole" };
             group.bench_function(
-                format!("timed checked P=11 f=2 any, layered, held {held}, {threads} thread(s)"),
+                format!("timed checked P=11 f=2 any, {name}, {threads} thread(s)"),
                 |b| b.iter(run),
             );
         }
