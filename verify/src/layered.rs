@@ -168,7 +168,7 @@ impl Packer {
 }
 
 /// Held states from which new ones are packed ([`Budget::pack_from`]'s default): every one.
-/// Whole states are faster to explore (no writing and reading back; about 1.4 times the user
+/// Whole states are faster to explore (no writing and reading back; 1.4–1.8 times the CPU
 /// time per state otherwise, docs/performance.md) but take about ten times the memory, and
 /// memory is what stops large searches.
 pub const PACK_FROM: usize = 0;
@@ -277,7 +277,8 @@ const ROUND: usize = 1 << 11;
 const PARALLEL_FROM: usize = 512;
 
 /// Explores `model` within `budget` (state cap through `model.halt`, time and memory checked
-/// between rounds). The model's `halt` is left set if a budget stopped the search.
+/// between rounds; held states packed from [`Budget::pack_from`] on). The model's `halt` is
+/// left set if a budget stopped the search.
 pub fn explore<A>(
     model: &TimedModel<A>,
     budget: &Budget,
@@ -287,21 +288,7 @@ pub fn explore<A>(
 where
     A: Checkable,
 {
-    explore_packing_from(model, budget, start, progress, PACK_FROM)
-}
-
-/// [`explore`], packing new held states once `pack_from` states are held (0: every one;
-/// `usize::MAX`: none). The result does not depend on `pack_from`; only time and memory do.
-pub fn explore_packing_from<A>(
-    model: &TimedModel<A>,
-    budget: &Budget,
-    start: std::time::Instant,
-    progress: Option<crate::Progress<'_>>,
-    pack_from: usize,
-) -> Exploration
-where
-    A: Checkable,
-{
+    let pack_from = budget.pack_from;
     let threads = budget.threads.max(1) as usize;
     let names = model_properties(model);
     // The helper threads live as long as the search: one spawn each, not one per round.

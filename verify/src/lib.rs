@@ -480,7 +480,7 @@ where
         halt.cap(cap.saturating_sub(initial), by);
     }
     let explored = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        layered::explore_packing_from(&model, budget, start, progress, budget.pack_from)
+        layered::explore(&model, budget, start, progress)
     }))
     .map_err(|_| CheckError::CheckerFailed)?;
     let stopped = halt.reason();
