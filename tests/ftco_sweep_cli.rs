@@ -272,15 +272,7 @@ fn ftco_sweep_refuses_bad_input_with_one_line_naming_the_flag() {
         &["sweep", "--procs", "40", "--collective", "bcast"],
         "--topology",
     );
-    let ct = [
-        "sweep",
-        "--procs",
-        "16",
-        "--tree",
-        "binomial",
-        "--correction",
-        "checked",
-    ];
+    let ct = cli_common::CT_SWEEP;
     for (flag, value) in [
         ("--topology", "kary:2"),
         ("--roots", "2"),

@@ -253,20 +253,7 @@ fn gossip_sweep_refuses_bad_input_with_one_line_naming_the_flag() {
         ("--correction-time", "5"),
         ("--delta", "1e-6"),
     ] {
-        assert_usage_error(
-            &[
-                "sweep",
-                "--procs",
-                "16",
-                "--tree",
-                "binomial",
-                "--correction",
-                "checked",
-                flag,
-                value,
-            ],
-            flag,
-        );
+        assert_usage_error(&[&cli_common::CT_SWEEP[..], &[flag, value]].concat(), flag);
     }
     // Memory admission before any run.
     assert_usage_error(

@@ -215,21 +215,7 @@ pub fn longest_uncolored_chains(colored_at: &[Option<Time>], horizon: usize) -> 
     let n = colored_at.len();
     (0..horizon)
         .map(|t| {
-            let dark = |r: usize| colored_at[r].is_none_or(|at| at > t as Time);
-            // Start right after a colored rank so no run is split by the wrap-around.
-            let Some(start) = (0..n).find(|&r| !dark(r)) else {
-                return n as u64;
-            };
-            let (mut longest, mut run) = (0u64, 0u64);
-            for k in 1..=n {
-                if dark((start + k) % n) {
-                    run += 1;
-                    longest = longest.max(run);
-                } else {
-                    run = 0;
-                }
-            }
-            longest
+            crate::sim::longest_circular_run(n, |r| colored_at[r].is_none_or(|at| at > t as Time))
         })
         .collect()
 }

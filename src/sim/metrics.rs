@@ -226,23 +226,27 @@ impl<V> Report<V> {
     /// as `topology::Reach`, but measured: processes colored early by correction count as not
     /// colored by dissemination).
     pub fn gmax_after_dissemination(&self) -> u64 {
-        let n = self.procs as usize;
-        let dark = |r: usize| !self.by_dissemination[r];
-        let Some(start) = (0..n).find(|&r| !dark(r)) else {
-            return n as u64;
-        };
-        // Start right after a colored rank so runs do not wrap.
-        let (mut best, mut run) = (0u64, 0u64);
-        for i in 1..=n {
-            if dark((start + i) % n) {
-                run += 1;
-                best = best.max(run);
-            } else {
-                run = 0;
-            }
-        }
-        best
+        longest_circular_run(self.procs as usize, |r| !self.by_dissemination[r])
     }
+}
+
+/// The longest run of consecutive ranks `r` of a ring of `n` (wrapping around) with `dark(r)`:
+/// `n` when every rank is dark. CT's `g_max` and CG's uncolored chains (Fig. 1) are both this.
+pub(crate) fn longest_circular_run(n: usize, dark: impl Fn(usize) -> bool) -> u64 {
+    // Start right after a rank that is not dark, so that no run is split by the wrap-around.
+    let Some(start) = (0..n).find(|&r| !dark(r)) else {
+        return n as u64;
+    };
+    let (mut longest, mut run) = (0u64, 0u64);
+    for k in 1..=n {
+        if dark((start + k) % n) {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    longest
 }
 
 /// The per-run numbers that sweeps aggregate (one `simulate` row without the parameters). Every

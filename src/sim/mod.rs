@@ -46,6 +46,7 @@ use alloc::collections::{BTreeMap, VecDeque};
 use alloc::vec::Vec;
 use core::fmt;
 
+pub(crate) use metrics::longest_circular_run;
 pub use metrics::{Report, RunMetrics};
 pub use trace::{chrome_trace_json, TraceEvent};
 

@@ -36,6 +36,18 @@ pub fn assert_usage_error(args: &[&str], flag: &str) {
 
 /// A fresh path `name` in a directory of this test process's own under the system's temporary
 /// directory (`tag` names the test file).
+/// A small Corrected Tree sweep (P = 16, binomial, checked): the family other families' flags
+/// are refused in, and whose shards belong to a different sweep.
+pub const CT_SWEEP: [&str; 7] = [
+    "sweep",
+    "--procs",
+    "16",
+    "--tree",
+    "binomial",
+    "--correction",
+    "checked",
+];
+
 pub fn temp_path(tag: &str, name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("ftcoll-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -80,21 +92,13 @@ pub fn assert_shards_merge_and_resume(tag: &str, grid: &dyn Fn(&[&str]) -> Vec<S
         let ct_out = temp_path(tag, &format!("ct.{format}"))
             .display()
             .to_string();
-        stdout(&[
-            "sweep",
-            "--procs",
-            "16",
-            "--tree",
-            "binomial",
-            "--correction",
-            "checked",
-            "--format",
-            format,
-            "--shard",
-            "1/3",
-            "--output",
-            &ct_out,
-        ]);
+        stdout(
+            &[
+                &CT_SWEEP[..],
+                &["--format", format, "--shard", "1/3", "--output", &ct_out],
+            ]
+            .concat(),
+        );
         assert_usage_error(
             &["merge", "--format", format, &files[0], &ct_out, &files[2]],
             "different sweeps",

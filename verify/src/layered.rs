@@ -124,10 +124,12 @@ impl Packer {
             return Held::Packed(Box::from(raw));
         };
         let out = &mut self.compressed;
-        out.clear();
-        out.extend_from_slice(&(raw.len() as u32).to_le_bytes());
-        out.resize(4 + lz4_flex::block::get_maximum_output_size(raw.len()), 0);
-        // The output has the maximum size LZ4 can need.
+        // Grown to the maximum size LZ4 can need, never shrunk: no zeroing per state.
+        let need = 4 + lz4_flex::block::get_maximum_output_size(raw.len());
+        if out.len() < need {
+            out.resize(need, 0);
+        }
+        out[..4].copy_from_slice(&(raw.len() as u32).to_le_bytes());
         let written = lz4_flex::block::compress_into_with_dict(raw, &mut out[4..], dictionary)
             .expect("the output buffer has LZ4's maximum size");
         Held::Delta(Box::from(&out[..4 + written]))
@@ -157,10 +159,16 @@ impl Packer {
                 let dictionary = reference.expect("a layer with compressed states has a reference");
                 let mut len = [0u8; 4];
                 len.copy_from_slice(&bytes[..4]);
-                self.raw.clear();
-                self.raw.resize(u32::from_le_bytes(len) as usize, 0);
-                lz4_flex::block::decompress_into_with_dict(&bytes[4..], &mut self.raw, dictionary)
-                    .expect("a compressed state reads back");
+                let len = u32::from_le_bytes(len) as usize;
+                // Every byte is overwritten (checked below), so only new room is zeroed.
+                self.raw.resize(len, 0);
+                let written = lz4_flex::block::decompress_into_with_dict(
+                    &bytes[4..],
+                    &mut self.raw,
+                    dictionary,
+                )
+                .expect("a compressed state reads back");
+                assert_eq!(written, len, "a compressed state reads back whole");
                 read_into(&self.raw)
             }
         }
