@@ -278,15 +278,7 @@ fn ftco_simulate_refuses_bad_input_with_one_line_naming_the_flag() {
     check(&["--first-side", "left"], "--first-side");
     check(&["--order", "in-order"], "--order");
     // And FTCO's flags are not Corrected Tree's.
-    let ct = [
-        "simulate",
-        "--procs",
-        "16",
-        "--tree",
-        "binomial",
-        "--correction",
-        "checked",
-    ];
+    let ct = cli_common::small_ct("simulate");
     for flag in ["--collective", "--topology", "--roots", "--service", "--op"] {
         assert_usage_error(&[&ct[..], &[flag, "x"]].concat(), flag);
     }

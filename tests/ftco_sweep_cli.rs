@@ -272,7 +272,7 @@ fn ftco_sweep_refuses_bad_input_with_one_line_naming_the_flag() {
         &["sweep", "--procs", "40", "--collective", "bcast"],
         "--topology",
     );
-    let ct = cli_common::CT_SWEEP;
+    let ct = cli_common::small_ct("sweep");
     for (flag, value) in [
         ("--topology", "kary:2"),
         ("--roots", "2"),

@@ -253,7 +253,10 @@ fn gossip_sweep_refuses_bad_input_with_one_line_naming_the_flag() {
         ("--correction-time", "5"),
         ("--delta", "1e-6"),
     ] {
-        assert_usage_error(&[&cli_common::CT_SWEEP[..], &[flag, value]].concat(), flag);
+        assert_usage_error(
+            &[&cli_common::small_ct("sweep")[..], &[flag, value]].concat(),
+            flag,
+        );
     }
     // Memory admission before any run.
     assert_usage_error(

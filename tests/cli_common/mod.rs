@@ -36,17 +36,19 @@ pub fn assert_usage_error(args: &[&str], flag: &str) {
 
 /// A fresh path `name` in a directory of this test process's own under the system's temporary
 /// directory (`tag` names the test file).
-/// A small Corrected Tree sweep (P = 16, binomial, checked): the family other families' flags
-/// are refused in, and whose shards belong to a different sweep.
-pub const CT_SWEEP: [&str; 7] = [
-    "sweep",
-    "--procs",
-    "16",
-    "--tree",
-    "binomial",
-    "--correction",
-    "checked",
-];
+/// `command` on a small Corrected Tree (P = 16, binomial, checked): the family other families'
+/// flags are refused in, and whose shards belong to a different sweep.
+pub fn small_ct(command: &'static str) -> Vec<&'static str> {
+    vec![
+        command,
+        "--procs",
+        "16",
+        "--tree",
+        "binomial",
+        "--correction",
+        "checked",
+    ]
+}
 
 pub fn temp_path(tag: &str, name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("ftcoll-{tag}-{}", std::process::id()));
@@ -94,7 +96,7 @@ pub fn assert_shards_merge_and_resume(tag: &str, grid: &dyn Fn(&[&str]) -> Vec<S
             .to_string();
         stdout(
             &[
-                &CT_SWEEP[..],
+                &small_ct("sweep")[..],
                 &["--format", format, "--shard", "1/3", "--output", &ct_out],
             ]
             .concat(),
