@@ -1,0 +1,430 @@
+//! Issue 16, item 3: every metric of every run of the general driver pinned, so that making the
+//! driver faster or smaller cannot change a result unnoticed.
+//!
+//! 3,000 seeded random configurations of every automaton family the driver runs (Corrected
+//! Trees: every tree kind, both numberings, all seven corrections, both start modes, both port
+//! models, failures before and crashes during the operation, arrival patterns, traces; Corrected
+//! Gossip: GOS, OCG, CCG, FCG; FTCO: Bcast, Reduce, Allreduce) are run, and a digest of each
+//! report is compared with `tests/data/driver_pinned.txt`.
+//!
+//! That file is a regression pin, not an oracle: it was written by the driver of commit
+//! `b74f2b0` (issue 16's slices before it were checked byte for byte against their
+//! predecessors), and the protocols' correctness is checked by the lemma, fast-path and model
+//! tests. The digest covers every field of [`Report`] but `events`, which counts the driver's
+//! own work (idle send slots already change it, see [`Sim::offer_every_send_slot`]).
+//!
+//! To rewrite the file after a change that is meant to change results (say why in the commit):
+//! `FTCOLL_WRITE_PINNED=1 cargo test --test driver_pinned`.
+//!
+//! [`Sim::offer_every_send_slot`]: ftcoll::sim::Sim::offer_every_send_slot
+
+use core::fmt::Debug;
+use std::fmt::Write as _;
+
+use ftcoll::automaton::{Automaton, Sum};
+use ftcoll::protocols::corrected_tree::{
+    CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
+};
+use ftcoll::protocols::ftco::{FtcoConfig, FtcoNode};
+use ftcoll::protocols::gossip::{Ccg, Fcg, FcgConfig, Gos, GossipConfig, Ocg, OcgConfig};
+use ftcoll::protocols::Side;
+use ftcoll::rng::SplitMix64;
+use ftcoll::sim::scenario::{ArrivalSpec, FaultSpec, ScenarioSpec};
+use ftcoll::sim::{self, PortModel, Report, Scenario};
+use ftcoll::topology::ftco::{Collective, FtcoKind, FtcoTopology};
+use ftcoll::topology::{LogP, Order, Tree, TreeKind};
+use ftcoll::{Rank, Time};
+
+const PINNED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/driver_pinned.txt");
+const CORRECTED_TREE_RUNS: u64 = 7_000;
+const GOSSIP_RUNS: u64 = 1_800;
+const FTCO_RUNS: u64 = 1_200;
+
+/// FNV-1a, 64 bits: the same digest on every platform and build.
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Self {
+        Self(0xcbf2_9ce4_8422_2325)
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+
+    fn u64(&mut self, v: u64) {
+        self.bytes(&v.to_le_bytes());
+    }
+
+    fn option(&mut self, v: Option<u64>) {
+        match v {
+            Some(v) => {
+                self.u64(1);
+                self.u64(v);
+            }
+            None => self.u64(0),
+        }
+    }
+
+    fn debug(&mut self, v: &impl Debug) {
+        let text = format!("{v:?}");
+        self.u64(text.len() as u64);
+        self.bytes(text.as_bytes());
+    }
+}
+
+/// Every field of the report but `events`, written value by value (not through the report's
+/// own `Hash` or `Debug`), so that a change of the report's representation keeps the digest.
+fn digest<V: Debug>(r: &Report<V>) -> u64 {
+    let mut h = Fnv::new();
+    h.u64(u64::from(r.procs));
+    h.u64(r.root_start);
+    for rank in 0..r.procs as usize {
+        h.option(r.delivered_at[rank]);
+        match &r.delivered_value[rank] {
+            Some(v) => h.debug(v),
+            None => h.u64(0),
+        }
+        h.u64(u64::from(r.deliveries[rank]));
+        h.u64(u64::from(r.by_dissemination[rank]));
+        h.u64(u64::from(r.crashed[rank]));
+        for &s in &r.sent[rank] {
+            h.u64(u64::from(s));
+        }
+        h.u64(r.finish[rank]);
+    }
+    for &m in &r.messages {
+        h.u64(m);
+    }
+    h.u64(r.completions.len() as u64);
+    for (rank, time, value) in &r.completions {
+        h.u64(u64::from(*rank));
+        h.u64(*time);
+        h.debug(value);
+    }
+    h.u64(r.last_activity);
+    h.u64(r.lost);
+    h.u64(r.ignored);
+    h.u64(r.longest_queue);
+    h.u64(r.trace.len() as u64);
+    for event in &r.trace {
+        h.debug(event);
+    }
+    h.0
+}
+
+fn run<A: Automaton>(config: &A::Config, procs: u32, scenario: &Scenario) -> String
+where
+    A::Value: Debug,
+{
+    match sim::run::<A>(config, procs, scenario, sim::default_budget(procs)) {
+        Ok(report) => format!("{:016x}", digest(&report)),
+        Err(e) => format!("error: {e}"),
+    }
+}
+
+fn pick<T: Clone>(rng: &mut SplitMix64, items: &[T]) -> T {
+    items[rng.below(items.len() as u64) as usize].clone()
+}
+
+/// Crashes during the operation: `count` distinct ranks in `roots..procs` (the roots are
+/// fault-immune in every protocol here) at times in `1..=horizon`.
+fn crashes_during(
+    rng: &mut SplitMix64,
+    (roots, procs): (u32, u32),
+    count: u64,
+    horizon: Time,
+) -> Vec<(Rank, Time)> {
+    let mut out: Vec<(Rank, Time)> = Vec::new();
+    if procs <= roots {
+        return out;
+    }
+    for _ in 0..count {
+        let rank = roots + rng.below(u64::from(procs - roots)) as Rank;
+        if out.iter().all(|&(r, _)| r != rank) {
+            out.push((rank, 1 + rng.below(horizon)));
+        }
+    }
+    out
+}
+
+/// One random Corrected Tree run: its description and its digest.
+fn corrected_tree(rng: &mut SplitMix64, seed: u64) -> (String, String) {
+    let kinds = [
+        TreeKind::KAry(2),
+        TreeKind::KAry(3),
+        TreeKind::Binomial,
+        TreeKind::Lame(2),
+        TreeKind::Lame(3),
+        TreeKind::Optimal,
+    ];
+    let kind = pick(rng, &kinds);
+    let order = pick(rng, &[Order::Interleaved, Order::InOrder]);
+    let procs = if rng.chance(10) {
+        200 + rng.below(800)
+    } else {
+        2 + rng.below(150)
+    } as u32;
+    let o = 1 + rng.below(3);
+    let l = rng.below(5);
+    let logp = LogP::new(l, o).expect("L and o in range");
+    let correction = match rng.below(9) {
+        0 => CorrectionSpec::None,
+        1 => CorrectionSpec::Opportunistic {
+            distance: 1 + rng.below(4) as u32,
+        },
+        2 => CorrectionSpec::Optimized {
+            distance: 1 + rng.below(4) as u32,
+        },
+        3 | 4 => CorrectionSpec::Checked,
+        5 => CorrectionSpec::Delayed {
+            delay: rng.below(12),
+        },
+        6 => CorrectionSpec::FailProof {
+            faults: rng.below(4) as u32,
+            sos_timeout: None,
+        },
+        7 => CorrectionSpec::FailProof {
+            faults: rng.below(3) as u32,
+            sos_timeout: Some(rng.below(40)),
+        },
+        _ => CorrectionSpec::Ack,
+    };
+    let start = pick(rng, &[StartMode::Synchronized, StartMode::Overlapped]);
+    let model = if rng.chance(6) {
+        PortModel::SinglePort
+    } else {
+        PortModel::DualPort
+    };
+    let faults = match rng.below(4) {
+        0 => FaultSpec::None,
+        1 => FaultSpec::Rate(0.05),
+        _ => FaultSpec::Count(rng.below(u64::from(procs / 4) + 2) as u32),
+    };
+    let crash_at = if rng.chance(3) {
+        let count = 1 + rng.below(4);
+        crashes_during(rng, (1, procs), count, 40)
+    } else {
+        Vec::new()
+    };
+    let arrivals = match rng.below(6) {
+        0 => ArrivalSpec::Uniform(rng.below(20)),
+        1 => ArrivalSpec::Random {
+            max_if: 1 + rng.below(4),
+            unit: l + 2 * o,
+        },
+        _ => ArrivalSpec::None,
+    };
+    let trace = rng.chance(8);
+    let first_side = pick(rng, &[Side::Left, Side::Right]);
+    let about = format!(
+        "ct {kind} {order} P={procs} L={l} o={o} {correction} {start:?} {model:?} {faults:?} \
+         crash_at={crash_at:?} {arrivals:?} {first_side:?} trace={trace}"
+    );
+    let tree = match Tree::new(kind, order, u64::from(procs), logp) {
+        Ok(tree) => tree,
+        Err(e) => return (about, format!("error: {e}")),
+    };
+    let mut config = CorrectedTreeConfig::new(tree, correction, start);
+    config.first_side = first_side;
+    let spec = ScenarioSpec {
+        procs,
+        logp,
+        model,
+        immune: 1,
+        faults,
+        crash_at,
+        arrivals,
+    };
+    let (mut scenario, _) = match spec.build(seed, 0) {
+        Ok(built) => built,
+        Err(e) => return (about, format!("error: {e}")),
+    };
+    scenario.trace = trace;
+    (about, run::<CorrectedTreeNode>(&config, procs, &scenario))
+}
+
+/// One random Corrected Gossip run.
+fn gossip(rng: &mut SplitMix64, seed: u64) -> (String, String) {
+    let procs = 2 + rng.below(120) as u32;
+    let (l, o) = (rng.below(4), 1 + rng.below(2));
+    let logp = LogP::new(l, o).expect("L and o in range");
+    let gossip_time = rng.below(30);
+    let mut failed = Vec::new();
+    for _ in 0..rng.below(u64::from(procs / 5) + 1) {
+        failed.push((1 + rng.below(u64::from(procs - 1)) as Rank, 0));
+    }
+    let count = rng.below(3);
+    failed.extend(crashes_during(rng, (1, procs), count, 40));
+    let scenario = Scenario {
+        logp,
+        crashes: failed,
+        ..Scenario::default()
+    };
+    let variant = rng.below(4);
+    let about = format!(
+        "cg variant={variant} P={procs} L={l} o={o} T={gossip_time} crashes={:?}",
+        scenario.crashes
+    );
+    let g = match GossipConfig::new(u64::from(procs), logp, gossip_time, seed) {
+        Ok(g) => g,
+        Err(e) => return (about, format!("error: {e}")),
+    };
+    let digest = match variant {
+        0 => run::<Gos>(&g, procs, &scenario),
+        1 => {
+            let config = OcgConfig {
+                gossip: g,
+                correction_time: rng.below(20),
+            };
+            run::<Ocg>(&config, procs, &scenario)
+        }
+        2 => run::<Ccg>(&g, procs, &scenario),
+        _ => {
+            let config = FcgConfig::new(g, rng.below(3) as u32);
+            run::<Fcg>(&config, procs, &scenario)
+        }
+    };
+    (about, digest)
+}
+
+/// Rank `r`'s operand: `r + 1`.
+fn operand(rank: Rank) -> u64 {
+    u64::from(rank) + 1
+}
+
+/// One random FTCO run (single-port step model, FTCO §5.2).
+fn ftco(rng: &mut SplitMix64) -> (String, String) {
+    let kind = pick(
+        rng,
+        &[
+            FtcoKind::KAry(2),
+            FtcoKind::KAry(3),
+            FtcoKind::KNomial(2),
+            FtcoKind::KNomial(4),
+        ],
+    );
+    let collective = pick(
+        rng,
+        &[Collective::Bcast, Collective::Reduce, Collective::Allreduce],
+    );
+    let procs = 2 + rng.below(100) as u32;
+    let roots = 1 + rng.below(3);
+    let latency = 1 + rng.below(3);
+    let count = rng.below(4);
+    let crashes = crashes_during(rng, (roots as u32, procs), count, 30);
+    let about = format!(
+        "ftco {kind:?} {collective:?} P={procs} roots={roots} L={latency} crashes={crashes:?}"
+    );
+    let topology = match FtcoTopology::new(kind, roots, u64::from(procs)) {
+        Ok(t) => t,
+        Err(e) => return (about, format!("error: {e}")),
+    };
+    let config = match FtcoConfig::new(topology, collective, Sum, operand, latency) {
+        Ok(c) => c,
+        Err(e) => return (about, format!("error: {e}")),
+    };
+    let scenario = Scenario {
+        logp: LogP::new(latency, 1).expect("L in range"),
+        model: PortModel::SinglePort,
+        crashes,
+        ..Scenario::default()
+    };
+    (about, run::<FtcoNode<Sum>>(&config, procs, &scenario))
+}
+
+/// Every run: its pinned line `index digest`, and what the run was.
+fn lines() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut push = |(about, digest): (String, String)| {
+        let i = out.len();
+        let mut line = String::new();
+        write!(line, "{i} {digest}").expect("writing to a String");
+        out.push((line, about));
+    };
+    let mut rng = SplitMix64::new(16);
+    for seed in 0..CORRECTED_TREE_RUNS {
+        push(corrected_tree(&mut rng, seed));
+    }
+    for seed in 0..GOSSIP_RUNS {
+        push(gossip(&mut rng, seed));
+    }
+    for _ in 0..FTCO_RUNS {
+        push(ftco(&mut rng));
+    }
+    out
+}
+
+#[test]
+fn every_metric_of_10_000_random_runs_is_as_pinned() {
+    let lines = lines();
+    if std::env::var_os("FTCOLL_WRITE_PINNED").is_some() {
+        let text: String = lines.iter().map(|(line, _)| format!("{line}\n")).collect();
+        std::fs::write(PINNED, text).expect("writing the pinned digests");
+        return;
+    }
+    let pinned = std::fs::read_to_string(PINNED).expect("tests/data/driver_pinned.txt exists");
+    let pinned: Vec<&str> = pinned.lines().collect();
+    assert_eq!(pinned.len(), lines.len(), "number of pinned runs");
+    let changed: Vec<String> = pinned
+        .iter()
+        .zip(&lines)
+        .filter(|(a, (b, _))| **a != b.as_str())
+        .map(|(a, (b, about))| format!("  pinned {a}, now {b}: {about}"))
+        .collect();
+    assert!(
+        changed.is_empty(),
+        "{} of {} runs changed; the first ones:\n{}",
+        changed.len(),
+        lines.len(),
+        changed[..changed.len().min(5)].join("\n")
+    );
+}
+
+/// The pin can fail: one metric changed in one report changes its digest.
+#[test]
+fn the_digest_sees_every_field() {
+    let logp = LogP::new(2, 1).expect("L and o in range");
+    let tree = Tree::new(TreeKind::Binomial, Order::Interleaved, 16, logp).expect("valid tree");
+    let config = CorrectedTreeConfig::new(tree, CorrectionSpec::Checked, StartMode::Synchronized);
+    let scenario = Scenario {
+        logp,
+        crashes: vec![(3, 0), (7, 4)],
+        trace: true,
+        ..Scenario::default()
+    };
+    let report =
+        sim::run::<CorrectedTreeNode>(&config, 16, &scenario, u64::MAX).expect("the run ends");
+    let base = digest(&report);
+    let mutants: Vec<(&str, fn(&mut Report))> = vec![
+        ("procs", |r| r.procs -= 1),
+        ("root_start", |r| r.root_start += 1),
+        ("delivered_at", |r| r.delivered_at[5] = None),
+        ("delivered_value", |r| r.delivered_value[5] = Some(9)),
+        ("deliveries", |r| r.deliveries[5] += 1),
+        ("by_dissemination", |r| r.by_dissemination[5] ^= true),
+        ("crashed", |r| r.crashed[5] ^= true),
+        ("sent", |r| r.sent[5][1] += 1),
+        ("finish", |r| r.finish[5] += 1),
+        ("messages", |r| r.messages[2] += 1),
+        ("completions", |r| r.completions.push((1, 2, 3))),
+        ("last_activity", |r| r.last_activity += 1),
+        ("lost", |r| r.lost += 1),
+        ("ignored", |r| r.ignored += 1),
+        ("longest_queue", |r| r.longest_queue += 1),
+        ("trace", |r| {
+            r.trace.pop();
+        }),
+    ];
+    for (field, mutate) in mutants {
+        let mut changed = report.clone();
+        mutate(&mut changed);
+        assert_ne!(digest(&changed), base, "a change of {field}");
+    }
+    let mut more_events = report.clone();
+    more_events.events += 1;
+    assert_eq!(digest(&more_events), base, "events are not pinned");
+}
