@@ -384,6 +384,9 @@ fn every_metric_of_10_000_random_runs_is_as_pinned() {
     );
 }
 
+/// A change made to a report.
+type Mutation = fn(&mut Report);
+
 /// The pin can fail: one metric changed in one report changes its digest.
 #[test]
 fn the_digest_sees_every_field() {
@@ -399,7 +402,7 @@ fn the_digest_sees_every_field() {
     let report =
         sim::run::<CorrectedTreeNode>(&config, 16, &scenario, u64::MAX).expect("the run ends");
     let base = digest(&report);
-    let mutants: Vec<(&str, fn(&mut Report))> = vec![
+    let mutants: Vec<(&str, Mutation)> = vec![
         ("procs", |r| r.procs -= 1),
         ("root_start", |r| r.root_start += 1),
         ("delivered_at", |r| r.delivered_at[5] = None),
