@@ -124,6 +124,12 @@ pub enum SimError {
         /// Events processed.
         events: u64,
     },
+    /// More than the driver numbers with 32 bits: 2^32 messages in flight at once, or 2^32
+    /// timer events due at one instant (far beyond the memory of any machine this runs on).
+    Capacity {
+        /// What overflowed.
+        what: &'static str,
+    },
 }
 
 impl fmt::Display for SimError {
@@ -147,6 +153,7 @@ impl fmt::Display for SimError {
             Self::EventBudget { events } => {
                 write!(f, "the run did not quiesce within {events} events")
             }
+            Self::Capacity { what } => write!(f, "more than 2^32 {what}: allowed up to 2^32 - 1"),
         }
     }
 }
@@ -165,7 +172,7 @@ const WARM: usize = 16;
 /// Event classes in the order they apply at one instant.
 const ARRIVE: usize = 0;
 const DELIVER: usize = 1;
-const TIMER: usize = 2;
+const TIMER: usize = queue::TIMER_CLASS;
 const START: usize = 3;
 const POLL: usize = queue::POLL_CLASS;
 
@@ -520,7 +527,7 @@ impl<A: Automaton> Sim<A> {
         self.every_slot = true;
     }
 
-    fn push(&mut self, time: Time, class: usize, rank: Rank, data: u64) {
+    fn push(&mut self, time: Time, class: usize, rank: Rank, data: u32) {
         self.events.push(time, class, rank, data);
     }
 
@@ -740,7 +747,8 @@ impl<A: Automaton> Sim<A> {
             PortModel::DualPort => {
                 let start = now.max(p.receive_free).max(arrival);
                 p.receive_free = start + o;
-                self.push(start + o, DELIVER, to, slot as u64);
+                // (Slots come from 32-bit event data: the cast is exact.)
+                self.push(start + o, DELIVER, to, slot as u32);
             }
             PortModel::SinglePort => {
                 let at = now.max(p.port_free).max(arrival);
@@ -867,7 +875,7 @@ impl<A: Automaton> Sim<A> {
                         });
                     };
                     self.procs[rank as usize].port_free = now + o;
-                    self.push(now + o, DELIVER, rank, slot as u64);
+                    self.push(now + o, DELIVER, rank, slot as u32);
                     if self.every_slot {
                         self.schedule_poll(rank, now + o);
                     }
@@ -954,7 +962,7 @@ impl<A: Automaton> Sim<A> {
                         });
                     }
                     *sent = true;
-                    self.send(rank, to, msg, now);
+                    self.send(rank, to, msg, now)?;
                 }
                 Action::SetTimer { id, at } => {
                     self.timer_generation += 1;
@@ -964,7 +972,11 @@ impl<A: Automaton> Sim<A> {
                     timers.retain(|&(t, _, _)| t != id);
                     timers.push((id, at, generation));
                     self.put_timers(rank, timers);
-                    self.push(at, TIMER, rank, generation);
+                    self.events
+                        .push_timer(at, rank, generation)
+                        .map_err(|queue::Full| SimError::Capacity {
+                            what: "timer events at one instant",
+                        })?;
                 }
                 Action::CancelTimer { id } => {
                     let mut timers = self.take_timers(rank);
@@ -988,19 +1000,21 @@ impl<A: Automaton> Sim<A> {
         Ok(())
     }
 
-    fn send(&mut self, from: Rank, to: Rank, msg: A::Msg, now: Time) {
+    fn send(&mut self, from: Rank, to: Rank, msg: A::Msg, now: Time) -> Result<(), SimError> {
         let logp = self.logp;
         let phase = msg.phase();
-        self.report.record_send(from, now, phase);
         let slot = self.slots.insert((from, to, msg, now));
+        let Ok(slot) = u32::try_from(slot) else {
+            self.slots.take(slot);
+            return Err(SimError::Capacity {
+                what: "messages in flight",
+            });
+        };
+        self.report.record_send(from, now, phase);
         let p = &mut self.procs[from as usize];
         p.port_free = now + logp.overhead();
         self.process_activity(from, now + logp.overhead());
-        self.push(
-            now + logp.overhead() + logp.latency(),
-            ARRIVE,
-            to,
-            slot as u64,
-        );
+        self.push(now + logp.overhead() + logp.latency(), ARRIVE, to, slot);
+        Ok(())
     }
 }
