@@ -1746,7 +1746,7 @@ fn a_failure_proof_c_node_delivers_the_payload_it_holds() {
         value: config.payload,
         body: Body::Correction(CorrectionMsg::FailProof {
             toward: Side::Right,
-            known: vec![],
+            known: Box::default(),
         }),
     };
     node.on_message(&config, 1, 4, first, &mut out);
@@ -1754,7 +1754,7 @@ fn a_failure_proof_c_node_delivers_the_payload_it_holds() {
         value: config.payload ^ 1,
         body: Body::Correction(CorrectionMsg::FailProof {
             toward: Side::Left,
-            known: vec![],
+            known: Box::default(),
         }),
     };
     node.on_message(&config, 2, 6, second, &mut out);
@@ -1775,11 +1775,11 @@ fn failure_proof_correction_drops_ranks_outside_the_operation() {
         sos_timeout: Some(100),
     };
     let config = tree_config(TreeKind::Binomial, 8, failproof);
-    let listing = |known| Msg {
+    let listing = |known: Vec<Rank>| Msg {
         value: config.payload,
         body: Body::Correction(CorrectionMsg::FailProof {
             toward: Side::Left,
-            known,
+            known: known.into(),
         }),
     };
     // Rank 7, a leaf under 3, corrects at once (overlapped) and hears of "rank 9" from rank 0.

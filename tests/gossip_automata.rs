@@ -336,7 +336,10 @@ fn fcg_c_node_delivers_after_f_plus_one_g_nodes() {
     let config = FcgConfig::new(g, 1);
     let ring = |toward, known: Vec<Rank>| Msg {
         value: 77,
-        body: Body::Correction(CorrectionMsg::FailProof { toward, known }),
+        body: Body::Correction(CorrectionMsg::FailProof {
+            toward,
+            known: known.into(),
+        }),
     };
     let delivered = |out: &Outbox<Msg>| {
         out.actions()

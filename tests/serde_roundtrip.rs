@@ -101,7 +101,10 @@ fn message() -> impl Strategy<Value = Msg> {
             .prop_map(|toward| Body::Correction(CorrectionMsg::Ring { toward })),
         Just(Body::Correction(CorrectionMsg::Stop)),
         (side, proptest::collection::vec(any::<u32>(), 0..5)).prop_map(|(toward, known)| {
-            Body::Correction(CorrectionMsg::FailProof { toward, known })
+            Body::Correction(CorrectionMsg::FailProof {
+                toward,
+                known: known.into(),
+            })
         }),
         Just(Body::Correction(CorrectionMsg::Sos)),
     ];

@@ -675,7 +675,7 @@ impl FailProof {
             }
             self.offset[i] += 1;
             self.next = side.other();
-            let carried = self.known[side.other().index()].clone();
+            let carried: Box<[Rank]> = self.known[side.other().index()][..].into();
             return Some((
                 ring.neighbor(side, self.offset[i]),
                 CorrectionMsg::FailProof {

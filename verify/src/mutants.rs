@@ -545,7 +545,7 @@ impl<P: GossipProtocol> Automaton for GossipMutant<P> {
                     *toward,
                     CorrectionMsg::FailProof {
                         toward: toward.other(),
-                        known: Vec::new(),
+                        known: Box::default(),
                     },
                 )),
                 _ => None,
