@@ -51,8 +51,11 @@ pub struct Report<V = Value> {
     pub lost: u64,
     /// Inputs an automaton ignored.
     pub ignored: u64,
-    /// Events processed (idle send slots skipped by the driver are not events; see
-    /// [`Sim::offer_every_send_slot`](crate::sim::Sim::offer_every_send_slot)).
+    /// Events processed: the driver's work, not a result of the protocol. Idle send slots
+    /// skipped by the driver are not events (see
+    /// [`Sim::offer_every_send_slot`](crate::sim::Sim::offer_every_send_slot)), nor, in
+    /// [`run`](crate::sim::run) under dual-port LogP, the arrival of a message at a receiver
+    /// alive then (its receive-port turn is taken when it is sent; docs/design.md).
     pub events: u64,
     /// Single-port model (FTCO §5.2.3, Table 2 "Max. Len."): the most messages ever waiting in
     /// one process's incoming queue, counted when a message enters it (the one being handled is

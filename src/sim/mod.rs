@@ -28,6 +28,14 @@
 //! (`tests/sim_idle_slots.rs`) but for [`Report::events`]; [`Sim::offer_every_send_slot`]
 //! schedules every poll, as the model checker does.
 //!
+//! # Arrivals taken at the send
+//!
+//! In [`run`], where every crash is known at the start, a dual-port message whose receiver is
+//! alive when it arrives takes its receive-port turn when it is sent (every message takes
+//! `o + L`, so a receive port sees messages in send order): one event less per message, the same
+//! run but for [`Report::events`]. [`Sim::step`], which a model checker interleaves with crashes,
+//! keeps the arrival events.
+//!
 //! # Crash-stop
 //!
 //! A process crashing at `c` does nothing at or after `c`: no send starts at `t >= c`, no receive
