@@ -193,35 +193,19 @@ struct Event {
 }
 
 /// One process: its automaton and the driver's few words about it, kept together so an event
-/// touches one record. What only some runs use lives in [`Sim`]'s side tables: arrival times,
-/// timers beyond the first, and the single-port queues.
+/// touches one record. What only some runs or some processes use lives in [`Sim`]'s side tables:
+/// arrival times, crash times, timers, and the single-port queues. (With the Corrected Tree node
+/// the record is 96 B; it was 120 B with the crash time and the first timer in it.)
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct Process<A> {
     automaton: A,
-    crash: Time,
     port_free: Time,
     receive_free: Time,
     poll_at: Time,
-    /// The first pending timer ([`NO_TIMER`] when none; the rest are in `Sim::more_timers`),
-    /// as three fields so that `arrived` fills the 4 bytes a tuple would pad after the id.
-    timer_id: TimerId,
-    timer_at: Time,
-    timer_generation: u64,
     arrived: bool,
-}
-
-impl<A> Process<A> {
-    /// Takes the first pending timer out of the record.
-    fn take_timer(&mut self) -> Timer {
-        let timer = (self.timer_id, self.timer_at, self.timer_generation);
-        self.set_timer(NO_TIMER);
-        timer
-    }
-
-    fn set_timer(&mut self, (id, at, generation): Timer) {
-        (self.timer_id, self.timer_at, self.timer_generation) = (id, at, generation);
-    }
+    /// The process crashes at some time, kept in `Sim::crash_times`.
+    crashes: bool,
 }
 
 /// A pending timer: id, firing time, generation.
@@ -393,6 +377,13 @@ pub struct Sim<A: Automaton> {
     procs: Vec<Process<A>>,
     /// Each process's arrival time; empty when everyone arrives at 0.
     arrivals: Vec<Time>,
+    /// When each crashing process crashes (those whose record says `crashes`).
+    crash_times: BTreeMap<Rank, Time>,
+    /// Each process's first pending timer ([`NO_TIMER`] when none); empty until an automaton
+    /// first sets a timer, so that automata without timers pay nothing for them. (Empty exactly
+    /// while `timer_generation` is 0, so equality means what it meant with the timer in the
+    /// record.)
+    first_timers: Vec<Timer>,
     /// Pending timers after each process's first one, in order (only non-empty lists).
     more_timers: BTreeMap<Rank, Vec<Timer>>,
     /// Single-port: each process's messages waiting to be handled (message slots); empty under
@@ -420,6 +411,8 @@ impl<A: Automaton> Clone for Sim<A> {
             crashes_fixed: self.crashes_fixed,
             procs: Vec::new(),
             arrivals: Vec::new(),
+            crash_times: BTreeMap::new(),
+            first_timers: Vec::new(),
             more_timers: BTreeMap::new(),
             queues: Vec::new(),
             queue_view: Vec::new(),
@@ -444,6 +437,8 @@ impl<A: Automaton> Clone for Sim<A> {
             crashes_fixed,
             procs,
             arrivals,
+            crash_times,
+            first_timers,
             more_timers,
             queues,
             queue_view,
@@ -460,6 +455,8 @@ impl<A: Automaton> Clone for Sim<A> {
         *crashes_fixed = source.crashes_fixed;
         procs.clone_from(&source.procs);
         arrivals.clone_from(&source.arrivals);
+        crash_times.clone_from(&source.crash_times);
+        first_timers.clone_from(&source.first_timers);
         more_timers.clone_from(&source.more_timers);
         queues.clone_from(&source.queues);
         queue_view.clone_from(&source.queue_view);
@@ -481,29 +478,23 @@ impl<A: Automaton> Sim<A> {
                 procs,
             });
         }
-        let mut processes: Vec<Process<A>> = (0..procs)
+        if let Some(&(rank, _)) = scenario.crashes.iter().find(|&&(r, _)| r >= procs) {
+            return Err(SimError::RankOutOfRange {
+                field: "crashes",
+                rank,
+                procs,
+            });
+        }
+        let processes: Vec<Process<A>> = (0..procs)
             .map(|rank| Process {
                 automaton: A::new(config, rank),
-                crash: NEVER,
                 port_free: 0,
                 receive_free: 0,
                 poll_at: NEVER,
-                timer_id: NO_TIMER.0,
-                timer_at: NO_TIMER.1,
-                timer_generation: NO_TIMER.2,
                 arrived: false,
+                crashes: false,
             })
             .collect();
-        for &(rank, time) in &scenario.crashes {
-            let p = processes
-                .get_mut(rank as usize)
-                .ok_or(SimError::RankOutOfRange {
-                    field: "crashes",
-                    rank,
-                    procs,
-                })?;
-            p.crash = p.crash.min(time);
-        }
         let mut driver = Self {
             logp: scenario.logp,
             model: scenario.model,
@@ -516,6 +507,8 @@ impl<A: Automaton> Sim<A> {
             } else {
                 scenario.arrivals.clone()
             },
+            crash_times: BTreeMap::new(),
+            first_timers: Vec::new(),
             more_timers: BTreeMap::new(),
             queues: match scenario.model {
                 PortModel::DualPort => Vec::new(),
@@ -532,8 +525,8 @@ impl<A: Automaton> Sim<A> {
             let arrival = driver.arrival(rank);
             driver.push(arrival, START, rank, 0);
         }
-        for (rank, p) in driver.procs.iter().enumerate() {
-            driver.report.crashed[rank] = p.crash != NEVER;
+        for &(rank, time) in &scenario.crashes {
+            driver.crash(rank, time);
         }
         Ok(driver)
     }
@@ -571,7 +564,12 @@ impl<A: Automaton> Sim<A> {
     }
 
     fn alive(&self, rank: Rank, time: Time) -> bool {
-        time < self.procs[rank as usize].crash
+        !self.procs[rank as usize].crashes || time < self.crash_time(rank)
+    }
+
+    /// When `rank` crashes ([`NEVER`] if it does not).
+    fn crash_time(&self, rank: Rank) -> Time {
+        self.crash_times.get(&rank).copied().unwrap_or(NEVER)
     }
 
     fn activity(&mut self, time: Time) {
@@ -650,7 +648,7 @@ impl<A: Automaton> Sim<A> {
         let mut acc: Time = 0;
         for &(rank, data) in list {
             if let Some(p) = self.procs.get(rank as usize) {
-                acc ^= p.crash ^ p.poll_at;
+                acc ^= p.port_free ^ p.poll_at;
             }
             if let Some(&f) = self.report.finish.get(rank as usize) {
                 acc ^= f;
@@ -680,16 +678,16 @@ impl<A: Automaton> Sim<A> {
     /// Used by model checkers to inject crashes between instants.
     pub fn crash(&mut self, rank: Rank, at: Time) {
         if let Some(p) = self.procs.get_mut(rank as usize) {
-            p.crash = p.crash.min(at);
+            p.crashes = true;
+            let time = self.crash_times.entry(rank).or_insert(NEVER);
+            *time = (*time).min(at);
             self.report.crashed[rank as usize] = true;
         }
     }
 
     /// Whether `rank` has crashed or will crash in this scenario.
     pub fn has_crashed(&self, rank: Rank) -> bool {
-        self.procs
-            .get(rank as usize)
-            .is_none_or(|p| p.crash != NEVER)
+        self.procs.get(rank as usize).is_none_or(|p| p.crashes)
     }
 
     /// The automaton of `rank`.
@@ -717,8 +715,10 @@ impl<A: Automaton> Sim<A> {
     /// The pending timers of `rank` as one list, taken out of the process record and the side
     /// table (give them back with [`Sim::put_timers`]).
     fn take_timers(&mut self, rank: Rank) -> Timers {
-        let p = &mut self.procs[rank as usize];
-        let first = p.take_timer();
+        let first = self
+            .first_timers
+            .get_mut(rank as usize)
+            .map_or(NO_TIMER, |t| core::mem::replace(t, NO_TIMER));
         if first.2 == 0 {
             return Timers::default();
         }
@@ -729,7 +729,14 @@ impl<A: Automaton> Sim<A> {
     }
 
     fn put_timers(&mut self, rank: Rank, timers: Timers) {
-        self.procs[rank as usize].set_timer(timers.first.unwrap_or(NO_TIMER));
+        let Some(first) = timers.first else {
+            // Nothing pending: the first timer was taken out already, if the table exists.
+            return;
+        };
+        if self.first_timers.is_empty() {
+            self.first_timers = alloc::vec![NO_TIMER; self.procs.len()];
+        }
+        self.first_timers[rank as usize] = first;
         if !timers.rest.is_empty() {
             self.more_timers.insert(rank, timers.rest);
         }
@@ -867,9 +874,12 @@ impl<A: Automaton> Sim<A> {
                 return Ok(()); // superseded
             }
             p.poll_at = NEVER;
-            if !p.arrived || p.port_free > now || now >= p.crash {
+            if !p.arrived || p.port_free > now {
                 return Ok(());
             }
+        }
+        if !self.alive(rank, now) {
+            return Ok(());
         }
         if self.model == PortModel::SinglePort {
             let o = self.logp.overhead();
@@ -1048,5 +1058,20 @@ impl<A: Automaton> Sim<A> {
             self.push(arrive, ARRIVE, to, slot);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocols::corrected_tree::CorrectedTreeNode;
+
+    /// The record sizes docs/performance.md states (issue 16): the driver's part of a process
+    /// record is its three port and poll times and two flags; crash times and timers are in
+    /// side tables.
+    #[test]
+    fn a_corrected_tree_process_record_is_96_bytes() {
+        assert_eq!(core::mem::size_of::<CorrectedTreeNode>(), 64);
+        assert_eq!(core::mem::size_of::<Process<CorrectedTreeNode>>(), 96);
     }
 }
