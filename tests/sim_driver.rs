@@ -612,3 +612,28 @@ fn runs_are_deterministic() {
     scenario.trace = true;
     assert_eq!(run(&cfg, &scenario), run(&cfg, &scenario));
 }
+
+/// DESIGN §3 crash-stop: a process crashing at `c` does nothing at or after `c`, so a crash at
+/// `Time::MAX` (the end of time) is no crash: the process takes part, is not counted as
+/// crashed, and `Sim::has_crashed` says so. (Kept through issue 16's move of crash times out of
+/// the process record.)
+#[test]
+fn a_crash_at_the_end_of_time_is_no_crash() {
+    let script = Script::new(4).eager(0, &[1, 2, 3]);
+    let mut scenario = dual(3, 2);
+    scenario.crashes = vec![(2, Time::MAX)];
+    let report = run_script(&script, &scenario);
+    assert_eq!(
+        messages(&report),
+        vec![(0, 1, 0, 7), (0, 2, 2, 9), (0, 3, 4, 11)]
+    );
+    assert!(!report.crashed[2]);
+    let sim = ftcoll::sim::Sim::<Scripted>::new(&script, 4, &scenario).expect("valid scenario");
+    assert!(!sim.has_crashed(2));
+    // A crash before it still counts, the earlier one winning.
+    scenario.crashes = vec![(2, Time::MAX), (2, 5)];
+    let report = run_script(&script, &scenario);
+    assert!(report.crashed[2]);
+    // Sent at 2, it reaches rank 2 at 2 + o + L = 7, after the crash: lost there.
+    assert_eq!(lost(&report), vec![(0, 2, 2, 7)]);
+}

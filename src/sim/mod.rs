@@ -133,7 +133,8 @@ pub enum SimError {
         events: u64,
     },
     /// More than the driver numbers with 32 bits: 2^32 messages in flight at once, or 2^32
-    /// timer events due at one instant (far beyond the memory of any machine this runs on).
+    /// timer events scheduled for one instant, stale ones included (far beyond the memory of
+    /// any machine this runs on).
     Capacity {
         /// What overflowed.
         what: &'static str,
@@ -161,7 +162,7 @@ impl fmt::Display for SimError {
             Self::EventBudget { events } => {
                 write!(f, "the run did not quiesce within {events} events")
             }
-            Self::Capacity { what } => write!(f, "more than 2^32 {what}: allowed up to 2^32 - 1"),
+            Self::Capacity { what } => write!(f, "more than 2^32 {what} (at most 2^32 allowed)"),
         }
     }
 }
@@ -190,6 +191,14 @@ struct Event {
     rank: Rank,
     /// Message slot (ARRIVE, DELIVER), timer generation (TIMER), unused otherwise.
     data: u64,
+}
+
+impl Event {
+    /// The message slot of an ARRIVE or DELIVER event: the queue holds those as 32 bits
+    /// (`Queue::push` takes a `u32`), so the conversion is exact.
+    fn slot(&self) -> u32 {
+        self.data as u32
+    }
 }
 
 /// One process: its automaton and the driver's few words about it, kept together so an event
@@ -281,7 +290,9 @@ impl Timers {
 }
 
 /// An event budget for [`run`] that every protocol here stays far below at `P = procs`
-/// (`64·P·max(P, 64) + 10^6`): a run that exceeds it does not quiesce.
+/// (`64·P·max(P, 64) + 10^6`): a run that exceeds it does not quiesce. (`run` counts no event
+/// for a dual-port arrival it folds into the send, so a run can take fewer events than a
+/// [`Sim::step`] loop.)
 pub fn default_budget(procs: u32) -> u64 {
     let p = u64::from(procs);
     64 * p * p.max(64) + 1_000_000
@@ -305,7 +316,10 @@ pub fn run<A: Automaton>(
 
 /// [`run`], calling `observe` with the metrics so far at the end of an instant once at least
 /// [`OBSERVE_EVENTS`] events passed since the last call (for progress displays; it cannot
-/// change the run, and costs the event loop one comparison per instant).
+/// change the run, and costs the event loop one comparison per instant). The metrics seen
+/// there are those of the run so far as `run` counts them: without the arrival events it folds
+/// into sends (module documentation), so `events` and `last_activity` can be lower than a
+/// [`Sim::step`] loop's at the same instant; the final report is the same but for `events`.
 pub fn run_observed<A: Automaton>(
     config: &A::Config,
     procs: u32,
@@ -388,7 +402,7 @@ pub struct Sim<A: Automaton> {
     more_timers: BTreeMap<Rank, Vec<Timer>>,
     /// Single-port: each process's messages waiting to be handled (message slots); empty under
     /// dual-port LogP.
-    queues: Vec<VecDeque<usize>>,
+    queues: Vec<VecDeque<u32>>,
     /// Scratch for `select_receive`'s view of a queue; empty between events.
     #[cfg_attr(feature = "serde", serde(skip))]
     queue_view: Vec<(Rank, A::Msg)>,
@@ -526,7 +540,11 @@ impl<A: Automaton> Sim<A> {
             driver.push(arrival, START, rank, 0);
         }
         for &(rank, time) in &scenario.crashes {
-            driver.crash(rank, time);
+            driver.set_crash(rank, time);
+        }
+        for &(rank, _) in &scenario.crashes {
+            // A crash at `NEVER` is no crash (as the scenario's own minimum would say).
+            driver.report.crashed[rank as usize] = driver.crash_time(rank) != NEVER;
         }
         Ok(driver)
     }
@@ -584,8 +602,10 @@ impl<A: Automaton> Sim<A> {
 
     /// The ranks with a pending event at instant `time` (an arrival, receive, timer, start or
     /// send slot), as a flag per rank: the only instants at which a process's crash changes
-    /// what the driver does, since the driver reads a process's crash time only when applying
-    /// one of its own events. A model checker uses it to offer crashes only where they matter.
+    /// what the driver does, since [`Sim::step`] reads a process's crash time only when applying
+    /// one of its own events. (Only [`run`], which adds no crash after the start, also reads a
+    /// receiver's crash time when a message to it is sent.) A model checker uses it to offer
+    /// crashes only where they matter.
     pub fn ranks_with_events_at(&self, time: Time) -> Vec<bool> {
         let mut ranks = alloc::vec![false; self.procs.len()];
         self.events.ranks_at(time, &mut ranks);
@@ -633,6 +653,8 @@ impl<A: Automaton> Sim<A> {
             }
         }
         self.events.finish(now);
+        // What equality relies on (`first_timers`' documentation).
+        debug_assert_eq!(self.first_timers.is_empty(), self.timer_generation == 0);
         Ok(())
     }
 
@@ -677,12 +699,28 @@ impl<A: Automaton> Sim<A> {
     /// Crashes `rank` now: it does nothing at or after `at` (see the module documentation).
     /// Used by model checkers to inject crashes between instants.
     pub fn crash(&mut self, rank: Rank, at: Time) {
-        if let Some(p) = self.procs.get_mut(rank as usize) {
+        // `run` folds arrivals into sends because no crash comes later (see `send`).
+        debug_assert!(
+            !self.crashes_fixed,
+            "a crash added to a run that folds arrivals"
+        );
+        if self.set_crash(rank, at) {
+            self.report.crashed[rank as usize] = true;
+        }
+    }
+
+    /// Makes `rank` crash at `at` unless it crashes earlier; whether `rank` exists. A crash at
+    /// [`NEVER`] changes nothing: the process still never crashes.
+    fn set_crash(&mut self, rank: Rank, at: Time) -> bool {
+        let Some(p) = self.procs.get_mut(rank as usize) else {
+            return false;
+        };
+        if at != NEVER {
             p.crashes = true;
             let time = self.crash_times.entry(rank).or_insert(NEVER);
             *time = (*time).min(at);
-            self.report.crashed[rank as usize] = true;
         }
+        true
     }
 
     /// Whether `rank` has crashed or will crash in this scenario.
@@ -712,8 +750,8 @@ impl<A: Automaton> Sim<A> {
         self.slots.in_use()
     }
 
-    /// The pending timers of `rank` as one list, taken out of the process record and the side
-    /// table (give them back with [`Sim::put_timers`]).
+    /// The pending timers of `rank` as one list, taken out of the two side tables (give them
+    /// back with [`Sim::put_timers`]).
     fn take_timers(&mut self, rank: Rank) -> Timers {
         let first = self
             .first_timers
@@ -737,6 +775,7 @@ impl<A: Automaton> Sim<A> {
             self.first_timers = alloc::vec![NO_TIMER; self.procs.len()];
         }
         self.first_timers[rank as usize] = first;
+        debug_assert!(self.timer_generation > 0, "a timer that was never set");
         if !timers.rest.is_empty() {
             self.more_timers.insert(rank, timers.rest);
         }
@@ -747,12 +786,12 @@ impl<A: Automaton> Sim<A> {
     }
 
     fn on_arrive(&mut self, event: Event) {
-        let slot = event.data as usize;
+        let slot = event.slot();
         let to = event.rank;
         let now = event.time;
         self.activity(now);
         if !self.alive(to, now) {
-            let (from, to, msg, sent) = self.take_slot(slot);
+            let (from, to, msg, sent) = self.take_slot(slot as usize);
             self.report.lost += 1;
             if self.trace {
                 self.report.trace.push(TraceEvent::Lost {
@@ -772,8 +811,7 @@ impl<A: Automaton> Sim<A> {
             PortModel::DualPort => {
                 let start = now.max(p.receive_free).max(arrival);
                 p.receive_free = start + o;
-                // (Slots come from 32-bit event data: the cast is exact.)
-                self.push(start + o, DELIVER, to, slot as u32);
+                self.push(start + o, DELIVER, to, slot);
             }
             PortModel::SinglePort => {
                 let at = now.max(p.port_free).max(arrival);
@@ -787,7 +825,7 @@ impl<A: Automaton> Sim<A> {
     }
 
     fn on_deliver(&mut self, config: &A::Config, event: Event) -> Result<(), SimError> {
-        let (from, to, msg, sent) = self.take_slot(event.data as usize);
+        let (from, to, msg, sent) = self.take_slot(event.slot() as usize);
         let now = event.time;
         self.activity(now);
         if !self.alive(to, now) {
@@ -887,7 +925,7 @@ impl<A: Automaton> Sim<A> {
             if !queue.is_empty() {
                 let mut view = core::mem::take(&mut self.queue_view);
                 view.extend(queue.iter().map(|&s| {
-                    let (from, _, msg, _) = self.slots.get(s).expect("queued message");
+                    let (from, _, msg, _) = self.slots.get(s as usize).expect("queued message");
                     (*from, msg.clone())
                 }));
                 let p = &mut self.procs[rank as usize];
@@ -903,7 +941,7 @@ impl<A: Automaton> Sim<A> {
                         });
                     };
                     self.procs[rank as usize].port_free = now + o;
-                    self.push(now + o, DELIVER, rank, slot as u32);
+                    self.push(now + o, DELIVER, rank, slot);
                     if self.every_slot {
                         self.schedule_poll(rank, now + o);
                     }
@@ -1003,7 +1041,7 @@ impl<A: Automaton> Sim<A> {
                     self.events
                         .push_timer(at, rank, generation)
                         .map_err(|queue::Full| SimError::Capacity {
-                            what: "timer events at one instant",
+                            what: "timer events scheduled for one instant",
                         })?;
                 }
                 Action::CancelTimer { id } => {

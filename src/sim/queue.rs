@@ -26,8 +26,8 @@ pub(crate) const POLL_CLASS: usize = 4;
 pub(crate) const TIMER_CLASS: usize = 2;
 
 /// `(rank, data)`: the message slot, 0, or for [`TIMER_CLASS`] the index of the generation in
-/// the bucket's `generations`. 32 bits of data instead of 64 halve the queue (8 B instead of
-/// 16 B an event: about 26 B per process at the peak of a P = 2^20 run) and what its sorts move.
+/// the bucket's `generations`. 32 bits of data instead of 64 halve each entry (8 B instead of
+/// 16 B) and what the sorts move (docs/performance.md, issue 16's third slice).
 pub(crate) type Entry = (Rank, u32);
 
 /// More events of one kind than 32 bits number: at one instant, timer events beyond 2^32; in
@@ -78,10 +78,12 @@ impl Bucket {
         &self.lists[class][self.cursor[class]..]
     }
 
-    /// An entry's data as the driver gave it: the timer generation for [`TIMER_CLASS`].
+    /// An entry's data as the driver gave it: the timer generation for [`TIMER_CLASS`]. (An
+    /// index outside `generations`, which only a corrupted deserialized queue holds, reads as
+    /// generation 0, which no timer has: the event is stale and fires nothing.)
     fn data(&self, class: usize, data: u32) -> u64 {
         if class == TIMER_CLASS {
-            self.generations[data as usize]
+            self.generations.get(data as usize).copied().unwrap_or(0)
         } else {
             u64::from(data)
         }
@@ -158,6 +160,7 @@ impl Queue {
 
     /// Adds an event of `class` (not [`TIMER_CLASS`]: [`Queue::push_timer`]) at `time`.
     pub(crate) fn push(&mut self, time: Time, class: usize, rank: Rank, data: u32) {
+        debug_assert_ne!(class, TIMER_CLASS, "timer events go through push_timer");
         let bucket = self.bucket(time);
         Self::insert(bucket, class, (rank, data));
     }
