@@ -202,9 +202,9 @@ impl Event {
 }
 
 /// One process: its automaton and the driver's few words about it, kept together so an event
-/// touches one record. What only some runs or some processes use lives in [`Sim`]'s side tables:
-/// arrival times, crash times, timers, and the single-port queues. (With the Corrected Tree node
-/// the record is 96 B; it was 120 B with the crash time and the first timer in it.)
+/// touches one record. What only some runs use lives in [`Sim`]'s side tables: arrival times,
+/// timers, and the single-port queues. (With the Corrected Tree node the record is 96 B; it was
+/// 120 B with a 64-bit crash time and the first timer in it.)
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct Process<A> {
