@@ -155,13 +155,16 @@ fn done_processes_stay_silent_and_finished_runs_are_done() {
                         for rank in 0..procs {
                             let i = rank as usize;
                             if done[i] {
-                                assert!(report.deliveries[i] == 1, "rank {rank} done, undelivered");
+                                assert!(
+                                    report.deliveries(rank) == 1,
+                                    "rank {rank} done, undelivered"
+                                );
                             }
                             let must = matches!(
                                 *spelling,
                                 "none" | "opportunistic:2" | "optimized:3" | "checked"
                             ) || (*spelling == "ack" && sc.crashes.is_empty());
-                            if must && report.is_live(rank) && report.deliveries[i] > 0 {
+                            if must && report.is_live(rank) && report.deliveries(rank) > 0 {
                                 assert!(
                                     done[i],
                                     "rank {rank} delivered but not done at the end ({spelling} {kind} {order} P={procs} {start:?} {:?})",

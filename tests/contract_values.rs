@@ -96,7 +96,7 @@ fn corrected_tree_values_are_the_configured_payload() {
         trace: false,
     };
     let report = sim::run::<CorrectedTreeNode>(&config, 16, &scenario, 1 << 20).unwrap();
-    assert!(report.delivered_value.iter().all(|v| *v == Some(0xfeed)));
+    assert!((0..report.procs).all(|k| report.delivered_value(k) == Some(&0xfeed)));
     let msg = ftcoll::protocols::message::Msg {
         value: 1,
         body: ftcoll::protocols::message::Body::Tree,

@@ -166,8 +166,8 @@ fn ftco_4_disruption_a_chain_with_two_failures_reaches_the_root_by_keepalives() 
     let sim = sim_to_end(&cfg, &[(3, 0), (1, 14)]);
     let report = sim.report();
     for r in (0..15).filter(|&r| r != 1 && r != 3) {
-        assert_eq!(report.deliveries[r as usize], 1, "rank {r}");
-        assert_eq!(report.delivered_value[r as usize], Some(1), "rank {r}");
+        assert_eq!(report.deliveries(r), 1, "rank {r}");
+        assert_eq!(report.delivered_value(r), Some(&1), "rank {r}");
     }
     let fourth = sim.automaton(7).expect("rank 7");
     assert_eq!(fourth.suspected(), &[1, 3]);

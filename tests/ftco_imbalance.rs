@@ -48,7 +48,7 @@ fn with_alg5<R: Reduction>(mut cfg: FtcoConfig<R>, start: &[Time]) -> FtcoConfig
 /// last live process started.
 fn imbalance_latency<V>(report: &Report<V>, collective: Collective, start: &[Time]) -> Time {
     let finish = match collective {
-        Collective::Bcast => report.delivered_at.iter().flatten().copied().max(),
+        Collective::Bcast => report.delivery_times().flatten().max(),
         _ => report.completions.iter().map(|c| c.1).max(),
     }
     .expect("something completed");
@@ -199,7 +199,7 @@ fn ftco_app_b_a_late_inner_node_is_suspected_without_alg5_and_counted_with_it() 
     // The waiting root kept asking: KEEPALIVEs, answered (App. B: "respond with ACK").
     assert!(on.automaton(0).expect("root").keepalives() >= 1);
     // Rank 1 ACKed before it entered (its children's DATA and the root's KEEPALIVEs).
-    assert!(on.report().sent[1][2] >= 3, "{:?}", on.report().sent[1]);
+    assert!(on.report().sent(1)[2] >= 3, "{:?}", on.report().sent(1));
 }
 
 #[test]

@@ -53,15 +53,15 @@ fn failures(rng: &mut SplitMix64, p: u32, count: u32) -> Vec<Rank> {
 
 fn live_uncolored(report: &Report) -> Vec<Rank> {
     (0..report.procs)
-        .filter(|&r| report.is_live(r) && report.delivered_at[r as usize].is_none())
+        .filter(|&r| report.is_live(r) && report.delivered_at(r).is_none())
         .collect()
 }
 
 /// Every process not colored by dissemination sent nothing (c-nodes never send: §III.B, §III.C).
 fn c_nodes_silent(report: &Report) -> bool {
-    (0..report.procs as usize)
-        .filter(|&r| !report.by_dissemination[r])
-        .all(|r| report.sent[r] == [0, 0, 0])
+    (0..report.procs)
+        .filter(|&r| !report.by_dissemination(r))
+        .all(|r| report.sent(r) == [0, 0, 0])
 }
 
 /// DESIGN §1, §2: the same seed gives the same report, for every protocol.
@@ -86,8 +86,14 @@ fn different_seeds_differ() {
     let s = scenario(2, 1, &[]);
     let a = run::<Gos>(&gossip(256, 2, 1, 20, 1), 256, &s);
     let b = run::<Gos>(&gossip(256, 2, 1, 20, 2), 256, &s);
-    assert_ne!(a.delivered_at, b.delivered_at);
-    assert_ne!(a.sent, b.sent);
+    assert_ne!(
+        a.delivery_times().collect::<Vec<_>>(),
+        b.delivery_times().collect::<Vec<_>>()
+    );
+    assert_ne!(
+        a.sent_counts().collect::<Vec<_>>(),
+        b.sent_counts().collect::<Vec<_>>()
+    );
 }
 
 /// Polls `node` every `O` from `from` and returns the gossip targets and virtual times it sends.
@@ -182,9 +188,18 @@ fn gossip_carries_and_follows_the_virtual_time() {
 #[test]
 fn gos_by_hand() {
     let r = run::<Gos>(&gossip(2, 2, 1, 3, 11), 2, &scenario(2, 1, &[]));
-    assert_eq!(r.sent, vec![[3, 0, 0], [0, 0, 0]]);
-    assert_eq!(r.delivered_at, vec![Some(0), Some(4)]);
-    assert_eq!(r.deliveries, vec![1, 1]);
+    assert_eq!(
+        r.sent_counts().collect::<Vec<_>>(),
+        vec![[3, 0, 0], [0, 0, 0]]
+    );
+    assert_eq!(
+        r.delivery_times().collect::<Vec<_>>(),
+        vec![Some(0), Some(4)]
+    );
+    assert_eq!(
+        (0..r.procs).map(|k| r.deliveries(k)).collect::<Vec<_>>(),
+        vec![1, 1]
+    );
     assert_eq!(r.quiescence_latency(), 6);
 }
 
@@ -200,12 +215,12 @@ fn ocg_sends_for_the_fixed_time_c() {
             correction_time: 6,
         };
         let r = run::<Ocg>(&config, 64, &scenario(1, 1, &[]));
-        let g_nodes = (0..64).filter(|&i| r.by_dissemination[i]).count() as u64;
+        let g_nodes = (0..64).filter(|&i| r.by_dissemination(i)).count() as u64;
         assert!(g_nodes > 4, "seed {seed}: the gossip reached few nodes");
         assert_eq!(r.messages_in(Phase::Correction), 4 * g_nodes, "seed {seed}");
         for i in 0..64 {
-            let expected = if r.by_dissemination[i] { 4 } else { 0 };
-            assert_eq!(r.sent[i][1], expected, "seed {seed} rank {i}");
+            let expected = if r.by_dissemination(i) { 4 } else { 0 };
+            assert_eq!(r.sent(i)[1], expected, "seed {seed} rank {i}");
         }
         assert!(c_nodes_silent(&r));
         assert_eq!(r.duplicates(), 0);
@@ -218,7 +233,7 @@ fn ocg_sends_for_the_fixed_time_c() {
     let r = run::<Ocg>(&config, 9, &scenario(1, 1, &[]));
     // Correction starts at T + L + O = 2: sends to 1 at 2, 8 at 3, 2 at 4, 7 at 5, each received
     // 3 later; ranks 3..=6 stay uncolored.
-    let at: Vec<Option<Time>> = r.delivered_at.clone();
+    let at: Vec<Option<Time>> = r.delivery_times().collect::<Vec<_>>();
     assert_eq!(
         at,
         [
@@ -259,7 +274,10 @@ fn ocg_with_large_c_colors_everyone() {
         };
         let a = run::<Ocg>(&none, 48, &s);
         let b = run::<Gos>(&g, 48, &s);
-        assert_eq!(a.delivered_at, b.delivered_at);
+        assert_eq!(
+            a.delivery_times().collect::<Vec<_>>(),
+            b.delivery_times().collect::<Vec<_>>()
+        );
         assert_eq!(a.messages, b.messages);
     }
 }
@@ -310,9 +328,7 @@ fn fcg_survives_a_crash_during_correction() {
         let g = gossip(u64::from(p), 2, 1, 8, case);
         let config = FcgConfig::new(g.clone(), 1);
         let base = run::<Fcg>(&config, p, &scenario(2, 1, &[]));
-        let g_nodes: Vec<Rank> = (1..p)
-            .filter(|&r| base.by_dissemination[r as usize])
-            .collect();
+        let g_nodes: Vec<Rank> = (1..p).filter(|&r| base.by_dissemination(r)).collect();
         let victim = g_nodes[rng.below(g_nodes.len() as u64) as usize];
         let start = g.correction_start();
         let end = base.last_activity.max(start + 1);

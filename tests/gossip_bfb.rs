@@ -84,7 +84,10 @@ fn run(n: u32, crashes: &[(Rank, Time)]) -> Run {
 #[test]
 fn bfb_by_hand() {
     let r = run_with(&config(4, 1, 1), &[]);
-    assert_eq!(r.report.delivered_at, [Some(0), Some(4), Some(3), Some(6)]);
+    assert_eq!(
+        r.report.delivery_times().collect::<Vec<_>>(),
+        [Some(0), Some(4), Some(3), Some(6)]
+    );
     assert_eq!(r.completion(), Some(12));
     assert_eq!(r.report.messages, [3, 0, 3]);
     assert_eq!(r.report.quiescence_latency(), 12);
@@ -104,7 +107,7 @@ fn bfb_table_7_fault_free_latency() {
     assert_eq!(r.report.undelivered(), 0);
     assert_eq!(r.report.duplicates(), 0);
     assert_eq!(r.report.coloring_latency(), 48);
-    assert_eq!(r.report.delivered_at[4095], Some(48));
+    assert_eq!(r.report.delivered_at(4095), Some(48));
     assert_eq!(r.completion(), Some(2 * (2 + 2) * 12));
     assert_eq!(r.report.quiescence_latency(), 96);
     assert_eq!(r.root().attempt(), 0);
@@ -122,8 +125,7 @@ fn bfb_table_7_fault_free_work() {
     assert_eq!(r.report.messages_total(), 8190);
     assert!(r
         .report
-        .sent
-        .iter()
+        .sent_counts()
         .skip(1)
         .all(|s| s[0] as u64 + s[2] as u64 >= 1));
 }
@@ -498,7 +500,7 @@ fn bfb_survives_arbitrary_inputs_mid_run() {
         for _ in 0..8 {
             let rank = rng.below(64) as Rank;
             let mut p = sim.automaton(rank).unwrap().clone();
-            let delivered = sim.report().deliveries[rank as usize];
+            let delivered = sim.report().deliveries(rank);
             feed_random(&c, &mut p, rank, &mut rng, stop, delivered, case);
         }
     }

@@ -40,7 +40,7 @@ where
     let report = pap::run::<A>(config, procs, &scenario, 1 << 26).expect("run");
     assert_eq!(report.undelivered(), 0, "every process gets the message");
     assert_eq!(report.duplicates(), 0);
-    let metrics = PapMetrics::new(arrivals, &report.finish);
+    let metrics = PapMetrics::new(arrivals, &report.finish_times().collect::<Vec<_>>());
     (report, metrics)
 }
 
@@ -105,9 +105,9 @@ fn every_run(arrivals: &[Time], t: Time) -> Vec<(&'static str, PapMode, PapMetri
 /// one sub-group broadcast: `f_i ≤ a_i + 2T` for `i ≥ 1`.
 fn receivers_within_2t(report: &Report, arrivals: &[Time], t: Time) -> Result<(), String> {
     let late = (1..)
-        .zip(&report.finish[1..])
+        .zip(report.finish_times().skip(1))
         .zip(&arrivals[1..])
-        .find(|&((_, &f), &a)| f > a + 2 * t);
+        .find(|&((_, f), &a)| f > a + 2 * t);
     match late {
         Some(((i, f), a)) => Err(format!("f_{i} = {f} > a_{i} + 2T = {}", a + 2 * t)),
         None => Ok(()),
@@ -170,11 +170,11 @@ where
 /// `Σe ≤ 3(n−1)T` and `PERF ≤ ē / OPT_lower ≤ 3`. `Err` names the first step that fails.
 fn theorem_5_holds(report: &Report, arrivals: &[Time], t: Time) -> Result<(), String> {
     let n = arrivals.len() as u64;
-    if report.finish[0] > arrivals[0] + (n - 1) * t {
-        return Err(format!("f_0 = {} > a_0 + (n−1)T", report.finish[0]));
+    if report.finish(0) > arrivals[0] + (n - 1) * t {
+        return Err(format!("f_0 = {} > a_0 + (n−1)T", report.finish(0)));
     }
     receivers_within_2t(report, arrivals, t)?;
-    let m = PapMetrics::new(arrivals, &report.finish);
+    let m = PapMetrics::new(arrivals, &report.finish_times().collect::<Vec<_>>());
     let (_, perf_upper) = m.perf(PapMode::NonBlocking, t);
     if perf_upper.is_some_and(|p| p > Ratio::new(3, 1)) {
         return Err(format!(
@@ -187,9 +187,9 @@ fn theorem_5_holds(report: &Report, arrivals: &[Time], t: Time) -> Result<(), St
 
 /// Theorem 6's proof: `f_i ≤ a_i + 2T`, `f_0 ≤ a_0 + Δ + 2T`, `Σe ≤ Δ + 2nT`, `PERF ≤ 3`.
 fn theorem_6_holds(report: &Report, arrivals: &[Time], t: Time) -> Result<(), String> {
-    let m = PapMetrics::new(arrivals, &report.finish);
-    if report.finish[0] > arrivals[0] + m.delta + 2 * t {
-        return Err(format!("f_0 = {} > a_0 + Δ + 2T", report.finish[0]));
+    let m = PapMetrics::new(arrivals, &report.finish_times().collect::<Vec<_>>());
+    if report.finish(0) > arrivals[0] + m.delta + 2 * t {
+        return Err(format!("f_0 = {} > a_0 + Δ + 2T", report.finish(0)));
     }
     receivers_within_2t(report, arrivals, t)?;
     let n = arrivals.len() as u128;

@@ -56,15 +56,15 @@ fn opportunistic_oracle(colored: &[bool], live: &[bool], d: u32) -> Vec<bool> {
 
 fn colored_mask(report: &Report) -> Vec<bool> {
     (0..report.procs)
-        .map(|r| report.is_live(r) && report.delivered_at[r as usize].is_some())
+        .map(|r| report.is_live(r) && report.delivered_at(r).is_some())
         .collect()
 }
 
 /// Integrity and no-duplicates (CT §2.1, DESIGN §6) for any run of this file.
 fn assert_integrity(report: &Report, cfg: &CorrectedTreeConfig, ctx: &str) {
     assert_eq!(report.duplicates(), 0, "duplicates, {ctx}");
-    for (r, v) in report.delivered_value.iter().enumerate() {
-        if let Some(v) = v {
+    for r in 0..report.procs {
+        if let Some(v) = report.delivered_value(r) {
             assert_eq!(*v, cfg.payload, "integrity of rank {r}, {ctx}");
         }
     }
@@ -154,7 +154,7 @@ fn finding_gmax_above_2d_can_still_color_everyone() {
     );
     let report = run(&cfg, &scenario(2, 1, &failed));
     assert_eq!(report.undelivered(), 0);
-    assert!(report.delivered_at[3].is_some());
+    assert!(report.delivered_at(3).is_some());
 }
 
 proptest! {
@@ -449,8 +449,8 @@ fn optimized_never_sends_more_than_opportunistic_when_synchronized() {
                     let b = run(&opt, &sc);
                     let ctx = format!("{kind} {order} P={p} L={l} o={o} d={d} failed={failed:?}");
                     assert_integrity(&b, &opt, &ctx);
-                    for r in 0..p as usize {
-                        assert!(b.sent[r][1] <= a.sent[r][1], "rank {r}, {ctx}");
+                    for r in 0..p {
+                        assert!(b.sent(r)[1] <= a.sent(r)[1], "rank {r}, {ctx}");
                     }
                     if failed.is_empty() {
                         assert_eq!(b.undelivered(), 0, "fault-free, {ctx}");
@@ -573,9 +573,9 @@ fn delayed_sends_one_message_per_process_fault_free() {
                     let ctx = format!("{kind} {order} P={p} L={l} o={o} delay={delay}");
                     assert_eq!(report.undelivered(), 0, "{ctx}");
                     assert!(
-                        report.sent.iter().all(|s| s[1] == 1),
+                        report.sent_counts().all(|s| s[1] == 1),
                         "{ctx}: {:?}",
-                        report.sent
+                        report.sent_counts().collect::<Vec<_>>()
                     );
                     // The single left message is handed over at S + 2o + L (no contention: each
                     // process receives exactly one), and nothing happens afterwards.

@@ -184,14 +184,14 @@ fn message_is_handed_over_2o_plus_l_after_its_send() {
         vec![(0, 1, 0, 7), (0, 2, 2, 9), (0, 3, 4, 11)]
     );
     assert_eq!(
-        report.delivered_at,
+        report.delivery_times().collect::<Vec<_>>(),
         vec![Some(0), Some(7), Some(9), Some(11)]
     );
     assert_eq!(report.quiescence_latency(), 11);
     assert_eq!(report.coloring_latency(), 11);
-    assert_eq!(report.sent[0], [3, 0, 0]);
+    assert_eq!(report.sent(0), [3, 0, 0]);
     // The sender's last activity is the end of its last send overhead, 4 + 2.
-    assert_eq!(report.finish[0], 6);
+    assert_eq!(report.finish(0), 6);
 }
 
 /// DESIGN §3: the receive port handles messages FIFO, `o` each. With `L = 3, o = 2`, ranks 1, 2
@@ -319,8 +319,8 @@ fn message_to_a_crashed_process_is_lost() {
     assert_eq!(report.lost, 1);
     assert_eq!(lost(&report), vec![(0, 1, 0, 5)]);
     assert_eq!(messages(&report), vec![(0, 2, 2, 9)]);
-    assert_eq!(report.delivered_at[1], None);
-    assert_eq!(report.sent[0], [2, 0, 0]);
+    assert_eq!(report.delivered_at(1), None);
+    assert_eq!(report.sent(0), [2, 0, 0]);
     assert_eq!(report.undelivered(), 0, "a crashed process is not live");
 
     let script = Script::new(2).eager(0, &[1]);
@@ -340,7 +340,7 @@ fn crash_cuts_sends_starting_at_or_after_it() {
         let mut scenario = dual(3, 2);
         scenario.crashes = vec![(1, crash)];
         let report = run_script(&script, &scenario);
-        assert_eq!(report.sent[1][0], sent, "crash at {crash}");
+        assert_eq!(report.sent(1)[0], sent, "crash at {crash}");
         let expected: Vec<(Rank, Rank, Time, Time)> = [(1, 2, 0, 7), (1, 3, 2, 9), (1, 4, 4, 11)]
             .into_iter()
             .take(sent as usize)
@@ -373,10 +373,10 @@ fn crash_cuts_receives_completing_at_or_after_it() {
         scenario.crashes = vec![(1, crash)];
         let report = run_script(&script, &scenario);
         assert_eq!(messages(&report), vec![], "crash at {crash}");
-        assert_eq!(report.delivered_at[1], None, "crash at {crash}");
+        assert_eq!(report.delivered_at(1), None, "crash at {crash}");
         assert_eq!(report.lost, 1, "crash at {crash}");
-        assert_eq!(report.sent[1][0], 0, "crash at {crash}");
-        assert_eq!(report.delivered_at[2], None, "crash at {crash}");
+        assert_eq!(report.sent(1)[0], 0, "crash at {crash}");
+        assert_eq!(report.delivered_at(2), None, "crash at {crash}");
     }
 
     let mut scenario = base;
@@ -399,7 +399,7 @@ fn late_arrival_delays_receiving() {
     let mut scenario = scenario(1, 1, &[]);
     scenario.arrivals = vec![0, 10, 0, 0, 0, 0, 0, 0, 0];
     let report = run(&cfg, &scenario);
-    let got: Vec<Time> = report.delivered_at.iter().map(|d| d.unwrap()).collect();
+    let got: Vec<Time> = report.delivery_times().map(|d| d.unwrap()).collect();
     assert_eq!(got, vec![0, 11, 4, 5, 6, 14, 7, 15, 7]);
     assert_eq!(report.coloring_latency(), 15);
 
@@ -407,7 +407,7 @@ fn late_arrival_delays_receiving() {
     scenario.arrivals = vec![5, 0, 0, 0, 0, 0, 0, 0, 0];
     let report = run(&cfg, &scenario);
     assert_eq!(report.root_start, 5);
-    let got: Vec<Time> = report.delivered_at.iter().map(|d| d.unwrap()).collect();
+    let got: Vec<Time> = report.delivery_times().map(|d| d.unwrap()).collect();
     assert_eq!(got, vec![5, 8, 9, 10, 11, 11, 12, 12, 12]);
     assert_eq!(report.coloring_latency(), 7);
     assert_eq!(report.quiescence_latency(), 7);
@@ -456,7 +456,7 @@ fn single_port_receiving_takes_the_port() {
         .map(|m| m.2)
         .collect();
     assert_eq!(sends, vec![0, 1, 2, 3, 5, 6]);
-    assert_eq!(report.delivered_at[1], Some(5));
+    assert_eq!(report.delivered_at(1), Some(5));
 
     let report = run_script(&script, &dual(3, 1));
     let sends: Vec<Time> = messages(&report)
@@ -465,7 +465,7 @@ fn single_port_receiving_takes_the_port() {
         .map(|m| m.2)
         .collect();
     assert_eq!(sends, vec![0, 1, 2, 3, 4, 5]);
-    assert_eq!(report.delivered_at[1], Some(5));
+    assert_eq!(report.delivered_at(1), Some(5));
 }
 
 /// FTCO §2: queued messages are handled one per step. `L = 2, o = 1`: ranks 1 and 2 send to 3 at
@@ -627,13 +627,13 @@ fn a_crash_at_the_end_of_time_is_no_crash() {
         messages(&report),
         vec![(0, 1, 0, 7), (0, 2, 2, 9), (0, 3, 4, 11)]
     );
-    assert!(!report.crashed[2]);
+    assert!(!report.crashed(2));
     let sim = ftcoll::sim::Sim::<Scripted>::new(&script, 4, &scenario).expect("valid scenario");
     assert!(!sim.has_crashed(2));
     // A crash before it still counts, the earlier one winning.
     scenario.crashes = vec![(2, Time::MAX), (2, 5)];
     let report = run_script(&script, &scenario);
-    assert!(report.crashed[2]);
+    assert!(report.crashed(2));
     // Sent at 2, it reaches rank 2 at 2 + o + L = 7, after the crash: lost there.
     assert_eq!(lost(&report), vec![(0, 2, 2, 7)]);
 }

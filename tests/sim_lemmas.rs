@@ -56,7 +56,7 @@ fn checked_fault_free_run(
     );
     (
         report.quiescence_latency() - deadline,
-        report.sent.iter().map(|s| s[1]).collect(),
+        report.sent_counts().map(|s| s[1]).collect(),
         report.undelivered(),
     )
 }
@@ -167,7 +167,7 @@ fn fig6_five_correction_messages_per_process_for_every_tree() {
                 5 * u64::from(p),
                 "{ctx}"
             );
-            assert!(report.sent.iter().all(|s| s[1] == 5), "{ctx}");
+            assert!(report.sent_counts().all(|s| s[1] == 5), "{ctx}");
             assert_eq!(report.quiescence_latency(), deadline + 8, "{ctx}");
             assert_eq!(report.correction_participants(), p, "{ctx}");
             // The tree sends exactly P - 1 messages (one per non-root rank).
@@ -194,8 +194,7 @@ fn fig5_lame3_plain_tree_timeline() {
     let report = run(&cfg, &scenario(1, 1, &[]));
     let expected = [0u64, 3, 4, 5, 6, 6, 7, 7, 7];
     let got: Vec<u64> = report
-        .delivered_at
-        .iter()
+        .delivery_times()
         .map(|d| d.expect("delivered"))
         .collect();
     assert_eq!(got, expected);
@@ -203,9 +202,9 @@ fn fig5_lame3_plain_tree_timeline() {
     assert_eq!(report.quiescence_latency(), 7);
     assert_eq!(report.messages_total(), 8);
     assert_eq!(report.messages_in(Phase::Correction), 0);
-    let senders: Vec<u32> = report.sent.iter().map(|s| s[0]).collect();
+    let senders: Vec<u32> = report.sent_counts().map(|s| s[0]).collect();
     assert_eq!(senders, vec![5, 2, 1, 0, 0, 0, 0, 0, 0]);
-    assert!(report.by_dissemination.iter().all(|&b| b));
+    assert!((0..report.procs).all(|k| report.by_dissemination(k)));
 }
 
 /// CT Fig. 5 with correction: the synchronized start is the figure's deadline 7, and checked
@@ -219,7 +218,7 @@ fn fig5_with_checked_correction() {
     assert_eq!(cfg.correction_start, 7);
     let report = run(&cfg, &scenario(1, 1, &[]));
     assert_eq!(report.quiescence_latency(), 13);
-    assert!(report.sent.iter().all(|s| s[1] == 4));
+    assert!(report.sent_counts().all(|s| s[1] == 4));
 }
 
 /// The longest ring run of ranks the tree does not color — failed ranks included, and runs made

@@ -341,8 +341,10 @@ impl CgPoint {
             _ => None,
         };
         let incomplete = self.protocol == CgProtocol::Bfb && completion_latency.is_none();
-        let is_gnode =
-            |r: usize| report.delivered_at[r].is_some() && (report.by_dissemination[r] || r == 0);
+        let is_gnode = |r: usize| {
+            report.delivered_at(r as Rank).is_some()
+                && (report.by_dissemination(r as Rank) || r == 0)
+        };
         let gnodes = (0..procs as usize).filter(|&r| is_gnode(r)).count() as u64;
         let mut curve = vec![0u64; self.curve];
         let mut chain_curve = Vec::new();
@@ -350,7 +352,7 @@ impl CgPoint {
             let colored_at: Vec<Option<Time>> = (0..procs as usize)
                 .map(|r| {
                     if is_gnode(r) {
-                        report.delivered_at[r]
+                        report.delivered_at(r as Rank)
                     } else {
                         None
                     }
@@ -358,7 +360,7 @@ impl CgPoint {
                 .collect();
             chain_curve = longest_uncolored_chains(&colored_at, self.curve);
             for r in (0..procs as usize).filter(|&r| is_gnode(r)) {
-                let at = report.delivered_at[r].unwrap_or(0) as usize;
+                let at = report.delivered_at(r as Rank).unwrap_or(0) as usize;
                 if at < self.curve {
                     curve[at] += 1;
                 }

@@ -394,7 +394,7 @@ pub fn latency_from_last_start<V>(
         .max()
         .unwrap_or(0);
     let finish = match collective {
-        Collective::Bcast => report.delivered_at.iter().flatten().copied().max(),
+        Collective::Bcast => report.delivery_times().flatten().max(),
         _ => report.completions.iter().map(|c| c.1).max(),
     };
     finish.map_or(0, |f| f.saturating_sub(last_start))

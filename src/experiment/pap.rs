@@ -212,7 +212,7 @@ where
         )));
     }
     Ok(PapOutcome {
-        metrics: PapMetrics::new(arrivals, &report.finish),
+        metrics: PapMetrics::new(arrivals, &report.finish_times().collect::<Vec<_>>()),
         data_messages: report.messages_in(Phase::Dissemination),
         control_messages: report.messages_in(Phase::Acknowledgment),
         events: report.events,

@@ -1,6 +1,7 @@
 //! Metrics of one run (CT §4): coloring and quiescence latency, messages per phase and per
 //! process, deliveries, `g_max` after dissemination, correction participants.
 
+use alloc::collections::BTreeMap;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -19,6 +20,14 @@ pub(crate) fn phase_index(phase: Phase) -> usize {
 
 /// Everything measured in one run. Times are absolute; latencies are relative to the root's
 /// start. `V` is the automaton's value type.
+///
+/// The per-process metrics are read through methods ([`Report::delivered_at`],
+/// [`Report::sent`], …) because they are stored compactly: 25 bytes per process (a row of two
+/// times and two send counters, and a byte of flags), where a vector per metric took 58. Runs
+/// of millions of processes keep this report in memory next to the driver (issue 16), and a
+/// model checker hashes it with every state. What most runs do not need costs nothing: the
+/// delivered values are one value while every process delivered the same one, acknowledgment
+/// counters exist once a process sent one, and deliveries beyond the first sit in a map.
 #[derive(Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Report<V = Value> {
@@ -26,24 +35,21 @@ pub struct Report<V = Value> {
     pub procs: u32,
     /// When the root started (its arrival).
     pub root_start: Time,
-    /// First delivery time of each process.
-    pub delivered_at: Vec<Option<Time>>,
+    /// Each process's first delivery time, last activity and dissemination and correction
+    /// sends.
+    rows: Vec<Row>,
+    /// Each process's [`DELIVERED`], [`BY_DISSEMINATION`] and [`CRASHED`] flags.
+    flags: Vec<u8>,
     /// The value each process delivered first.
-    pub delivered_value: Vec<Option<V>>,
-    /// Number of deliveries of each process (more than 1 is a duplicate).
-    pub deliveries: Vec<u32>,
-    /// Whether the first delivery was caused by a dissemination message (or is the root's).
-    pub by_dissemination: Vec<bool>,
-    /// Whether the process crashes at some point of the scenario.
-    pub crashed: Vec<bool>,
-    /// Messages sent by each process, per phase (dissemination, correction, acknowledgment).
-    pub sent: Vec<[u32; 3]>,
+    values: Values<V>,
+    /// Deliveries after the first, of each process that had any (a duplicate).
+    extra_deliveries: BTreeMap<Rank, u32>,
+    /// Acknowledgments sent by each process; empty until one is sent.
+    acknowledgments: Vec<u32>,
     /// Messages per phase.
     pub messages: [u64; 3],
     /// `(rank, time, value)` of every completion event.
     pub completions: Vec<(Rank, Time, V)>,
-    /// Last activity of each process (end of a send or of a receive).
-    pub finish: Vec<Time>,
     /// Last activity of the whole operation (a receive ends, a send ends, or a message reaches
     /// a crashed process).
     pub last_activity: Time,
@@ -66,6 +72,39 @@ pub struct Report<V = Value> {
     pub trace: Vec<TraceEvent>,
 }
 
+/// One process's row of a [`Report`]: what a delivery, a send or any activity of the process
+/// writes, in one place so that it costs one cache line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct Row {
+    /// The first delivery time (meaningful with [`DELIVERED`]).
+    delivered_at: Time,
+    /// The end of the process's last send or receive.
+    finish: Time,
+    /// Dissemination and correction messages sent.
+    sent: [u32; 2],
+}
+
+/// A flag: the process delivered.
+const DELIVERED: u8 = 1;
+/// A flag: its first delivery was caused by a dissemination message (or is the root's).
+const BY_DISSEMINATION: u8 = 2;
+/// A flag: the process crashes at some point of the scenario.
+const CRASHED: u8 = 4;
+
+/// The values delivered first, one per process that delivered.
+///
+/// One representation per set of values, so that equal reports are equal here: `Same` exactly
+/// while every process that delivered delivered the same value.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+enum Values<V> {
+    /// Every process that delivered delivered this value (`None`: nobody delivered yet).
+    Same(Option<V>),
+    /// Each process's value, `None` where it did not deliver.
+    PerProcess(Vec<Option<V>>),
+}
+
 impl<V: Clone> Clone for Report<V> {
     fn clone(&self) -> Self {
         // An empty report (no vector allocated) filled field by field.
@@ -79,15 +118,13 @@ impl<V: Clone> Clone for Report<V> {
         let Self {
             procs,
             root_start,
-            delivered_at,
-            delivered_value,
-            deliveries,
-            by_dissemination,
-            crashed,
-            sent,
+            rows,
+            flags,
+            values,
+            extra_deliveries,
+            acknowledgments,
             messages,
             completions,
-            finish,
             last_activity,
             lost,
             ignored,
@@ -97,15 +134,13 @@ impl<V: Clone> Clone for Report<V> {
         } = self;
         *procs = source.procs;
         *root_start = source.root_start;
-        delivered_at.clone_from(&source.delivered_at);
-        delivered_value.clone_from(&source.delivered_value);
-        deliveries.clone_from(&source.deliveries);
-        by_dissemination.clone_from(&source.by_dissemination);
-        crashed.clone_from(&source.crashed);
-        sent.clone_from(&source.sent);
+        rows.clone_from(&source.rows);
+        flags.clone_from(&source.flags);
+        values.clone_from(&source.values);
+        extra_deliveries.clone_from(&source.extra_deliveries);
+        acknowledgments.clone_from(&source.acknowledgments);
         *messages = source.messages;
         completions.clone_from(&source.completions);
-        finish.clone_from(&source.finish);
         *last_activity = source.last_activity;
         *lost = source.lost;
         *ignored = source.ignored;
@@ -115,21 +150,19 @@ impl<V: Clone> Clone for Report<V> {
     }
 }
 
-impl<V: Clone> Report<V> {
+impl<V> Report<V> {
     pub(crate) fn new(procs: u32) -> Self {
         let n = procs as usize;
         Self {
             procs,
             root_start: 0,
-            delivered_at: vec![None; n],
-            delivered_value: vec![None; n],
-            deliveries: vec![0; n],
-            by_dissemination: vec![false; n],
-            crashed: vec![false; n],
-            sent: vec![[0; 3]; n],
+            rows: vec![Row::default(); n],
+            flags: vec![0; n],
+            values: Values::Same(None),
+            extra_deliveries: BTreeMap::new(),
+            acknowledgments: Vec::new(),
             messages: [0; 3],
             completions: Vec::new(),
-            finish: vec![0; n],
             last_activity: 0,
             lost: 0,
             ignored: 0,
@@ -138,23 +171,38 @@ impl<V: Clone> Report<V> {
             trace: Vec::new(),
         }
     }
-}
 
-impl<V> Report<V> {
-    pub(crate) fn record_delivery(
-        &mut self,
-        rank: Rank,
-        now: Time,
-        value: V,
-        cause: Option<Phase>,
-    ) {
+    pub(crate) fn record_delivery(&mut self, rank: Rank, now: Time, value: V, cause: Option<Phase>)
+    where
+        V: Clone + PartialEq,
+    {
         let r = rank as usize;
-        self.deliveries[r] += 1;
-        if self.delivered_at[r].is_none() {
-            self.delivered_at[r] = Some(now);
-            self.delivered_value[r] = Some(value);
-            self.by_dissemination[r] = cause == Some(Phase::Dissemination);
+        if self.flags[r] & DELIVERED != 0 {
+            *self.extra_deliveries.entry(rank).or_insert(0) += 1;
+            return;
         }
+        self.rows[r].delivered_at = now;
+        match &mut self.values {
+            Values::Same(same @ None) => *same = Some(value),
+            Values::Same(Some(same)) if *same == value => {}
+            Values::Same(Some(same)) => {
+                // A second value: from now on one per process.
+                let mut each = vec![None; self.flags.len()];
+                for (v, &f) in each.iter_mut().zip(&self.flags) {
+                    if f & DELIVERED != 0 {
+                        *v = Some(same.clone());
+                    }
+                }
+                each[r] = Some(value);
+                self.values = Values::PerProcess(each);
+            }
+            Values::PerProcess(each) => each[r] = Some(value),
+        }
+        self.flags[r] |= if cause == Some(Phase::Dissemination) {
+            DELIVERED | BY_DISSEMINATION
+        } else {
+            DELIVERED
+        };
     }
 
     pub(crate) fn record_completion(&mut self, rank: Rank, now: Time, value: V) {
@@ -163,20 +211,126 @@ impl<V> Report<V> {
 
     pub(crate) fn record_send(&mut self, rank: Rank, _now: Time, phase: Phase) {
         let i = phase_index(phase);
-        self.sent[rank as usize][i] += 1;
+        match phase {
+            Phase::Dissemination | Phase::Correction => self.rows[rank as usize].sent[i] += 1,
+            Phase::Acknowledgment => {
+                if self.acknowledgments.is_empty() {
+                    self.acknowledgments = vec![0; self.rows.len()];
+                }
+                self.acknowledgments[rank as usize] += 1;
+            }
+        }
         self.messages[i] += 1;
+    }
+
+    /// Notes that `rank` was active until `time` (the end of a send or a receive).
+    pub(crate) fn record_finish(&mut self, rank: Rank, time: Time) {
+        let finish = &mut self.rows[rank as usize].finish;
+        *finish = (*finish).max(time);
+    }
+
+    /// Marks whether `rank` crashes at some point of the scenario.
+    pub(crate) fn set_crashed(&mut self, rank: Rank, crashed: bool) {
+        let flags = &mut self.flags[rank as usize];
+        if crashed {
+            *flags |= CRASHED;
+        } else {
+            *flags &= !CRASHED;
+        }
+    }
+
+    /// Reads what a delivery or a send to `rank` writes, without changing anything (the
+    /// driver's read-ahead: `Sim::warm`); 0 for a rank out of range.
+    pub(crate) fn touch(&self, rank: Rank) -> Time {
+        let r = rank as usize;
+        self.rows
+            .get(r)
+            .map_or(0, |row| row.finish ^ row.delivered_at)
+            ^ Time::from(self.flags.get(r).copied().unwrap_or(0))
+    }
+
+    /// The first delivery time of `rank`, `None` if it never delivered.
+    ///
+    /// # Panics
+    ///
+    /// If `rank` is not below [`Report::procs`] (as every per-process method here).
+    pub fn delivered_at(&self, rank: Rank) -> Option<Time> {
+        let r = rank as usize;
+        (self.flags[r] & DELIVERED != 0).then_some(self.rows[r].delivered_at)
+    }
+
+    /// The first delivery times of every process, in rank order.
+    pub fn delivery_times(&self) -> impl Iterator<Item = Option<Time>> + Clone + '_ {
+        self.rows
+            .iter()
+            .zip(&self.flags)
+            .map(|(row, &f)| (f & DELIVERED != 0).then_some(row.delivered_at))
+    }
+
+    /// The value `rank` delivered first, `None` if it never delivered.
+    pub fn delivered_value(&self, rank: Rank) -> Option<&V> {
+        match &self.values {
+            Values::Same(value) => self.delivered_at(rank).and(value.as_ref()),
+            Values::PerProcess(each) => each[rank as usize].as_ref(),
+        }
+    }
+
+    /// Number of deliveries of `rank` (more than 1 is a duplicate).
+    pub fn deliveries(&self, rank: Rank) -> u32 {
+        if self.flags[rank as usize] & DELIVERED == 0 {
+            return 0;
+        }
+        1 + self.extra_deliveries.get(&rank).copied().unwrap_or(0)
+    }
+
+    /// Whether the first delivery of `rank` was caused by a dissemination message (or is the
+    /// root's); `false` if it never delivered.
+    pub fn by_dissemination(&self, rank: Rank) -> bool {
+        self.flags[rank as usize] & BY_DISSEMINATION != 0
+    }
+
+    /// Whether `rank` crashes at some point of the scenario.
+    pub fn crashed(&self, rank: Rank) -> bool {
+        self.flags[rank as usize] & CRASHED != 0
+    }
+
+    /// Messages sent by `rank`, per phase (dissemination, correction, acknowledgment).
+    pub fn sent(&self, rank: Rank) -> [u32; 3] {
+        let r = rank as usize;
+        let [dissemination, correction] = self.rows[r].sent;
+        let acknowledgment = self.acknowledgments.get(r).copied().unwrap_or(0);
+        [dissemination, correction, acknowledgment]
+    }
+
+    /// The messages every process sent, per phase as [`Report::sent`], in rank order.
+    pub fn sent_counts(&self) -> impl Iterator<Item = [u32; 3]> + Clone + '_ {
+        (0..self.rows.len()).map(|r| {
+            let [dissemination, correction] = self.rows[r].sent;
+            let acknowledgment = self.acknowledgments.get(r).copied().unwrap_or(0);
+            [dissemination, correction, acknowledgment]
+        })
+    }
+
+    /// Last activity of `rank` (end of a send or of a receive; 0 if none).
+    pub fn finish(&self, rank: Rank) -> Time {
+        self.rows[rank as usize].finish
+    }
+
+    /// The last activity of every process, in rank order.
+    pub fn finish_times(&self) -> impl Iterator<Item = Time> + Clone + '_ {
+        self.rows.iter().map(|row| row.finish)
     }
 
     /// Whether `rank` never crashes in this scenario.
     pub fn is_live(&self, rank: Rank) -> bool {
-        !self.crashed[rank as usize]
+        !self.crashed(rank)
     }
 
     /// Coloring latency (CT §4): from the root's start until the last live process delivered.
     pub fn coloring_latency(&self) -> Time {
         (0..self.procs)
             .filter(|&r| self.is_live(r))
-            .filter_map(|r| self.delivered_at[r as usize])
+            .filter_map(|r| self.delivered_at(r))
             .max()
             .unwrap_or(self.root_start)
             .saturating_sub(self.root_start)
@@ -190,13 +344,14 @@ impl<V> Report<V> {
     /// Live processes that never delivered.
     pub fn undelivered(&self) -> u32 {
         (0..self.procs)
-            .filter(|&r| self.is_live(r) && self.delivered_at[r as usize].is_none())
+            .filter(|&r| self.is_live(r) && self.delivered_at(r).is_none())
             .count() as u32
     }
 
     /// Processes that delivered more than once.
     pub fn duplicates(&self) -> u32 {
-        self.deliveries.iter().filter(|&&d| d > 1).count() as u32
+        // Every process in the map delivered twice or more.
+        self.extra_deliveries.len() as u32
     }
 
     /// Total messages.
@@ -221,7 +376,7 @@ impl<V> Report<V> {
 
     /// Processes that sent at least one correction message.
     pub fn correction_participants(&self) -> u32 {
-        self.sent.iter().filter(|s| s[1] > 0).count() as u32
+        self.rows.iter().filter(|row| row.sent[1] > 0).count() as u32
     }
 
     /// `g_max` after dissemination: the longest ring run of processes not colored by a
@@ -229,7 +384,7 @@ impl<V> Report<V> {
     /// as `topology::Reach`, but measured: processes colored early by correction count as not
     /// colored by dissemination).
     pub fn gmax_after_dissemination(&self) -> u64 {
-        longest_circular_run(self.procs as usize, |r| !self.by_dissemination[r])
+        longest_circular_run(self.flags.len(), |r| self.flags[r] & BY_DISSEMINATION == 0)
     }
 }
 
@@ -332,5 +487,134 @@ impl RunMetrics {
             undelivered: u64::from(report.undelivered()),
             participants: u64::from(report.correction_participants()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The hash of a report, to check that equal reports hash equally.
+    fn hash_of(report: &Report<u64>) -> u64 {
+        use core::hash::{Hash, Hasher};
+        // FNV-1a: deterministic, no clock or seed.
+        struct Fnv(u64);
+        impl Hasher for Fnv {
+            fn finish(&self) -> u64 {
+                self.0
+            }
+            fn write(&mut self, bytes: &[u8]) {
+                for &b in bytes {
+                    self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+                }
+            }
+        }
+        let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+        report.hash(&mut h);
+        h.finish()
+    }
+
+    #[test]
+    fn a_row_is_24_bytes_and_a_process_costs_25() {
+        assert_eq!(core::mem::size_of::<Row>(), 24);
+        // The flags byte is the 25th; values, extra deliveries and acknowledgments cost
+        // nothing per process while every process delivers the same value once and nobody
+        // acknowledges.
+        let report = Report::<u64>::new(1000);
+        assert_eq!(report.rows.len() + report.flags.len(), 2000);
+        assert!(report.acknowledgments.is_empty() && report.extra_deliveries.is_empty());
+    }
+
+    #[test]
+    fn per_process_metrics_read_back_as_recorded() {
+        let mut r = Report::<u64>::new(4);
+        r.record_delivery(0, 0, 7, None);
+        r.record_delivery(2, 5, 7, Some(Phase::Correction));
+        r.record_delivery(1, 3, 7, Some(Phase::Dissemination));
+        r.record_delivery(1, 9, 8, Some(Phase::Correction));
+        r.record_delivery(1, 11, 9, Some(Phase::Correction));
+        r.record_send(0, 0, Phase::Dissemination);
+        r.record_send(0, 1, Phase::Dissemination);
+        r.record_send(2, 6, Phase::Correction);
+        r.record_send(3, 6, Phase::Acknowledgment);
+        r.record_finish(2, 8);
+        r.record_finish(2, 6);
+        r.set_crashed(3, true);
+        let times: Vec<_> = r.delivery_times().collect();
+        assert_eq!(times, [Some(0), Some(3), Some(5), None]);
+        assert_eq!(
+            (0..4).map(|k| r.delivered_value(k)).collect::<Vec<_>>(),
+            [Some(&7), Some(&7), Some(&7), None]
+        );
+        assert_eq!(
+            (0..4).map(|k| r.deliveries(k)).collect::<Vec<_>>(),
+            [1, 3, 1, 0]
+        );
+        assert_eq!(r.duplicates(), 1);
+        assert_eq!(
+            (0..4).map(|k| r.by_dissemination(k)).collect::<Vec<_>>(),
+            [false, true, false, false]
+        );
+        assert_eq!(
+            r.sent_counts().collect::<Vec<_>>(),
+            [[2, 0, 0], [0, 0, 0], [0, 1, 0], [0, 0, 1]]
+        );
+        assert_eq!(r.sent(3), [0, 0, 1]);
+        assert_eq!(r.finish_times().collect::<Vec<_>>(), [0, 0, 8, 0]);
+        assert_eq!(
+            (r.crashed(3), r.is_live(3), r.is_live(2)),
+            (true, false, true)
+        );
+        assert_eq!(r.messages, [2, 1, 1]);
+        assert_eq!((r.undelivered(), r.correction_participants()), (0, 1));
+    }
+
+    #[test]
+    fn a_second_value_keeps_every_first_value() {
+        let mut r = Report::<u64>::new(3);
+        r.record_delivery(2, 1, 7, None);
+        r.record_delivery(0, 2, 7, None);
+        assert!(matches!(r.values, Values::Same(Some(7))));
+        r.record_delivery(1, 3, 8, None);
+        assert_eq!(
+            (0..3).map(|k| r.delivered_value(k)).collect::<Vec<_>>(),
+            [Some(&7), Some(&8), Some(&7)]
+        );
+    }
+
+    #[test]
+    fn equal_metrics_are_equal_reports_whatever_the_order() {
+        // The model checker compares and hashes reports: the same deliveries recorded in another
+        // order must give the same report.
+        let mut a = Report::<u64>::new(3);
+        let mut b = Report::<u64>::new(3);
+        a.record_delivery(0, 1, 7, None);
+        a.record_delivery(1, 1, 8, None);
+        b.record_delivery(1, 1, 8, None);
+        b.record_delivery(0, 1, 7, None);
+        assert_eq!(a, b);
+        assert_eq!(hash_of(&a), hash_of(&b));
+        let mut c = Report::<u64>::new(3);
+        c.record_delivery(0, 1, 7, None);
+        c.record_delivery(1, 1, 7, None);
+        assert_ne!(a, c);
+        c.set_crashed(2, true);
+        c.set_crashed(2, false);
+        let mut d = Report::<u64>::new(3);
+        d.record_delivery(1, 1, 7, None);
+        d.record_delivery(0, 1, 7, None);
+        assert_eq!((c == d, hash_of(&c) == hash_of(&d)), (true, true));
+    }
+
+    #[test]
+    fn a_clone_equals_its_source() {
+        let mut r = Report::<u64>::new(3);
+        r.record_delivery(0, 1, 7, None);
+        r.record_delivery(1, 1, 8, None);
+        r.record_send(2, 1, Phase::Acknowledgment);
+        let mut copy = Report::new(5);
+        copy.clone_from(&r);
+        assert_eq!(copy, r);
+        assert_eq!(r.clone(), r);
     }
 }

@@ -569,7 +569,9 @@ impl<A: Automaton> Sim<A> {
         }
         for &(rank, _) in &scenario.crashes {
             // A crash at `NEVER` is no crash (as the scenario's own minimum would say).
-            driver.report.crashed[rank as usize] = driver.crash_time(rank) != NEVER;
+            driver
+                .report
+                .set_crashed(rank, driver.crash_time(rank) != NEVER);
         }
         Ok(driver)
     }
@@ -625,8 +627,7 @@ impl<A: Automaton> Sim<A> {
 
     fn process_activity(&mut self, rank: Rank, time: Time) {
         self.activity(time);
-        let finish = &mut self.report.finish[rank as usize];
-        *finish = (*finish).max(time);
+        self.report.record_finish(rank, time);
     }
 
     /// The ranks with a pending event at instant `time` (an arrival, receive, timer, start or
@@ -701,24 +702,13 @@ impl<A: Automaton> Sim<A> {
             if let Some(p) = self.procs.get(rank as usize) {
                 acc ^= p.port_free ^ p.poll_at;
             }
-            if let Some(&f) = self.report.finish.get(rank as usize) {
-                acc ^= f;
-            }
-            let r = rank as usize;
+            // What any activity, a delivery or a send writes (`Report::record_finish`,
+            // `record_delivery`, `record_send`).
+            acc ^= self.report.touch(rank);
             if class <= DELIVER {
                 if let Some(m) = self.slots.get(data as usize) {
                     acc ^= m.3;
                 }
-            }
-            if class == DELIVER {
-                // What a delivery writes (`Report::record_delivery`).
-                let report = &self.report;
-                acc ^= Time::from(report.deliveries.get(r).copied().unwrap_or(0));
-                acc ^= report.delivered_at.get(r).copied().flatten().unwrap_or(0);
-                acc ^= Time::from(report.by_dissemination.get(r).copied().unwrap_or(false));
-            } else if class == POLL {
-                // What a send writes (`Report::record_send`).
-                acc ^= Time::from(self.report.sent.get(r).map_or(0, |s| s[1]));
             }
         }
         core::hint::black_box(acc);
@@ -734,7 +724,7 @@ impl<A: Automaton> Sim<A> {
             "a crash added to a run that folds arrivals"
         );
         if self.set_crash(rank, at) {
-            self.report.crashed[rank as usize] = true;
+            self.report.set_crashed(rank, true);
         }
     }
 

@@ -169,7 +169,7 @@ pub fn run<A: Automaton>(
     }
     let mut crashes = BTreeMap::new();
     for (rank, p) in run.procs.iter().enumerate() {
-        run.report.crashed[rank] = p.crash != NEVER;
+        run.report.set_crashed(rank as Rank, p.crash != NEVER);
         if p.crash != NEVER {
             crashes.insert(rank as Rank, p.crash);
         }
@@ -223,8 +223,7 @@ impl<A: Automaton> Run<A> {
     fn activity(&mut self, rank: Rank, time: Time) {
         self.report.last_activity = self.report.last_activity.max(time);
         if self.procs[rank as usize].arrived {
-            let f = &mut self.report.finish[rank as usize];
-            *f = (*f).max(time);
+            self.report.record_finish(rank, time);
         }
     }
 
@@ -558,8 +557,11 @@ mod tests {
         for mode in [PapMode::Blocking, PapMode::NonBlocking] {
             let r = chain(mode, Vec::new());
             // Every transfer starts at 0 and ends at T = 10.
-            assert_eq!(r.delivered_at[1..], [Some(10); 4]);
-            assert_eq!(r.finish, [10; 5]);
+            assert_eq!(
+                r.delivery_times().skip(1).collect::<Vec<_>>(),
+                [Some(10); 4]
+            );
+            assert_eq!(r.finish_times().collect::<Vec<_>>(), [10; 5]);
         }
     }
 
@@ -569,14 +571,26 @@ mod tests {
         let arrivals = vec![0, 0, 100, 0, 0];
         let b = chain(PapMode::Blocking, arrivals.clone());
         // 0→1 at [0, 10); 1→2 waits for 2's arrival: [100, 110); 2→3 and 3→4 pipelined.
-        assert_eq!(b.delivered_at[1], Some(10));
-        assert_eq!(b.delivered_at[2..], [Some(110); 3]);
-        assert_eq!(b.finish, [10, 110, 110, 110, 110]);
+        assert_eq!(b.delivered_at(1), Some(10));
+        assert_eq!(
+            b.delivery_times().skip(2).collect::<Vec<_>>(),
+            [Some(110); 3]
+        );
+        assert_eq!(
+            b.finish_times().collect::<Vec<_>>(),
+            [10, 110, 110, 110, 110]
+        );
         let nb = chain(PapMode::NonBlocking, arrivals);
         // 1→2 is buffered during [0, 10); 2 reads it at 100 and forwards [100, 110).
-        assert_eq!(nb.delivered_at[2], Some(100));
-        assert_eq!(nb.delivered_at[3..], [Some(110); 2]);
-        assert_eq!(nb.finish, [10, 10, 110, 110, 110]);
+        assert_eq!(nb.delivered_at(2), Some(100));
+        assert_eq!(
+            nb.delivery_times().skip(3).collect::<Vec<_>>(),
+            [Some(110); 2]
+        );
+        assert_eq!(
+            nb.finish_times().collect::<Vec<_>>(),
+            [10, 10, 110, 110, 110]
+        );
     }
 
     #[test]
@@ -588,8 +602,8 @@ mod tests {
             crashes: vec![(0, 50)],
         };
         let r = run::<Chain>(&2, 2, &scenario, 1 << 20).expect("run");
-        assert_eq!(r.delivered_at, [Some(0), None]);
-        assert_eq!(r.finish[1], 100);
+        assert_eq!(r.delivery_times().collect::<Vec<_>>(), [Some(0), None]);
+        assert_eq!(r.finish(1), 100);
     }
 
     #[test]
@@ -601,7 +615,10 @@ mod tests {
             crashes: vec![(1, 5)],
         };
         let r = run::<Chain>(&3, 3, &scenario, 1 << 20).expect("run");
-        assert_eq!(r.delivered_at, [Some(0), None, Some(10)]);
+        assert_eq!(
+            r.delivery_times().collect::<Vec<_>>(),
+            [Some(0), None, Some(10)]
+        );
     }
 
     #[test]
@@ -613,8 +630,8 @@ mod tests {
         };
         let r = run::<Chain>(&5, 5, &scenario, 1 << 20).expect("run");
         assert_eq!(r.lost, 1);
-        assert_eq!(r.delivered_at[2..], [None; 3]);
-        assert_eq!(r.finish[1], 10);
+        assert_eq!(r.delivery_times().skip(2).collect::<Vec<_>>(), [None; 3]);
+        assert_eq!(r.finish(1), 10);
         assert_eq!(r.last_activity, 10);
     }
 }

@@ -150,10 +150,7 @@ pub fn check_live<V: Clone + std::fmt::Debug + PartialEq>(
         Collective::Bcast => {
             for r in 0..procs {
                 if crash_time(crashes, r).is_none() {
-                    assert_eq!(
-                        report.deliveries[r as usize], 1,
-                        "rank {r} delivers once: {what}"
-                    );
+                    assert_eq!(report.deliveries(r), 1, "rank {r} delivers once: {what}");
                 }
             }
             assert!(report.coloring_latency() <= bound, "termination: {what}");

@@ -119,7 +119,7 @@ pub fn live_mask(p: u32, failed: &[Rank]) -> Vec<bool> {
 /// Live ranks that never delivered.
 pub fn uncolored_live(report: &Report) -> Vec<Rank> {
     (0..report.procs)
-        .filter(|&r| report.is_live(r) && report.delivered_at[r as usize].is_none())
+        .filter(|&r| report.is_live(r) && report.delivered_at(r).is_none())
         .collect()
 }
 

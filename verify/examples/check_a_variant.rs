@@ -117,8 +117,7 @@ impl Automaton for Node {
 fn at_most_three_sends(_: &TimedModel<Node>, s: &TimedState<Node>) -> bool {
     s.sim
         .report()
-        .sent
-        .iter()
+        .sent_counts()
         .all(|by_phase| by_phase.iter().sum::<u32>() <= 3)
 }
 

@@ -158,8 +158,7 @@ fn send_bound<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
     let bound = d.saturating_mul(2);
     s.sim
         .report()
-        .sent
-        .iter()
+        .sent_counts()
         .all(|sent| sent[CORRECTION] <= bound)
 }
 
@@ -168,10 +167,10 @@ fn c_nodes_silent<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> bo
         return true;
     }
     let report = s.sim.report();
-    (0..report.procs as usize).all(|r| {
-        report.delivered_at[r].is_none()
-            || report.by_dissemination[r]
-            || report.sent[r][CORRECTION] == 0
+    (0..report.procs).all(|r| {
+        report.delivered_at(r).is_none()
+            || report.by_dissemination(r)
+            || report.sent(r)[CORRECTION] == 0
     })
 }
 
@@ -213,8 +212,7 @@ fn checked_messages<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> 
     let n = corollary1_messages(m);
     s.sim
         .report()
-        .sent
-        .iter()
+        .sent_counts()
         .all(|sent| u64::from(sent[CORRECTION]) == n)
 }
 
@@ -273,7 +271,7 @@ fn optimized_messages<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -
     }
     let report = s.sim.report();
     let per_process = corollary1_messages(m).min(u64::from(m.procs) - 1);
-    let total: u64 = report.sent.iter().map(|x| u64::from(x[CORRECTION])).sum();
+    let total: u64 = report.sent_counts().map(|x| u64::from(x[CORRECTION])).sum();
     total <= per_process * u64::from(m.procs)
 }
 
@@ -290,7 +288,7 @@ fn delayed_messages<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> 
     {
         return true;
     }
-    s.sim.report().sent.iter().all(|x| x[CORRECTION] == 1)
+    s.sim.report().sent_counts().all(|x| x[CORRECTION] == 1)
 }
 
 fn failproof_waits<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
@@ -299,8 +297,7 @@ fn failproof_waits<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> b
     }
     let report = s.sim.report();
     (0..m.procs).all(|r| {
-        let i = r as usize;
-        if report.delivered_at[i].is_none() || report.by_dissemination[i] {
+        if report.delivered_at(r).is_none() || report.by_dissemination(r) {
             return true;
         }
         let Some(node) = s.sim.automaton(r) else {
@@ -342,7 +339,9 @@ fn failproof_no_sos<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> 
         return true;
     }
     let report = s.sim.report();
-    let gnodes = report.by_dissemination.iter().filter(|&&g| g).count() as u64;
+    let gnodes = (0..report.procs)
+        .filter(|&r| report.by_dissemination(r))
+        .count() as u64;
     let f = u64::from(faults);
     if gnodes < f * f + f + 1 {
         return true;
@@ -408,7 +407,7 @@ impl TimedModel<CorrectedTreeNode> {
 pub fn ring_gaps<A: Automaton>(m: &TimedModel<A>, state: &TimedState<A>) -> Vec<(Rank, Rank)> {
     let report = state.sim.report();
     let n = m.procs;
-    let holder = |r: Rank| !state.sim.has_crashed(r) && report.delivered_at[r as usize].is_some();
+    let holder = |r: Rank| !state.sim.has_crashed(r) && report.delivered_at(r).is_some();
     let Some(start) = (0..n).find(|&r| holder(r)) else {
         return Vec::new();
     };

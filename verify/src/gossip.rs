@@ -283,7 +283,7 @@ fn ocg_work<A: GossipProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
     let per_gnode = ocg_sends_per_gnode(c, logp.latency(), logp.overhead(), m.procs);
     let report = s.sim.report();
     (0..m.procs).all(|r| {
-        let sent = u64::from(report.sent[r as usize][1]);
+        let sent = u64::from(report.sent(r)[1]);
         match s.sim.automaton(r) {
             Some(a) if a.coloring() == GossipColoring::Gossip => {
                 sent == per_gnode || (s.sim.has_crashed(r) && sent < per_gnode)
@@ -302,7 +302,7 @@ fn c_nodes_silent<A: GossipProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> boo
         s.sim
             .automaton(r)
             .is_none_or(|a| a.coloring() != GossipColoring::Correction)
-            || report.sent[r as usize][1] == 0
+            || report.sent(r)[1] == 0
     })
 }
 
@@ -315,9 +315,7 @@ fn failproof_waits<A: GossipProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bo
         let Some(node) = s.sim.automaton(r) else {
             return true;
         };
-        if report.delivered_at[r as usize].is_none()
-            || node.coloring() != GossipColoring::Correction
-        {
+        if report.delivered_at(r).is_none() || node.coloring() != GossipColoring::Correction {
             return true;
         }
         match node.corrector().state() {

@@ -140,15 +140,12 @@ pub mod predicates {
 
     /// Every recorded delivery carries `payload`.
     pub fn integrity<V: PartialEq>(report: &Report<V>, payload: &V) -> bool {
-        report
-            .delivered_value
-            .iter()
-            .all(|v| v.as_ref().is_none_or(|v| v == payload))
+        (0..report.procs).all(|r| report.delivered_value(r).is_none_or(|v| v == payload))
     }
 
     /// Nobody delivered twice.
     pub fn no_duplicates<V>(report: &Report<V>) -> bool {
-        report.deliveries.iter().all(|&d| d <= 1)
+        report.duplicates() == 0
     }
 
     /// Every process that never crashes delivered.
@@ -158,8 +155,7 @@ pub mod predicates {
 
     /// Some non-root process was first colored by a non-dissemination message.
     pub fn some_corrected<V>(report: &Report<V>) -> bool {
-        (1..report.procs as usize)
-            .any(|r| report.delivered_at[r].is_some() && !report.by_dissemination[r])
+        (1..report.procs).any(|r| report.delivered_at(r).is_some() && !report.by_dissemination(r))
     }
 }
 
@@ -749,11 +745,11 @@ pub fn timeline<V: core::fmt::Debug>(
             ));
         }
     } else {
-        for (rank, at) in report.delivered_at.iter().enumerate() {
-            if let Some(time) = *at {
+        for (rank, at) in (0..report.procs).zip(report.delivery_times()) {
+            if let Some(time) = at {
                 let how = if rank == 0 {
                     "its own payload (the root)".to_string()
-                } else if report.by_dissemination[rank] {
+                } else if report.by_dissemination(rank) {
                     format!("colored by a {}", words.messages[0].to_lowercase())
                 } else {
                     format!("colored by a {}", words.messages[1].to_lowercase())
@@ -761,7 +757,7 @@ pub fn timeline<V: core::fmt::Debug>(
                 lines.push((
                     time,
                     1,
-                    rank,
+                    rank as usize,
                     format!("t={time}: rank {rank} delivers, {how}"),
                 ));
             }
@@ -799,7 +795,7 @@ pub fn end_line<V: core::fmt::Debug>(words: &timed::Vocabulary, report: &Report<
         )
     } else {
         let undelivered: Vec<u32> = (0..report.procs)
-            .filter(|&r| report.is_live(r) && report.delivered_at[r as usize].is_none())
+            .filter(|&r| report.is_live(r) && report.delivered_at(r).is_none())
             .collect();
         format!(
             "end: t={}, live processes that never delivered: {undelivered:?}, duplicate deliveries: {}",

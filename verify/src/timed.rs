@@ -522,8 +522,7 @@ impl<A: Automaton> TimedModel<A> {
         let mut trace = vec![first];
         trace.extend(crate::timeline(&self.vocabulary, &notes, &events, &report));
         trace.push(crate::end_line(&self.vocabulary, &report));
-        let all = (0..report.procs)
-            .all(|r| !report.is_live(r) || report.delivered_at[r as usize].is_some());
+        let all = (0..report.procs).all(|r| !report.is_live(r) || report.delivered_at(r).is_some());
         (all, trace)
     }
 
@@ -648,10 +647,9 @@ impl<A: Automaton> TimedModel<A> {
 /// What a process has done so far that a stopped process must not do again: its sends, its
 /// deliveries and its completions, summed.
 fn activity<V>(report: &Report<V>, rank: Rank) -> u64 {
-    let i = rank as usize;
-    let sent: u64 = report.sent[i].iter().map(|&n| u64::from(n)).sum();
+    let sent: u64 = report.sent(rank).iter().map(|&n| u64::from(n)).sum();
     let completions = report.completions.iter().filter(|c| c.0 == rank).count() as u64;
-    sent + u64::from(report.deliveries[i]) + completions
+    sent + u64::from(report.deliveries(rank)) + completions
 }
 
 /// The stop rule every family that implements [`Automaton::is_done`] promises (its contract,

@@ -437,7 +437,7 @@ fn delayed_stop_reply_ends_a_sweep_at_the_first_live_corrector() {
                 r
             }
         };
-        let correction = |r: usize| u64::from(report.sent[r][1]);
+        let correction = |r: u32| u64::from(report.sent(r)[1]);
         ((0..16).map(correction).sum::<u64>(), correction(14))
     };
     assert_eq!(count(None), (28, 8));

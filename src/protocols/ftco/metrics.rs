@@ -49,15 +49,17 @@ impl<V: Clone> FtcoMetrics<V> {
         let start = report.root_start;
         let (latency, completions, incomplete, spread, result) = match collective {
             Collective::Bcast => {
-                let mut times = report.delivered_at.iter().flatten().copied();
+                let mut times = report.delivery_times().flatten();
                 let first = times.clone().min();
                 let last = times.by_ref().max();
                 (
                     report.coloring_latency(),
-                    report.delivered_at.iter().flatten().count() as u64,
+                    report.delivery_times().flatten().count() as u64,
                     u64::from(report.undelivered()),
                     last.zip(first).map_or(0, |(b, a)| b - a),
-                    report.delivered_value.first().cloned().flatten(),
+                    (report.procs > 0)
+                        .then(|| report.delivered_value(0).cloned())
+                        .flatten(),
                 )
             }
             Collective::Reduce | Collective::Allreduce => {
@@ -93,7 +95,7 @@ impl<V: Clone> FtcoMetrics<V> {
             .completions
             .iter()
             .map(|c| c.1)
-            .chain(report.delivered_at.iter().flatten().copied())
+            .chain(report.delivery_times().flatten())
             .max()
             .unwrap_or(start);
         Self {
