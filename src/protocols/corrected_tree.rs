@@ -120,9 +120,10 @@ pub enum Coloring {
 
 /// One process of a Corrected Tree broadcast.
 ///
-/// Kept small because the driver holds one per process (issue 16): the rank is the correction
-/// ring's, the payload is held exactly when the process is colored, "not forwarding" is a
-/// sentinel child index, and the yes/no state is one byte of flags.
+/// Kept small (56 B) because the driver holds one per process (issue 16): the rank is the
+/// corrector's (`P` is the configuration's, not repeated per process), the payload is held
+/// exactly when the process is colored, "not forwarding" is a sentinel child index, and the
+/// yes/no state is one byte of flags.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CorrectedTreeNode {
@@ -297,9 +298,15 @@ impl Automaton for CorrectedTreeNode {
             }
             Body::Correction(c) => {
                 let corrects = self.coloring == Coloring::Tree;
-                let receipt = self
-                    .corrector
-                    .receive(config.rule(), now, from, &c, corrects, out);
+                let receipt = self.corrector.receive(
+                    config.tree.procs(),
+                    config.rule(),
+                    now,
+                    from,
+                    &c,
+                    corrects,
+                    out,
+                );
                 if self.coloring == Coloring::Uncolored {
                     self.coloring = Coloring::Correction;
                     self.value = msg.value;
@@ -358,7 +365,10 @@ impl Automaton for CorrectedTreeNode {
         match self.coloring {
             Coloring::Uncolored => false,
             Coloring::Tree => {
-                config.rule() == CorrectionKind::None || self.corrector.is_finished(config.rule())
+                config.rule() == CorrectionKind::None
+                    || self
+                        .corrector
+                        .is_finished(config.tree.procs(), config.rule())
             }
             Coloring::Correction => !matches!(config.rule(), CorrectionKind::FailProof { .. }),
         }
@@ -417,7 +427,10 @@ impl Automaton for CorrectedTreeNode {
                 self.corrector.begin();
             }
         }
-        if let Some((to, msg)) = self.corrector.poll_send(config.rule(), now, out) {
+        if let Some((to, msg)) =
+            self.corrector
+                .poll_send(config.tree.procs(), config.rule(), now, out)
+        {
             out.send(to, wrap(value, msg));
         }
         if self.corrector.take_delivery() {

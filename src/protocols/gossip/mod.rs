@@ -401,7 +401,10 @@ impl<P: GossipProtocol> Automaton for GossipNode<P> {
             Body::Correction(c) => {
                 let corrects = self.coloring == GossipColoring::Gossip;
                 let kind = rule::<P>(config);
-                let receipt = self.corrector.receive(kind, now, from, &c, corrects, out);
+                let procs = P::gossip(config).procs;
+                let receipt = self
+                    .corrector
+                    .receive(procs, kind, now, from, &c, corrects, out);
                 if self.coloring == GossipColoring::Uncolored {
                     self.coloring = GossipColoring::Correction;
                     self.value = Some(msg.value);
@@ -452,7 +455,8 @@ impl<P: GossipProtocol> Automaton for GossipNode<P> {
             self.corrector.begin();
         }
         if self.within_correction_time(config, now) {
-            if let Some((to, msg)) = self.corrector.poll_send(rule::<P>(config), now, out) {
+            let procs = P::gossip(config).procs;
+            if let Some((to, msg)) = self.corrector.poll_send(procs, rule::<P>(config), now, out) {
                 out.send(to, wrap(value, msg));
             }
         }
