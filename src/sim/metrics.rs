@@ -178,7 +178,8 @@ impl<V> Report<V> {
     {
         let r = rank as usize;
         if self.flags[r] & DELIVERED != 0 {
-            *self.extra_deliveries.entry(rank).or_insert(0) += 1;
+            let extra = self.extra_deliveries.entry(rank).or_insert(0);
+            *extra = extra.saturating_add(1);
             return;
         }
         self.rows[r].delivered_at = now;
@@ -260,7 +261,7 @@ impl<V> Report<V> {
     }
 
     /// The first delivery times of every process, in rank order.
-    pub fn delivery_times(&self) -> impl Iterator<Item = Option<Time>> + Clone + '_ {
+    pub fn delivery_times(&self) -> impl ExactSizeIterator<Item = Option<Time>> + Clone + '_ {
         self.rows
             .iter()
             .zip(&self.flags)
@@ -280,7 +281,8 @@ impl<V> Report<V> {
         if self.flags[rank as usize] & DELIVERED == 0 {
             return 0;
         }
-        1 + self.extra_deliveries.get(&rank).copied().unwrap_or(0)
+        // Saturating: 2^32 deliveries to one process count as u32::MAX, not as a panic.
+        1u32.saturating_add(self.extra_deliveries.get(&rank).copied().unwrap_or(0))
     }
 
     /// Whether the first delivery of `rank` was caused by a dissemination message (or is the
@@ -303,7 +305,7 @@ impl<V> Report<V> {
     }
 
     /// The messages every process sent, per phase as [`Report::sent`], in rank order.
-    pub fn sent_counts(&self) -> impl Iterator<Item = [u32; 3]> + Clone + '_ {
+    pub fn sent_counts(&self) -> impl ExactSizeIterator<Item = [u32; 3]> + Clone + '_ {
         (0..self.rows.len()).map(|r| {
             let [dissemination, correction] = self.rows[r].sent;
             let acknowledgment = self.acknowledgments.get(r).copied().unwrap_or(0);
@@ -317,7 +319,7 @@ impl<V> Report<V> {
     }
 
     /// The last activity of every process, in rank order.
-    pub fn finish_times(&self) -> impl Iterator<Item = Time> + Clone + '_ {
+    pub fn finish_times(&self) -> impl ExactSizeIterator<Item = Time> + Clone + '_ {
         self.rows.iter().map(|row| row.finish)
     }
 
