@@ -725,7 +725,9 @@ impl<A: Automaton> Sim<A> {
             "a crash added to a run that folds arrivals"
         );
         if self.set_crash(rank, at) {
-            self.report.set_crashed(rank, true);
+            // As in `Sim::new`: a crash at `NEVER` is no crash.
+            let crashes = self.crash_time(rank) != NEVER;
+            self.report.set_crashed(rank, crashes);
         }
     }
 
@@ -1172,6 +1174,7 @@ mod tests {
             let expected = times.iter().copied().min().unwrap_or(NEVER);
             assert_eq!(sim.crash_time(3), expected, "{times:?}");
             assert_eq!(sim.has_crashed(3), expected != NEVER, "{times:?}");
+            assert_eq!(sim.report().crashed(3), expected != NEVER, "{times:?}");
             assert_eq!(
                 sim.far_crashes.len(),
                 usize::from(expected >= far && expected != NEVER)
