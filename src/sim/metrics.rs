@@ -92,6 +92,11 @@ const BY_DISSEMINATION: u8 = 2;
 /// A flag: the process crashes at some point of the scenario.
 const CRASHED: u8 = 4;
 
+/// A process's first delivery time from its row and flags.
+fn first_delivery(row: &Row, flags: u8) -> Option<Time> {
+    (flags & DELIVERED != 0).then_some(row.delivered_at)
+}
+
 /// The values delivered first, one per process that delivered.
 ///
 /// One representation per set of values, so that equal reports are equal here: `Same` exactly
@@ -257,7 +262,7 @@ impl<V> Report<V> {
     /// If `rank` is not below [`Report::procs`] (as every per-process method here).
     pub fn delivered_at(&self, rank: Rank) -> Option<Time> {
         let r = rank as usize;
-        (self.flags[r] & DELIVERED != 0).then_some(self.rows[r].delivered_at)
+        first_delivery(&self.rows[r], self.flags[r])
     }
 
     /// The first delivery times of every process, in rank order.
@@ -265,7 +270,7 @@ impl<V> Report<V> {
         self.rows
             .iter()
             .zip(&self.flags)
-            .map(|(row, &f)| (f & DELIVERED != 0).then_some(row.delivered_at))
+            .map(|(row, &f)| first_delivery(row, f))
     }
 
     /// The value `rank` delivered first, `None` if it never delivered.
@@ -298,7 +303,11 @@ impl<V> Report<V> {
 
     /// Messages sent by `rank`, per phase (dissemination, correction, acknowledgment).
     pub fn sent(&self, rank: Rank) -> [u32; 3] {
-        let r = rank as usize;
+        self.sent_at(rank as usize)
+    }
+
+    /// [`Report::sent`] by index: the row's two counters and the acknowledgments, if any.
+    fn sent_at(&self, r: usize) -> [u32; 3] {
         let [dissemination, correction] = self.rows[r].sent;
         let acknowledgment = self.acknowledgments.get(r).copied().unwrap_or(0);
         [dissemination, correction, acknowledgment]
@@ -306,11 +315,7 @@ impl<V> Report<V> {
 
     /// The messages every process sent, per phase as [`Report::sent`], in rank order.
     pub fn sent_counts(&self) -> impl ExactSizeIterator<Item = [u32; 3]> + Clone + '_ {
-        (0..self.rows.len()).map(|r| {
-            let [dissemination, correction] = self.rows[r].sent;
-            let acknowledgment = self.acknowledgments.get(r).copied().unwrap_or(0);
-            [dissemination, correction, acknowledgment]
-        })
+        (0..self.rows.len()).map(|r| self.sent_at(r))
     }
 
     /// Last activity of `rank` (end of a send or of a receive; 0 if none).
