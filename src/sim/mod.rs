@@ -172,8 +172,10 @@ impl std::error::Error for SimError {}
 
 const NEVER: Time = Time::MAX;
 
-/// A message in flight: sender, receiver, message, send time.
-type InFlight<M> = (Rank, Rank, M, Time);
+/// A message in flight: sender and message. The receiver is the rank of its ARRIVE or DELIVER
+/// event, and the send time, which only a trace reads, is in `Sim::sent_times` (a slot of 40 B
+/// instead of 48 B with a Corrected Tree message: issue 16).
+type InFlight<M> = (Rank, M);
 
 /// Events whose records [`Sim::warm`] reads ahead.
 const WARM: usize = 16;
@@ -210,31 +212,47 @@ impl Event {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct Process<A> {
     automaton: A,
-    port_free: Time,
-    receive_free: Time,
-    poll_at: Time,
-    /// The crash time in 48 bits, low and high part, in the 6 bytes the record would otherwise
-    /// pad ([`Process::crash_code`]): [`NO_CRASH`], [`FAR_CRASH`] (the time is in
+    /// When its send port frees, when its receive port frees and when its pending send-port
+    /// poll is ([`PORT_FREE`], [`RECEIVE_FREE`], [`POLL_AT`]), each a 32-bit [`Sim::time`]
+    /// code: the time, [`NEVER_CODE`], or [`FAR_CODE`] for a time in `Sim::far_times`.
+    times: [u32; 3],
+    /// Bit 31: the process arrived (`on_start` ran). Bits 0–30: its crash code
+    /// ([`Process::crash_code`]): [`NO_CRASH`], [`FAR_CRASH`] (the time is in
     /// `Sim::far_crashes`) or the time itself.
-    crash_low: u32,
-    crash_high: u16,
-    arrived: bool,
+    crash_arrived: u32,
 }
 
-/// A 48-bit crash code: the process does not crash.
-const NO_CRASH: u64 = (1 << 48) - 1;
-/// A 48-bit crash code: the process crashes at a time of 2^48 − 2 or later, kept aside.
-const FAR_CRASH: u64 = (1 << 48) - 2;
+/// [`Process::times`] index: when the send port frees.
+const PORT_FREE: usize = 0;
+/// [`Process::times`] index: when the receive port frees (dual-port LogP).
+const RECEIVE_FREE: usize = 1;
+/// [`Process::times`] index: the pending send-port poll ([`NEVER`]: none).
+const POLL_AT: usize = 2;
+
+/// A 32-bit time code: [`NEVER`].
+const NEVER_CODE: u32 = u32::MAX;
+/// A 32-bit time code: a time of 2^32 − 2 or later other than [`NEVER`], kept in
+/// `Sim::far_times`. (Every time below is its own code.)
+const FAR_CODE: u32 = u32::MAX - 1;
+
+/// A 31-bit crash code: the process does not crash.
+const NO_CRASH: u32 = (1 << 31) - 1;
+/// A 31-bit crash code: the process crashes at a time of 2^31 − 2 or later, kept aside.
+const FAR_CRASH: u32 = (1 << 31) - 2;
+/// [`Process::crash_arrived`]'s arrived bit.
+const ARRIVED_BIT: u32 = 1 << 31;
 
 impl<A> Process<A> {
-    fn crash_code(&self) -> u64 {
-        u64::from(self.crash_high) << 32 | u64::from(self.crash_low)
+    fn crash_code(&self) -> u32 {
+        self.crash_arrived & !ARRIVED_BIT
     }
 
-    fn set_crash_code(&mut self, code: u64) {
-        // A code has 48 bits: the casts take its two parts exactly.
-        self.crash_low = code as u32;
-        self.crash_high = (code >> 32) as u16;
+    fn set_crash_code(&mut self, code: u32) {
+        self.crash_arrived = (self.crash_arrived & ARRIVED_BIT) | code;
+    }
+
+    fn arrived(&self) -> bool {
+        self.crash_arrived & ARRIVED_BIT != 0
     }
 }
 
@@ -418,6 +436,10 @@ pub struct Sim<A: Automaton> {
     /// tried instead: 20–25 % slower at 30 % failed, where most events touch a crashing process;
     /// docs/performance.md.)
     far_crashes: BTreeMap<Rank, Time>,
+    /// The record times ([`PORT_FREE`], [`RECEIVE_FREE`], [`POLL_AT`]) of 2^32 − 2 or later
+    /// other than [`NEVER`], by rank and field (their records say [`FAR_CODE`]); empty in every
+    /// run of this crate's tools.
+    far_times: BTreeMap<(Rank, u8), Time>,
     /// Each process's first pending timer ([`NO_TIMER`] when none); empty until an automaton
     /// first sets a timer, so that automata without timers pay nothing for them. (Empty exactly
     /// while `timer_generation` is 0, so equality means what it meant with the timer in the
@@ -434,6 +456,8 @@ pub struct Sim<A: Automaton> {
     events: queue::Queue,
     /// In-flight messages.
     slots: slots::Slots<InFlight<A::Msg>>,
+    /// With tracing on, each message slot's send time (for the trace's `sent`); empty otherwise.
+    sent_times: Vec<Time>,
     #[cfg_attr(feature = "serde", serde(skip))]
     outbox: Outbox<A::Msg, A::Value>,
     report: Report<A::Value>,
@@ -451,12 +475,14 @@ impl<A: Automaton> Clone for Sim<A> {
             procs: Vec::new(),
             arrivals: Vec::new(),
             far_crashes: BTreeMap::new(),
+            far_times: BTreeMap::new(),
             first_timers: Vec::new(),
             more_timers: BTreeMap::new(),
             queues: Vec::new(),
             queue_view: Vec::new(),
             events: self.events.clone(),
             slots: slots::Slots::new(),
+            sent_times: Vec::new(),
             outbox: Outbox::new(),
             report: self.report.clone(),
             timer_generation: self.timer_generation,
@@ -477,12 +503,14 @@ impl<A: Automaton> Clone for Sim<A> {
             procs,
             arrivals,
             far_crashes,
+            far_times,
             first_timers,
             more_timers,
             queues,
             queue_view,
             events,
             slots,
+            sent_times,
             outbox,
             report,
             timer_generation,
@@ -495,12 +523,14 @@ impl<A: Automaton> Clone for Sim<A> {
         procs.clone_from(&source.procs);
         arrivals.clone_from(&source.arrivals);
         far_crashes.clone_from(&source.far_crashes);
+        far_times.clone_from(&source.far_times);
         first_timers.clone_from(&source.first_timers);
         more_timers.clone_from(&source.more_timers);
         queues.clone_from(&source.queues);
         queue_view.clone_from(&source.queue_view);
         events.clone_from(&source.events);
         slots.clone_from(&source.slots);
+        sent_times.clone_from(&source.sent_times);
         outbox.clone_from(&source.outbox);
         report.clone_from(&source.report);
         *timer_generation = source.timer_generation;
@@ -527,12 +557,8 @@ impl<A: Automaton> Sim<A> {
         let processes: Vec<Process<A>> = (0..procs)
             .map(|rank| Process {
                 automaton: A::new(config, rank),
-                port_free: 0,
-                receive_free: 0,
-                poll_at: NEVER,
-                crash_low: NO_CRASH as u32,
-                crash_high: (NO_CRASH >> 32) as u16,
-                arrived: false,
+                times: [0, 0, NEVER_CODE],
+                crash_arrived: NO_CRASH,
             })
             .collect();
         let mut driver = Self {
@@ -548,6 +574,7 @@ impl<A: Automaton> Sim<A> {
                 scenario.arrivals.clone()
             },
             far_crashes: BTreeMap::new(),
+            far_times: BTreeMap::new(),
             first_timers: Vec::new(),
             more_timers: BTreeMap::new(),
             queues: match scenario.model {
@@ -557,6 +584,7 @@ impl<A: Automaton> Sim<A> {
             queue_view: Vec::new(),
             events: queue::Queue::new(scenario.trace),
             slots: slots::Slots::new(),
+            sent_times: Vec::new(),
             outbox: Outbox::new(),
             report: Report::new(procs),
             timer_generation: 0,
@@ -597,7 +625,8 @@ impl<A: Automaton> Sim<A> {
                 .queues
                 .get(rank as usize)
                 .is_some_and(|q| !q.is_empty());
-            if !waiting && p.automaton.send_slot_is_idle(config, at.max(p.port_free)) {
+            let port_free = self.decode(rank, PORT_FREE, p.times[PORT_FREE]);
+            if !waiting && p.automaton.send_slot_is_idle(config, at.max(port_free)) {
                 return;
             }
         }
@@ -618,7 +647,49 @@ impl<A: Automaton> Sim<A> {
         match self.procs.get(rank as usize).map(Process::crash_code) {
             None | Some(NO_CRASH) => NEVER,
             Some(FAR_CRASH) => self.far_crashes.get(&rank).copied().unwrap_or(NEVER),
-            Some(time) => time,
+            Some(time) => Time::from(time),
+        }
+    }
+
+    /// The time `field` ([`PORT_FREE`], [`RECEIVE_FREE`], [`POLL_AT`]) of `rank`'s record.
+    fn time(&self, rank: Rank, field: usize) -> Time {
+        self.decode(rank, field, self.procs[rank as usize].times[field])
+    }
+
+    /// The time a record's code `code` of `field` stands for.
+    #[inline]
+    fn decode(&self, rank: Rank, field: usize, code: u32) -> Time {
+        if code < FAR_CODE {
+            Time::from(code)
+        } else if code == NEVER_CODE {
+            NEVER
+        } else {
+            self.far_times
+                .get(&(rank, field as u8))
+                .copied()
+                .unwrap_or(NEVER)
+        }
+    }
+
+    /// Sets the time `field` of `rank`'s record; a time the code cannot hold goes to
+    /// `far_times`, which holds exactly the records' [`FAR_CODE`] times (so equal states are
+    /// equal values).
+    #[inline]
+    fn set_time(&mut self, rank: Rank, field: usize, time: Time) {
+        let code = &mut self.procs[rank as usize].times[field];
+        let old = *code;
+        if time < Time::from(FAR_CODE) {
+            // Exact: the time is below 2^32 − 2.
+            *code = time as u32;
+        } else if time == NEVER {
+            *code = NEVER_CODE;
+        } else {
+            *code = FAR_CODE;
+            self.far_times.insert((rank, field as u8), time);
+            return;
+        }
+        if old == FAR_CODE {
+            self.far_times.remove(&(rank, field as u8));
         }
     }
 
@@ -701,14 +772,14 @@ impl<A: Automaton> Sim<A> {
         let mut acc: Time = 0;
         for &(rank, data) in list {
             if let Some(p) = self.procs.get(rank as usize) {
-                acc ^= p.port_free ^ p.poll_at;
+                acc ^= Time::from(p.times[PORT_FREE] ^ p.crash_arrived);
             }
             // What any activity, a delivery or a send writes (`Report::record_finish`,
             // `record_delivery`, `record_send`).
             acc ^= self.report.touch(rank);
             if class <= DELIVER {
                 if let Some(m) = self.slots.get(data as usize) {
-                    acc ^= m.3;
+                    acc ^= Time::from(m.0);
                 }
             }
         }
@@ -741,9 +812,10 @@ impl<A: Automaton> Sim<A> {
         if time == NEVER {
             return true;
         }
-        let code = if time < FAR_CRASH {
+        let code = if time < Time::from(FAR_CRASH) {
             self.far_crashes.remove(&rank);
-            time
+            // Exact: the time is below 2^31 − 2.
+            time as u32
         } else {
             self.far_crashes.insert(rank, time);
             FAR_CRASH
@@ -810,8 +882,16 @@ impl<A: Automaton> Sim<A> {
         }
     }
 
-    fn take_slot(&mut self, slot: usize) -> InFlight<A::Msg> {
-        self.slots.take(slot).expect("live message slot")
+    /// Takes the message out of `slot`: sender, message and (tracing only, 0 otherwise) send
+    /// time. The send time's entry is reset, so that a free slot's entry is 0 whatever it held
+    /// before, as a free slot is whatever message it held.
+    fn take_slot(&mut self, slot: u32) -> (Rank, A::Msg, Time) {
+        let (from, msg) = self.slots.take(slot as usize).expect("live message slot");
+        let sent = self
+            .sent_times
+            .get_mut(slot as usize)
+            .map_or(0, core::mem::take);
+        (from, msg, sent)
     }
 
     fn on_arrive(&mut self, event: Event) {
@@ -820,7 +900,7 @@ impl<A: Automaton> Sim<A> {
         let now = event.time;
         self.activity(now);
         if !self.alive(to, now) {
-            let (from, to, msg, sent) = self.take_slot(slot as usize);
+            let (from, msg, sent) = self.take_slot(slot);
             self.report.lost += 1;
             if self.trace {
                 self.report.trace.push(TraceEvent::Lost {
@@ -835,15 +915,14 @@ impl<A: Automaton> Sim<A> {
         }
         let o = self.logp.overhead();
         let arrival = self.arrival(to);
-        let p = &mut self.procs[to as usize];
         match self.model {
             PortModel::DualPort => {
-                let start = now.max(p.receive_free).max(arrival);
-                p.receive_free = start + o;
+                let start = now.max(self.time(to, RECEIVE_FREE)).max(arrival);
+                self.set_time(to, RECEIVE_FREE, start + o);
                 self.push(start + o, DELIVER, to, slot);
             }
             PortModel::SinglePort => {
-                let at = now.max(p.port_free).max(arrival);
+                let at = now.max(self.time(to, PORT_FREE)).max(arrival);
                 let queue = &mut self.queues[to as usize];
                 queue.push_back(slot);
                 let waiting = queue.len() as u64;
@@ -854,8 +933,8 @@ impl<A: Automaton> Sim<A> {
     }
 
     fn on_deliver(&mut self, config: &A::Config, event: Event) -> Result<(), SimError> {
-        let (from, to, msg, sent) = self.take_slot(event.slot() as usize);
-        let now = event.time;
+        let (from, msg, sent) = self.take_slot(event.slot());
+        let (to, now) = (event.rank, event.time);
         self.activity(now);
         if !self.alive(to, now) {
             self.report.lost += 1;
@@ -901,7 +980,7 @@ impl<A: Automaton> Sim<A> {
             return Ok(());
         }
         let p = &mut self.procs[rank as usize];
-        p.arrived = true;
+        p.crash_arrived |= ARRIVED_BIT;
         if rank == 0 {
             self.report.root_start = now;
         }
@@ -924,26 +1003,23 @@ impl<A: Automaton> Sim<A> {
     }
 
     fn schedule_poll(&mut self, rank: Rank, at: Time) {
-        let p = &mut self.procs[rank as usize];
-        let at = at.max(p.port_free);
-        if p.poll_at <= at && p.poll_at != NEVER {
+        let at = at.max(self.time(rank, PORT_FREE));
+        let poll_at = self.time(rank, POLL_AT);
+        if poll_at <= at && poll_at != NEVER {
             return; // an earlier or equal poll is pending
         }
-        p.poll_at = at;
+        self.set_time(rank, POLL_AT, at);
         self.push(at, POLL, rank, 0);
     }
 
     fn on_poll(&mut self, config: &A::Config, event: Event) -> Result<(), SimError> {
         let (rank, now) = (event.rank, event.time);
-        {
-            let p = &mut self.procs[rank as usize];
-            if p.poll_at != now {
-                return Ok(()); // superseded
-            }
-            p.poll_at = NEVER;
-            if !p.arrived || p.port_free > now {
-                return Ok(());
-            }
+        if self.time(rank, POLL_AT) != now {
+            return Ok(()); // superseded
+        }
+        self.set_time(rank, POLL_AT, NEVER);
+        if !self.procs[rank as usize].arrived() || self.time(rank, PORT_FREE) > now {
+            return Ok(());
         }
         if !self.alive(rank, now) {
             return Ok(());
@@ -954,7 +1030,7 @@ impl<A: Automaton> Sim<A> {
             if !queue.is_empty() {
                 let mut view = core::mem::take(&mut self.queue_view);
                 view.extend(queue.iter().map(|&s| {
-                    let (from, _, msg, _) = self.slots.get(s as usize).expect("queued message");
+                    let (from, msg) = self.slots.get(s as usize).expect("queued message");
                     (*from, msg.clone())
                 }));
                 let p = &mut self.procs[rank as usize];
@@ -969,7 +1045,7 @@ impl<A: Automaton> Sim<A> {
                             what: "select_receive returned an index outside the queue",
                         });
                     };
-                    self.procs[rank as usize].port_free = now + o;
+                    self.set_time(rank, PORT_FREE, now + o);
                     self.push(now + o, DELIVER, rank, slot);
                     if self.every_slot {
                         self.schedule_poll(rank, now + o);
@@ -1006,7 +1082,7 @@ impl<A: Automaton> Sim<A> {
         } else if !send_slot {
             // Something changed: offer a send slot once every input at this instant has been
             // applied (POLL is the last class), or when the port frees.
-            let free = self.procs[rank as usize].port_free;
+            let free = self.time(rank, PORT_FREE);
             if free <= now || !self.every_slot {
                 // (While the port is busy a slot at `free` is pending, unless it was skipped
                 // as idle: then this input may have changed that.) Only after a message is
@@ -1098,16 +1174,22 @@ impl<A: Automaton> Sim<A> {
     fn send(&mut self, from: Rank, to: Rank, msg: A::Msg, now: Time) -> Result<(), SimError> {
         let logp = self.logp;
         let phase = msg.phase();
-        let slot = self.slots.insert((from, to, msg, now));
+        let slot = self.slots.insert((from, msg));
         let Ok(slot) = u32::try_from(slot) else {
             self.slots.take(slot);
             return Err(SimError::Capacity {
                 what: "messages in flight",
             });
         };
+        if self.trace {
+            let index = slot as usize;
+            if self.sent_times.len() <= index {
+                self.sent_times.resize(index + 1, 0);
+            }
+            self.sent_times[index] = now;
+        }
         self.report.record_send(from, now, phase);
-        let p = &mut self.procs[from as usize];
-        p.port_free = now + logp.overhead();
+        self.set_time(from, PORT_FREE, now + logp.overhead());
         self.process_activity(from, now + logp.overhead());
         let arrive = now + logp.overhead() + logp.latency();
         if self.crashes_fixed && self.model == PortModel::DualPort && self.alive(to, arrive) {
@@ -1117,9 +1199,8 @@ impl<A: Automaton> Sim<A> {
             // left out: the delivery's own, later, covers it. One event less per message.
             let o = logp.overhead();
             let arrival = self.arrival(to);
-            let p = &mut self.procs[to as usize];
-            let start = arrive.max(p.receive_free).max(arrival);
-            p.receive_free = start + o;
+            let start = arrive.max(self.time(to, RECEIVE_FREE)).max(arrival);
+            self.set_time(to, RECEIVE_FREE, start + o);
             self.push(start + o, DELIVER, to, slot);
         } else {
             self.push(arrive, ARRIVE, to, slot);
@@ -1134,15 +1215,92 @@ mod tests {
     use crate::protocols::corrected_tree::CorrectedTreeNode;
 
     /// The record sizes docs/performance.md states (issue 16): the driver's part of a process
-    /// record is its three port and poll times and two flags; crash times and timers are in
-    /// side tables (the crash time in the record's spare bytes).
+    /// record is 16 B, its three port and poll times and its crash time in 32 bits each (times
+    /// too large for them aside) and the arrived flag in the crash word's spare bit; timers are
+    /// in side tables.
     #[test]
-    fn a_corrected_tree_process_record_is_88_bytes() {
+    fn a_corrected_tree_process_record_is_72_bytes() {
         assert_eq!(core::mem::size_of::<CorrectedTreeNode>(), 56);
-        assert_eq!(core::mem::size_of::<Process<CorrectedTreeNode>>(), 88);
+        assert_eq!(core::mem::size_of::<Process<CorrectedTreeNode>>(), 72);
     }
 
-    /// Crash times kept in 48 bits of the record, or aside from 2^48 − 2 on, read back exactly,
+    /// A run started 2^40 later is the same run, 2^40 later: every time the record keeps in 32
+    /// bits is then kept aside (`far_times`, `far_crashes`), and every metric must come out
+    /// shifted by exactly 2^40, for both port models and the variants with timers.
+    #[test]
+    fn a_run_shifted_beyond_32_bit_times_is_the_same_run_shifted() {
+        use crate::protocols::corrected_tree::{CorrectedTreeConfig, CorrectionSpec, StartMode};
+        use crate::topology::{Order, Tree, TreeKind};
+        const SHIFT: Time = 1 << 40;
+        let logp = LogP::new(2, 1).expect("valid LogP");
+        let tree = Tree::new(TreeKind::Binomial, Order::Interleaved, 16, logp).expect("tree");
+        let specs = [
+            CorrectionSpec::Checked,
+            CorrectionSpec::Opportunistic { distance: 2 },
+            CorrectionSpec::Delayed { delay: 5 },
+            CorrectionSpec::FailProof {
+                faults: 1,
+                sos_timeout: Some(40),
+            },
+        ];
+        let shift = |t: Time| if t == 0 { 0 } else { t + SHIFT };
+        let mut shifted_runs = 0;
+        for model in [PortModel::DualPort, PortModel::SinglePort] {
+            for spec in specs.clone() {
+                let config =
+                    CorrectedTreeConfig::new(tree.clone(), spec.clone(), StartMode::Overlapped);
+                let base = Scenario {
+                    logp,
+                    model,
+                    arrivals: (0..16).map(|r| (r * 7) % 5).collect(),
+                    crashes: alloc::vec![(3, 0), (5, 4), (9, 7), (12, 30)],
+                    trace: true,
+                };
+                let later = Scenario {
+                    arrivals: base.arrivals.iter().map(|&t| t + SHIFT).collect(),
+                    crashes: base.crashes.iter().map(|&(r, t)| (r, t + SHIFT)).collect(),
+                    ..base.clone()
+                };
+                let a = run::<CorrectedTreeNode>(&config, 16, &base, 1 << 20).expect("runs");
+                let b = run::<CorrectedTreeNode>(&config, 16, &later, 1 << 20).expect("runs");
+                let what = (model, &spec);
+                assert_eq!(b.last_activity, a.last_activity + SHIFT, "{what:?}");
+                assert_eq!(b.messages, a.messages, "{what:?}");
+                assert_eq!(b.lost, a.lost, "{what:?}");
+                let delivered =
+                    |r: &Report<_>| -> Vec<Option<Time>> { r.delivery_times().collect() };
+                let expected: Vec<_> = delivered(&a).iter().map(|t| t.map(|t| t + SHIFT)).collect();
+                assert_eq!(delivered(&b), expected, "{what:?}");
+                assert!(expected.iter().flatten().count() >= 12, "{what:?}");
+                let sent: Vec<_> = a.sent_counts().collect();
+                assert_eq!(b.sent_counts().collect::<Vec<_>>(), sent, "{what:?}");
+                let finish: Vec<_> = a.finish_times().map(shift).collect();
+                assert_eq!(b.finish_times().collect::<Vec<_>>(), finish, "{what:?}");
+                let times = |e: &TraceEvent| match *e {
+                    TraceEvent::Message { sent, received, .. } => (sent, received),
+                    TraceEvent::Lost { sent, at, .. } => (sent, at),
+                    TraceEvent::Ignored { at, .. } => (at, at),
+                };
+                assert_eq!(a.trace.len(), b.trace.len(), "{what:?}");
+                for (x, y) in a.trace.iter().zip(&b.trace) {
+                    let (s, r) = times(x);
+                    assert_eq!(times(y), (s + SHIFT, r + SHIFT), "{what:?}");
+                }
+                shifted_runs += 1;
+            }
+        }
+        assert_eq!(shifted_runs, 8);
+    }
+
+    /// A message slot holds the sender and the message only (issue 16): 40 B with a Corrected
+    /// Tree message, 48 B when it held the receiver and the send time too.
+    #[test]
+    fn a_corrected_tree_message_slot_is_40_bytes() {
+        use crate::protocols::message::Msg;
+        assert_eq!(core::mem::size_of::<slots::Slot<InFlight<Msg>>>(), 40);
+    }
+
+    /// Crash times kept in 31 bits of the record, or aside from 2^31 − 2 on, read back exactly,
     /// the earliest of several winning, and `NEVER` is no crash.
     #[test]
     fn crash_times_read_back_exactly() {
@@ -1155,7 +1313,7 @@ mod tests {
             logp,
             ..Scenario::default()
         };
-        let far = (1u64 << 48) - 2;
+        let far = Time::from(FAR_CRASH);
         let cases: [&[Time]; 8] = [
             &[0],
             &[5, 9],

@@ -18,7 +18,7 @@ const NONE: usize = usize::MAX;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-enum Slot<T> {
+pub(crate) enum Slot<T> {
     /// Free; `next` is the slot freed before it ([`NONE`]: none).
     Free { next: usize },
     /// A message in flight.
