@@ -1246,9 +1246,8 @@ mod tests {
         let shift = |t: Time| if t == 0 { 0 } else { t + SHIFT };
         let mut shifted_runs = 0;
         for model in [PortModel::DualPort, PortModel::SinglePort] {
-            for spec in specs.clone() {
-                let config =
-                    CorrectedTreeConfig::new(tree.clone(), spec.clone(), StartMode::Overlapped);
+            for spec in specs {
+                let config = CorrectedTreeConfig::new(tree.clone(), spec, StartMode::Overlapped);
                 let base = Scenario {
                     logp,
                     model,
