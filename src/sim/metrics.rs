@@ -22,8 +22,9 @@ pub(crate) fn phase_index(phase: Phase) -> usize {
 /// start. `V` is the automaton's value type.
 ///
 /// The per-process metrics are read through methods ([`Report::delivered_at`],
-/// [`Report::sent`], …) because they are stored compactly: 25 bytes per process (a row of two
-/// times and two send counters, and a byte of flags), where a vector per metric took 58. Runs
+/// [`Report::sent`], …) because they are stored compactly: 17 bytes per process (a row of two
+/// 32-bit times and two send counters, and a byte of flags; a time of 2^32 − 1 or later is kept
+/// aside), where a vector per metric took 58. Runs
 /// of millions of processes keep this report in memory next to the driver (issue 16), and a
 /// model checker hashes it with every state. What most runs do not need costs nothing: the
 /// delivered values are one value while every process delivered the same one, acknowledgment
@@ -38,6 +39,9 @@ pub struct Report<V = Value> {
     /// Each process's first delivery time, last activity and dissemination and correction
     /// sends.
     rows: Vec<Row>,
+    /// The row times of 2^32 − 1 or later, by rank and field ([`DELIVERED_AT`], [`FINISH`]);
+    /// their rows say [`FAR_TIME`]. Empty in every run of this crate's tools.
+    far_times: BTreeMap<(Rank, u8), Time>,
     /// Each process's [`DELIVERED`], [`BY_DISSEMINATION`] and [`CRASHED`] flags.
     flags: Vec<u8>,
     /// The value each process delivered first.
@@ -77,13 +81,21 @@ pub struct Report<V = Value> {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct Row {
-    /// The first delivery time (meaningful with [`DELIVERED`]).
-    delivered_at: Time,
-    /// The end of the process's last send or receive.
-    finish: Time,
+    /// The first delivery time (meaningful with [`DELIVERED`]), a 32-bit time code.
+    delivered_at: u32,
+    /// The end of the process's last send or receive, a 32-bit time code.
+    finish: u32,
     /// Dissemination and correction messages sent.
     sent: [u32; 2],
 }
+
+/// A row's time code for a time kept in [`Report`]'s `far_times` (every time below 2^32 − 1
+/// is its own code).
+const FAR_TIME: u32 = u32::MAX;
+/// `far_times` key: the first delivery time.
+const DELIVERED_AT: u8 = 0;
+/// `far_times` key: the last activity.
+const FINISH: u8 = 1;
 
 /// A flag: the process delivered.
 const DELIVERED: u8 = 1;
@@ -91,11 +103,6 @@ const DELIVERED: u8 = 1;
 const BY_DISSEMINATION: u8 = 2;
 /// A flag: the process crashes at some point of the scenario.
 const CRASHED: u8 = 4;
-
-/// A process's first delivery time from its row and flags.
-fn first_delivery(row: &Row, flags: u8) -> Option<Time> {
-    (flags & DELIVERED != 0).then_some(row.delivered_at)
-}
 
 /// The values delivered first, one per process that delivered.
 ///
@@ -124,6 +131,7 @@ impl<V: Clone> Clone for Report<V> {
             procs,
             root_start,
             rows,
+            far_times,
             flags,
             values,
             extra_deliveries,
@@ -140,6 +148,7 @@ impl<V: Clone> Clone for Report<V> {
         *procs = source.procs;
         *root_start = source.root_start;
         rows.clone_from(&source.rows);
+        far_times.clone_from(&source.far_times);
         flags.clone_from(&source.flags);
         values.clone_from(&source.values);
         extra_deliveries.clone_from(&source.extra_deliveries);
@@ -162,6 +171,7 @@ impl<V> Report<V> {
             procs,
             root_start: 0,
             rows: vec![Row::default(); n],
+            far_times: BTreeMap::new(),
             flags: vec![0; n],
             values: Values::Same(None),
             extra_deliveries: BTreeMap::new(),
@@ -187,7 +197,7 @@ impl<V> Report<V> {
             *extra = extra.saturating_add(1);
             return;
         }
-        self.rows[r].delivered_at = now;
+        self.set_time(r, DELIVERED_AT, now);
         match &mut self.values {
             Values::Same(same @ None) => *same = Some(value),
             Values::Same(Some(same)) if *same == value => {}
@@ -231,8 +241,54 @@ impl<V> Report<V> {
 
     /// Notes that `rank` was active until `time` (the end of a send or a receive).
     pub(crate) fn record_finish(&mut self, rank: Rank, time: Time) {
-        let finish = &mut self.rows[rank as usize].finish;
-        *finish = (*finish).max(time);
+        let r = rank as usize;
+        let code = self.rows[r].finish;
+        if code != FAR_TIME && time < Time::from(FAR_TIME) {
+            // Both are their own codes (the cast is exact).
+            self.rows[r].finish = code.max(time as u32);
+        } else if time > self.time(r, FINISH, code) {
+            self.set_time(r, FINISH, time);
+        }
+    }
+
+    /// The time a row's code `code` of `field` stands for.
+    #[inline]
+    fn time(&self, r: usize, field: u8, code: u32) -> Time {
+        if code != FAR_TIME {
+            return Time::from(code);
+        }
+        // `r` indexes the rows, so it is a rank.
+        let key = (r as Rank, field);
+        self.far_times.get(&key).copied().unwrap_or(Time::MAX)
+    }
+
+    /// Writes time `field` of row `r`; a time the code cannot hold goes to `far_times`, which
+    /// holds exactly the rows' [`FAR_TIME`] times (so equal reports are equal values).
+    fn set_time(&mut self, r: usize, field: u8, time: Time) {
+        let row = &mut self.rows[r];
+        let code = if field == DELIVERED_AT {
+            &mut row.delivered_at
+        } else {
+            &mut row.finish
+        };
+        let old = *code;
+        let key = (r as Rank, field);
+        if time < Time::from(FAR_TIME) {
+            // Exact: the time is below 2^32 − 1.
+            *code = time as u32;
+            if old == FAR_TIME {
+                self.far_times.remove(&key);
+            }
+        } else {
+            *code = FAR_TIME;
+            self.far_times.insert(key, time);
+        }
+    }
+
+    /// A process's first delivery time.
+    fn first_delivery(&self, r: usize) -> Option<Time> {
+        (self.flags[r] & DELIVERED != 0)
+            .then(|| self.time(r, DELIVERED_AT, self.rows[r].delivered_at))
     }
 
     /// Marks whether `rank` crashes at some point of the scenario.
@@ -251,7 +307,7 @@ impl<V> Report<V> {
         let r = rank as usize;
         self.rows
             .get(r)
-            .map_or(0, |row| row.finish ^ row.delivered_at)
+            .map_or(0, |row| Time::from(row.finish ^ row.delivered_at))
             ^ Time::from(self.flags.get(r).copied().unwrap_or(0))
     }
 
@@ -262,15 +318,12 @@ impl<V> Report<V> {
     /// If `rank` is not below [`Report::procs`] (as every per-process method here).
     pub fn delivered_at(&self, rank: Rank) -> Option<Time> {
         let r = rank as usize;
-        first_delivery(&self.rows[r], self.flags[r])
+        self.first_delivery(r)
     }
 
     /// The first delivery times of every process, in rank order.
     pub fn delivery_times(&self) -> impl ExactSizeIterator<Item = Option<Time>> + Clone + '_ {
-        self.rows
-            .iter()
-            .zip(&self.flags)
-            .map(|(row, &f)| first_delivery(row, f))
+        (0..self.rows.len()).map(|r| self.first_delivery(r))
     }
 
     /// The value `rank` delivered first, `None` if it never delivered.
@@ -320,12 +373,13 @@ impl<V> Report<V> {
 
     /// Last activity of `rank` (end of a send or of a receive; 0 if none).
     pub fn finish(&self, rank: Rank) -> Time {
-        self.rows[rank as usize].finish
+        let r = rank as usize;
+        self.time(r, FINISH, self.rows[r].finish)
     }
 
     /// The last activity of every process, in rank order.
     pub fn finish_times(&self) -> impl ExactSizeIterator<Item = Time> + Clone + '_ {
-        self.rows.iter().map(|row| row.finish)
+        (0..self.rows.len()).map(|r| self.time(r, FINISH, self.rows[r].finish))
     }
 
     /// Whether `rank` never crashes in this scenario.
@@ -522,9 +576,9 @@ mod tests {
     }
 
     #[test]
-    fn a_row_is_24_bytes_and_a_process_costs_25() {
-        assert_eq!(core::mem::size_of::<Row>(), 24);
-        // The flags byte is the 25th; values, extra deliveries and acknowledgments cost
+    fn a_row_is_16_bytes_and_a_process_costs_17() {
+        assert_eq!(core::mem::size_of::<Row>(), 16);
+        // The flags byte is the 17th; values, extra deliveries and acknowledgments cost
         // nothing per process while every process delivers the same value once and nobody
         // acknowledges.
         let report = Report::<u64>::new(1000);
