@@ -120,10 +120,12 @@ pub enum Coloring {
 
 /// One process of a Corrected Tree broadcast.
 ///
-/// Kept small (56 B) because the driver holds one per process (issue 16): the rank is the
+/// Kept small (48 B) because the driver holds one per process (issue 16): the rank is the
 /// corrector's (`P` is the configuration's, not repeated per process), the payload is held
-/// exactly when the process is colored, "not forwarding" is a sentinel child index, and the
-/// yes/no state is one byte of flags.
+/// exactly when the process is colored, "not forwarding" is a sentinel child index, the
+/// yes/no state is one byte of flags, and the tree with acknowledgments counts missing
+/// acknowledgments in its corrector, which has nothing else to hold
+/// ([`Correction::None`](super::correction::Correction::None)).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CorrectedTreeNode {
@@ -132,8 +134,6 @@ pub struct CorrectedTreeNode {
     /// Index of the next tree child to send to; [`NOT_FORWARDING`] when not forwarding (yet or
     /// any more).
     next_child: u32,
-    /// Acknowledgments: children that have not acked yet.
-    acks_missing: u32,
     coloring: Coloring,
     /// [`ARRIVED`], [`DELIVERED`], [`START_REACHED`], [`ACK_SENT`].
     flags: u8,
@@ -204,7 +204,8 @@ impl CorrectedTreeNode {
         self.deliver(value, out);
         self.next_child = 0;
         if config.acknowledgments() {
-            self.acks_missing = config.tree.children(self.rank()).count() as u32;
+            let children = config.tree.children(self.rank()).count() as u32;
+            self.corrector.set_acks_missing(children);
         }
         if config.rule() != CorrectionKind::None && config.start == StartMode::Synchronized {
             if now >= config.correction_start {
@@ -237,7 +238,6 @@ impl Automaton for CorrectedTreeNode {
         Self {
             value: 0,
             next_child: NOT_FORWARDING,
-            acks_missing: 0,
             coloring: Coloring::Uncolored,
             flags: 0,
             corrector: Corrector::new(config.rule(), ring, config.first_side),
@@ -290,10 +290,11 @@ impl Automaton for CorrectedTreeNode {
             }
             Body::Ack => {
                 let is_child = config.tree.parent(from) == Some(rank);
-                if !config.acknowledgments() || !is_child || self.acks_missing == 0 {
+                let missing = self.corrector.acks_missing();
+                if !config.acknowledgments() || !is_child || missing == 0 {
                     out.ignore("unexpected acknowledgment");
                 } else {
-                    self.acks_missing -= 1;
+                    self.corrector.set_acks_missing(missing - 1);
                 }
             }
             Body::Correction(c) => {
@@ -399,7 +400,7 @@ impl Automaton for CorrectedTreeNode {
         if config.acknowledgments()
             && self.coloring == Coloring::Tree
             && !self.flag(ACK_SENT)
-            && self.acks_missing == 0
+            && self.corrector.acks_missing() == 0
         {
             self.set(ACK_SENT);
             match config.tree.parent(rank) {

@@ -205,9 +205,9 @@ impl Event {
 
 /// One process: its automaton and the driver's few words about it, kept together so an event
 /// touches one record. What only some runs use lives in [`Sim`]'s side tables: arrival times,
-/// timers, and the single-port queues. (With the Corrected Tree node the record is 88 B: 56 B
-/// node, 32 B driver; it was 120 B with a 64-bit crash time and the first timer in it, 96 B
-/// with a 64 B node.)
+/// timers, and the single-port queues. (With the Corrected Tree node the record is 64 B: 48 B
+/// node, 16 B driver; it was 120 B with 64-bit times and the first timer in it, 96 B with 64-bit
+/// port times and a 64 B node, 88 B with a 56 B node.)
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct Process<A> {
@@ -1219,9 +1219,9 @@ mod tests {
     /// too large for them aside) and the arrived flag in the crash word's spare bit; timers are
     /// in side tables.
     #[test]
-    fn a_corrected_tree_process_record_is_72_bytes() {
-        assert_eq!(core::mem::size_of::<CorrectedTreeNode>(), 56);
-        assert_eq!(core::mem::size_of::<Process<CorrectedTreeNode>>(), 72);
+    fn a_corrected_tree_process_record_is_64_bytes() {
+        assert_eq!(core::mem::size_of::<CorrectedTreeNode>(), 48);
+        assert_eq!(core::mem::size_of::<Process<CorrectedTreeNode>>(), 64);
     }
 
     /// A run started 2^40 later is the same run, 2^40 later: every time the record keeps in 32
