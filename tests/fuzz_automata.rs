@@ -31,7 +31,7 @@ use ftcoll::automaton::{Action, Automaton, Outbox, TimerId, Value};
 use ftcoll::protocols::corrected_tree::{
     Coloring, CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
 };
-use ftcoll::protocols::{Body, CorrectionMsg, Msg, Ring, Side};
+use ftcoll::protocols::{Body, CorrectionMsg, Correctors, Msg, Ring, Side};
 use ftcoll::rng::SplitMix64;
 use ftcoll::topology::{LogP, Order, Tree, TreeKind};
 use ftcoll::{Rank, Time};
@@ -1746,7 +1746,7 @@ fn a_failure_proof_c_node_delivers_the_payload_it_holds() {
         value: config.payload,
         body: Body::Correction(CorrectionMsg::FailProof {
             toward: Side::Right,
-            known: Box::default(),
+            known: Correctors::default(),
         }),
     };
     node.on_message(&config, 1, 4, first, &mut out);
@@ -1754,7 +1754,7 @@ fn a_failure_proof_c_node_delivers_the_payload_it_holds() {
         value: config.payload ^ 1,
         body: Body::Correction(CorrectionMsg::FailProof {
             toward: Side::Left,
-            known: Box::default(),
+            known: Correctors::default(),
         }),
     };
     node.on_message(&config, 2, 6, second, &mut out);

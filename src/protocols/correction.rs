@@ -17,7 +17,7 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use super::message::{Body, CorrectionMsg, Msg};
+use super::message::{Body, CorrectionMsg, Correctors, Msg};
 use super::ring::{Ring, Side};
 use crate::automaton::{Outbox, TimerId, Value};
 use crate::{Rank, Time};
@@ -710,7 +710,7 @@ impl FailProof {
             }
             self.offset[i] += 1;
             self.next = side.other();
-            let carried: Box<[Rank]> = self.known[side.other().index()][..].into();
+            let carried = Correctors::from(&self.known[side.other().index()][..]);
             return Some((
                 ring.neighbor(side, self.offset[i]),
                 CorrectionMsg::FailProof {

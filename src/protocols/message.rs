@@ -1,6 +1,10 @@
 //! Messages of the broadcast family (Corrected Trees, Corrected Gossip and their baselines).
 
-use alloc::boxed::Box;
+use core::ops::Deref;
+
+use alloc::vec::Vec;
+
+use thin_vec::ThinVec;
 
 use super::ring::Side;
 use crate::automaton::{Message, Phase, Value};
@@ -50,13 +54,62 @@ pub enum CorrectionMsg {
     FailProof {
         /// The direction the message travels.
         toward: Side,
-        /// Up to `f + 1` correcting processes behind the sender (relative to `toward`). A
-        /// boxed slice, not a `Vec`, so that every message of the family is 8 bytes smaller
-        /// (32 B instead of 40 B; the driver holds one per message in flight).
-        known: Box<[Rank]>,
+        /// Up to `f + 1` correcting processes behind the sender (relative to `toward`).
+        known: Correctors,
     },
     /// Failure-proof correction's SOS broadcast to everyone (CG Alg. 3, line 9).
     Sos,
+}
+
+/// The correcting processes a failure-proof message carries (CG Alg. 3): a list behind one
+/// pointer, its length in the allocation, so that every message of the family is 24 B (a boxed
+/// slice, a pointer and a length, made it 32 B, a `Vec` 40 B; the driver holds one message per
+/// message in flight, about one per process at a Corrected Tree run's peak: issue 16). It reads
+/// as a slice of ranks.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(transparent))]
+pub struct Correctors(ThinVec<Rank>);
+
+impl Deref for Correctors {
+    type Target = [Rank];
+
+    fn deref(&self) -> &[Rank] {
+        &self.0
+    }
+}
+
+impl<'a> IntoIterator for &'a Correctors {
+    type Item = &'a Rank;
+    type IntoIter = core::slice::Iter<'a, Rank>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl From<&[Rank]> for Correctors {
+    fn from(ranks: &[Rank]) -> Self {
+        Self(ranks.iter().copied().collect())
+    }
+}
+
+impl From<Vec<Rank>> for Correctors {
+    fn from(ranks: Vec<Rank>) -> Self {
+        Self(ranks.into_iter().collect())
+    }
+}
+
+impl<const N: usize> From<[Rank; N]> for Correctors {
+    fn from(ranks: [Rank; N]) -> Self {
+        Self(ranks.into_iter().collect())
+    }
+}
+
+impl FromIterator<Rank> for Correctors {
+    fn from_iter<I: IntoIterator<Item = Rank>>(ranks: I) -> Self {
+        Self(ranks.into_iter().collect())
+    }
 }
 
 impl Message for Msg {
@@ -74,9 +127,20 @@ mod tests {
     use super::*;
 
     /// The size the driver's message slots are planned for (docs/performance.md, issue 16):
-    /// every message of the family holds its list of correctors behind one pointer.
+    /// every message of the family holds its list of correctors behind one thin pointer.
     #[test]
-    fn a_message_is_32_bytes() {
-        assert_eq!(core::mem::size_of::<Msg>(), 32);
+    fn a_message_is_24_bytes() {
+        assert_eq!(core::mem::size_of::<Msg>(), 24);
+    }
+
+    #[test]
+    fn correctors_read_back_as_the_ranks_they_were_made_of() {
+        let ranks: [Rank; 3] = [7, 3, 9];
+        assert_eq!(&*Correctors::from(&ranks[..]), &ranks[..]);
+        assert_eq!(&*Correctors::from(ranks), &ranks[..]);
+        assert_eq!(&*Correctors::from(ranks.to_vec()), &ranks[..]);
+        assert_eq!(&*ranks.into_iter().collect::<Correctors>(), &ranks[..]);
+        assert!(Correctors::default().is_empty());
+        assert_ne!(Correctors::from([1, 2]), Correctors::from([2, 1]));
     }
 }

@@ -17,5 +17,5 @@ pub mod gossip;
 pub mod message;
 pub mod ring;
 
-pub use message::{Body, CorrectionMsg, Msg};
+pub use message::{Body, CorrectionMsg, Correctors, Msg};
 pub use ring::{Ring, Side};

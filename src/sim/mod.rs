@@ -1294,9 +1294,9 @@ mod tests {
     /// A message slot holds the sender and the message only (issue 16): 40 B with a Corrected
     /// Tree message, 48 B when it held the receiver and the send time too.
     #[test]
-    fn a_corrected_tree_message_slot_is_40_bytes() {
+    fn a_corrected_tree_message_slot_is_32_bytes() {
         use crate::protocols::message::Msg;
-        assert_eq!(core::mem::size_of::<slots::Slot<InFlight<Msg>>>(), 40);
+        assert_eq!(core::mem::size_of::<slots::Slot<InFlight<Msg>>>(), 32);
     }
 
     /// Crash times kept in 31 bits of the record, or aside from 2^31 − 2 on, read back exactly,

@@ -7,7 +7,7 @@ use ftcoll::protocols::corrected_tree::{Coloring, CorrectedTreeConfig, Corrected
 use ftcoll::protocols::correction::{DELAY_TIMER, SOS_TIMER};
 use ftcoll::protocols::ftco::{FtcoConfig, FtcoMsg, FtcoNode};
 use ftcoll::protocols::gossip::{GossipColoring, GossipConfig, GossipNode, GossipProtocol};
-use ftcoll::protocols::{Body, CorrectionMsg, Msg, Ring, Side};
+use ftcoll::protocols::{Body, CorrectionMsg, Correctors, Msg, Ring, Side};
 use ftcoll::{Rank, Time};
 
 /// Which bug a [`Mutant`] has.
@@ -545,7 +545,7 @@ impl<P: GossipProtocol> Automaton for GossipMutant<P> {
                     *toward,
                     CorrectionMsg::FailProof {
                         toward: toward.other(),
-                        known: Box::default(),
+                        known: Correctors::default(),
                     },
                 )),
                 _ => None,
