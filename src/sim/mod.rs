@@ -259,8 +259,26 @@ impl<A> Process<A> {
 /// A pending timer: id, firing time, generation.
 type Timer = (TimerId, Time, u64);
 
-/// No timer: generations start at 1.
-const NO_TIMER: Timer = (TimerId(0), 0, 0);
+/// A process's first pending timer in 16 B instead of a [`Timer`]'s 24: its id, its time as a
+/// 32-bit code ([`Sim::time`]; a far time is `Sim::far_times`' [`FIRST_TIMER_AT`] entry) and its
+/// generation (0: no timer; generations start at 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct FirstTimer {
+    id: TimerId,
+    at: u32,
+    generation: u64,
+}
+
+/// No timer.
+const NO_TIMER: FirstTimer = FirstTimer {
+    id: TimerId(0),
+    at: 0,
+    generation: 0,
+};
+
+/// `Sim::far_times` field of a far first timer's time (after the record's three).
+const FIRST_TIMER_AT: usize = 3;
 
 /// A process's pending timers as one list, the first kept inline: most processes have at most
 /// one, and a heap list per process would cost an allocation each.
@@ -444,7 +462,7 @@ pub struct Sim<A: Automaton> {
     /// first sets a timer, so that automata without timers pay nothing for them. (Empty exactly
     /// while `timer_generation` is 0, so equality means what it meant with the timer in the
     /// record.)
-    first_timers: Vec<Timer>,
+    first_timers: Vec<FirstTimer>,
     /// Pending timers after each process's first one, in order (only non-empty lists).
     more_timers: BTreeMap<Rank, Vec<Timer>>,
     /// Single-port: each process's messages waiting to be handled (message slots); empty under
@@ -676,21 +694,28 @@ impl<A: Automaton> Sim<A> {
     /// equal values).
     #[inline]
     fn set_time(&mut self, rank: Rank, field: usize, time: Time) {
-        let code = &mut self.procs[rank as usize].times[field];
-        let old = *code;
-        if time < Time::from(FAR_CODE) {
+        let old = self.procs[rank as usize].times[field];
+        let code = self.encode(rank, field, old, time);
+        self.procs[rank as usize].times[field] = code;
+    }
+
+    /// The code of `time` for `field` of `rank`, replacing code `old`: `far_times` gets the
+    /// time if the code cannot hold it, and loses the old one if it held it.
+    #[inline]
+    fn encode(&mut self, rank: Rank, field: usize, old: u32, time: Time) -> u32 {
+        let code = if time < Time::from(FAR_CODE) {
             // Exact: the time is below 2^32 − 2.
-            *code = time as u32;
+            time as u32
         } else if time == NEVER {
-            *code = NEVER_CODE;
+            NEVER_CODE
         } else {
-            *code = FAR_CODE;
             self.far_times.insert((rank, field as u8), time);
-            return;
-        }
+            return FAR_CODE;
+        };
         if old == FAR_CODE {
             self.far_times.remove(&(rank, field as u8));
         }
+        code
     }
 
     fn activity(&mut self, time: Time) {
@@ -858,11 +883,14 @@ impl<A: Automaton> Sim<A> {
             .first_timers
             .get_mut(rank as usize)
             .map_or(NO_TIMER, |t| core::mem::replace(t, NO_TIMER));
-        if first.2 == 0 {
+        if first.generation == 0 {
             return Timers::default();
         }
+        let at = self.decode(rank, FIRST_TIMER_AT, first.at);
+        // The table now says "no timer", whose code holds no far time.
+        self.encode(rank, FIRST_TIMER_AT, first.at, 0);
         Timers {
-            first: Some(first),
+            first: Some((first.id, at, first.generation)),
             rest: self.more_timers.remove(&rank).unwrap_or_default(),
         }
     }
@@ -875,7 +903,10 @@ impl<A: Automaton> Sim<A> {
         if self.first_timers.is_empty() {
             self.first_timers = alloc::vec![NO_TIMER; self.procs.len()];
         }
-        self.first_timers[rank as usize] = first;
+        let (id, at, generation) = first;
+        // The slot is empty (`take_timers` emptied it): its code holds no far time.
+        let at = self.encode(rank, FIRST_TIMER_AT, 0, at);
+        self.first_timers[rank as usize] = FirstTimer { id, at, generation };
         debug_assert!(self.timer_generation > 0, "a timer that was never set");
         if !timers.rest.is_empty() {
             self.more_timers.insert(rank, timers.rest);
@@ -1217,11 +1248,13 @@ mod tests {
     /// The record sizes docs/performance.md states (issue 16): the driver's part of a process
     /// record is 16 B, its three port and poll times and its crash time in 32 bits each (times
     /// too large for them aside) and the arrived flag in the crash word's spare bit; timers are
-    /// in side tables.
+    /// in side tables (16 B per process once any timer is set).
     #[test]
     fn a_corrected_tree_process_record_is_64_bytes() {
         assert_eq!(core::mem::size_of::<CorrectedTreeNode>(), 48);
         assert_eq!(core::mem::size_of::<Process<CorrectedTreeNode>>(), 64);
+        // A process's first pending timer, in a table allocated at the first timer.
+        assert_eq!(core::mem::size_of::<FirstTimer>(), 16);
     }
 
     /// A run started 2^40 later is the same run, 2^40 later: every time the record keeps in 32
