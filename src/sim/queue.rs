@@ -11,7 +11,7 @@
 //! Equality and hashing see each list sorted by rank (stably), so states that differ only in the
 //! interleaving of independent events compare equal.
 
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, VecDeque};
 use alloc::vec::Vec;
 use core::hash::{Hash, Hasher};
 
@@ -25,6 +25,9 @@ pub(crate) const POLL_CLASS: usize = 4;
 /// The timer class, whose events carry a 64-bit generation.
 pub(crate) const TIMER_CLASS: usize = 2;
 
+/// The delivery class, which may carry messages ([`Queue::push_delivery`]).
+pub(crate) const DELIVER_CLASS: usize = 1;
+
 /// `(rank, data)`: the message slot, 0, or for [`TIMER_CLASS`] the index of the generation in
 /// the bucket's `generations`. 32 bits of data instead of 64 halve each entry (8 B instead of
 /// 16 B) and what the sorts move (docs/performance.md, issue 16's third slice).
@@ -35,10 +38,44 @@ pub(crate) type Entry = (Rank, u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Full;
 
-#[derive(Debug, Default)]
+/// A delivery that carries its message (see [`Queue::push_delivery`]): 32 B with a Corrected Tree
+/// message, where an entry and a message slot take 40.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-struct Bucket {
+pub(crate) struct Delivery<M> {
+    /// The receiver.
+    pub(crate) to: Rank,
+    /// The sender.
+    pub(crate) from: Rank,
+    /// The message.
+    pub(crate) msg: M,
+}
+
+/// What [`Queue::pop`] takes out.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Popped<M> {
+    /// An event: class, rank and data (the message slot, timer generation or 0).
+    Event(usize, Rank, u64),
+    /// A delivery of the delivery class that carries its message.
+    Delivery(Delivery<M>),
+}
+
+/// What [`Queue::ahead`] shows of the events about to be applied.
+pub(crate) enum Ahead<'a, M> {
+    /// Entries of a class.
+    Entries(usize, &'a [Entry]),
+    /// Deliveries that carry their messages.
+    Deliveries(&'a VecDeque<Delivery<M>>),
+}
+
+#[derive(Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct Bucket<M> {
     lists: [Vec<Entry>; CLASSES],
+    /// Deliveries that carry their messages, in the order they were added: they belong to the
+    /// delivery class and are applied after its entries (a run uses one kind or the other;
+    /// see [`Queue::push_delivery`]).
+    deliveries: VecDeque<Delivery<M>>,
     /// The generations of the timer events, in the order they were added; a timer entry holds
     /// its index here, which sorting the list by rank carries along.
     generations: Vec<u64>,
@@ -49,10 +86,23 @@ struct Bucket {
     ranked: [bool; CLASSES],
 }
 
-impl Clone for Bucket {
+impl<M> Default for Bucket<M> {
+    fn default() -> Self {
+        Self {
+            lists: Default::default(),
+            deliveries: VecDeque::new(),
+            generations: Vec::new(),
+            cursor: [0; CLASSES],
+            ranked: [false; CLASSES],
+        }
+    }
+}
+
+impl<M: Clone> Clone for Bucket<M> {
     fn clone(&self) -> Self {
         Self {
             lists: self.lists.clone(),
+            deliveries: self.deliveries.clone(),
             generations: self.generations.clone(),
             cursor: self.cursor,
             ranked: self.ranked,
@@ -63,15 +113,22 @@ impl Clone for Bucket {
         for (mine, theirs) in self.lists.iter_mut().zip(&source.lists) {
             mine.clone_from(theirs);
         }
+        self.deliveries.clone_from(&source.deliveries);
         self.generations.clone_from(&source.generations);
         self.cursor = source.cursor;
         self.ranked = source.ranked;
     }
 }
 
-impl Bucket {
+impl<M> Bucket<M> {
     fn is_empty(&self) -> bool {
-        (0..CLASSES).all(|c| self.cursor[c] >= self.lists[c].len())
+        (0..CLASSES).all(|c| self.cursor[c] >= self.lists[c].len()) && self.deliveries.is_empty()
+    }
+
+    /// Whether `class` has events left (entries, or deliveries for the delivery class).
+    fn has_pending(&self, class: usize) -> bool {
+        self.cursor[class] < self.lists[class].len()
+            || (class == DELIVER_CLASS && !self.deliveries.is_empty())
     }
 
     fn pending(&self, class: usize) -> &[Entry] {
@@ -102,15 +159,17 @@ impl Bucket {
 /// one vector, not in the map's nodes (a node of 11 buckets is about 2 KB), so that a copy of the
 /// queue — a model checker stores one per state — is small, and copying into an existing queue
 /// (`clone_from`) reuses its lists.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub(crate) struct Queue {
+pub(crate) struct Queue<M> {
     /// The instant `pop` is applying and its bucket's slot, out of `index`.
     active: Option<(Time, u32)>,
     /// Every other pending instant and its bucket's slot.
     index: BTreeMap<Time, u32>,
     /// Buckets by slot, vacant ones included (empty lists).
-    slab: Vec<Bucket>,
+    slab: Vec<Bucket<M>>,
+    /// Deliveries that carry their messages, pending in all buckets.
+    deliveries: usize,
     /// The vacant slots, the last vacated last.
     vacant: Vec<u32>,
     /// Sort every class by rank (tracing).
@@ -127,13 +186,14 @@ const SPARES: usize = 8;
 /// instead of 102 MB, for no measured gain.)
 const SPARE_CAPACITY: usize = 1 << 10;
 
-impl Clone for Queue {
+impl<M: Clone> Clone for Queue<M> {
     /// The pending events (vacant slots come along with empty lists: no capacity is copied).
     fn clone(&self) -> Self {
         Self {
             active: self.active,
             index: self.index.clone(),
             slab: self.slab.clone(),
+            deliveries: self.deliveries,
             vacant: self.vacant.clone(),
             strict: self.strict,
             scratch: Vec::new(),
@@ -145,17 +205,37 @@ impl Clone for Queue {
         self.active = source.active;
         self.index.clone_from(&source.index);
         self.slab.clone_from(&source.slab);
+        self.deliveries = source.deliveries;
         self.vacant.clone_from(&source.vacant);
         self.strict = source.strict;
     }
 }
 
-impl Queue {
+impl<M> Queue<M> {
     pub(crate) fn new(strict: bool) -> Self {
         Self {
+            active: None,
+            index: BTreeMap::new(),
+            slab: Vec::new(),
+            deliveries: 0,
+            vacant: Vec::new(),
             strict,
-            ..Self::default()
+            scratch: Vec::new(),
         }
+    }
+
+    /// Adds a delivery of the delivery class at `time` that carries its message, so that it
+    /// needs neither an entry nor a message slot. Deliveries are applied in the order they
+    /// were added, after the class's entries of their instant, never sorted: only for runs that
+    /// add every delivery this way and trace nothing (the driver's `run` under dual-port LogP).
+    pub(crate) fn push_delivery(&mut self, time: Time, delivery: Delivery<M>) {
+        self.bucket(time).deliveries.push_back(delivery);
+        self.deliveries += 1;
+    }
+
+    /// Deliveries that carry their messages, pending.
+    pub(crate) fn deliveries(&self) -> usize {
+        self.deliveries
     }
 
     /// Adds an event of `class` (not [`TIMER_CLASS`]: [`Queue::push_timer`]) at `time`.
@@ -180,7 +260,7 @@ impl Queue {
     }
 
     /// The bucket of `time`, a new one if none is pending.
-    fn bucket(&mut self, time: Time) -> &mut Bucket {
+    fn bucket(&mut self, time: Time) -> &mut Bucket<M> {
         let slot = match self.active {
             Some((at, slot)) if at == time => slot,
             _ => {
@@ -196,7 +276,7 @@ impl Queue {
         &mut self.slab[slot as usize]
     }
 
-    fn insert(bucket: &mut Bucket, class: usize, entry: Entry) {
+    fn insert(bucket: &mut Bucket<M>, class: usize, entry: Entry) {
         let list = &mut bucket.lists[class];
         if bucket.ranked[class] {
             // An event for a list already being applied: keep the pending part in order.
@@ -236,28 +316,41 @@ impl Queue {
                 }
             }
         }
+        for d in &bucket.deliveries {
+            if let Some(r) = ranks.get_mut(d.to as usize) {
+                *r = true;
+            }
+        }
     }
 
     /// The next event of instant `now`: the lowest class first, within it by rank (polls, or
     /// every class when strict) or by insertion.
-    pub(crate) fn pop(&mut self, now: Time) -> Option<(usize, Rank, u64)> {
+    pub(crate) fn pop(&mut self, now: Time) -> Option<Popped<M>> {
         let (class, bucket) = self.current(now)?;
         let c = bucket.cursor[class];
+        if c >= bucket.lists[class].len() {
+            let delivery = bucket.deliveries.pop_front()?;
+            self.deliveries -= 1;
+            return Some(Popped::Delivery(delivery));
+        }
         bucket.cursor[class] = c + 1;
         let (rank, data) = bucket.lists[class][c];
-        Some((class, rank, bucket.data(class, data)))
+        Some(Popped::Event(class, rank, bucket.data(class, data)))
     }
 
     /// The class `pop` takes its next event of instant `now` from, and its pending entries in
     /// the order `pop` returns them: what the driver is about to touch.
-    pub(crate) fn ahead(&mut self, now: Time) -> Option<(usize, &[Entry])> {
+    pub(crate) fn ahead(&mut self, now: Time) -> Option<Ahead<'_, M>> {
         let (class, bucket) = self.current(now)?;
-        Some((class, bucket.pending(class)))
+        if bucket.pending(class).is_empty() {
+            return Some(Ahead::Deliveries(&bucket.deliveries));
+        }
+        Some(Ahead::Entries(class, bucket.pending(class)))
     }
 
     /// The lowest class of instant `now` with pending events, its pending part put in the order
     /// it is applied in (sorted by rank, stably, for polls or when strict).
-    fn current(&mut self, now: Time) -> Option<(usize, &mut Bucket)> {
+    fn current(&mut self, now: Time) -> Option<(usize, &mut Bucket<M>)> {
         if self.active.is_none_or(|(at, _)| at != now) {
             let slot = self.index.remove(&now)?;
             if let Some((at, old)) = self.active.replace((now, slot)) {
@@ -266,7 +359,7 @@ impl Queue {
         }
         let (_, slot) = self.active?;
         let bucket = &mut self.slab[slot as usize];
-        let class = (0..CLASSES).find(|&c| bucket.cursor[c] < bucket.lists[c].len())?;
+        let class = (0..CLASSES).find(|&c| bucket.has_pending(c))?;
         if !bucket.ranked[class] && (self.strict || class == POLL_CLASS) {
             let c = bucket.cursor[class];
             sort_by_rank(&mut bucket.lists[class][c..], &mut self.scratch);
@@ -313,6 +406,11 @@ impl Queue {
                 *list = Vec::new();
             }
         }
+        if keep && bucket.deliveries.capacity() <= SPARE_CAPACITY {
+            bucket.deliveries.clear();
+        } else {
+            bucket.deliveries = VecDeque::new();
+        }
         if keep && bucket.generations.capacity() <= SPARE_CAPACITY {
             bucket.generations.clear();
         } else {
@@ -324,7 +422,7 @@ impl Queue {
     }
 
     /// Every bucket with its instant, in time order.
-    fn in_order(&self) -> impl Iterator<Item = (Time, &Bucket)> {
+    fn in_order(&self) -> impl Iterator<Item = (Time, &Bucket<M>)> {
         let bucket = |slot: u32| &self.slab[slot as usize];
         let active = self.active.map(|(at, slot)| (at, bucket(slot)));
         let split = active.map_or(0, |(at, _)| at);
@@ -351,6 +449,18 @@ impl Queue {
                         .map(|(r, d)| (time, class, r, bucket.data(class, d))),
                 );
             }
+        }
+        all
+    }
+
+    /// Every pending delivery that carries its message, by time, then receiver, stably
+    /// (deliveries to different receivers are independent, as the entries' are).
+    fn canonical_deliveries(&self) -> Vec<(Time, &Delivery<M>)> {
+        let mut all = Vec::with_capacity(self.deliveries);
+        for (time, bucket) in self.in_order() {
+            let start = all.len();
+            all.extend(bucket.deliveries.iter().map(|d| (time, d)));
+            all[start..].sort_by_key(|&(_, d)| d.to);
         }
         all
     }
@@ -416,15 +526,17 @@ fn sort_by_rank(list: &mut [Entry], scratch: &mut Vec<Entry>) {
     }
 }
 
-impl PartialEq for Queue {
+impl<M: PartialEq> PartialEq for Queue<M> {
     fn eq(&self, other: &Self) -> bool {
-        self.strict == other.strict && self.canonical() == other.canonical()
+        self.strict == other.strict
+            && self.canonical() == other.canonical()
+            && self.canonical_deliveries() == other.canonical_deliveries()
     }
 }
 
-impl Eq for Queue {}
+impl<M: Eq> Eq for Queue<M> {}
 
-impl Hash for Queue {
+impl<M: Hash> Hash for Queue<M> {
     /// Hashes exactly what `self.canonical().hash(state)` would (the same values in the same
     /// order, so the fingerprints a model checker computes are unchanged), without building the
     /// list: a pending part already sorted by rank is hashed in place, and only an unsorted one
@@ -454,6 +566,13 @@ impl Hash for Queue {
                 }
             }
         }
+        // Deliveries that carry their messages (none in a model checker's states, whose
+        // fingerprints therefore stay those of the entries alone).
+        if self.deliveries > 0 {
+            for (time, delivery) in self.canonical_deliveries() {
+                (time, delivery).hash(state);
+            }
+        }
     }
 }
 
@@ -464,7 +583,7 @@ mod tests {
     use std::hash::DefaultHasher;
 
     /// [`Queue::push`], or [`Queue::push_timer`] for the timer class.
-    fn push(queue: &mut Queue, time: Time, class: usize, rank: Rank, data: u64) {
+    fn push(queue: &mut Queue<()>, time: Time, class: usize, rank: Rank, data: u64) {
         if class == TIMER_CLASS {
             queue.push_timer(time, rank, data).expect("few timers");
         } else {
@@ -498,7 +617,7 @@ mod tests {
     fn hash_equals_the_canonical_lists_hash() {
         let mut rng = SplitMix64::new(7);
         for case in 0..500 {
-            let mut queue = Queue::new(case % 7 == 0);
+            let mut queue = Queue::<()>::new(case % 7 == 0);
             for _ in 0..rng.below(40) {
                 let time = rng.below(5);
                 let class = rng.below(CLASSES as u64) as usize;
@@ -536,27 +655,29 @@ mod tests {
         let mut rng = SplitMix64::new(11);
         for case in 0..300 {
             let strict = case % 5 == 0;
-            let mut queue = Queue::new(strict);
+            let mut queue = Queue::<()>::new(strict);
             // (time, class, rank, data, insertion number) of every pending event.
             let mut reference: Vec<(Time, usize, Rank, u64, u64)> = Vec::new();
             let mut seq = 0u64;
             let mut now: Time = 0;
             // Large instants now and then, so that spares of every size are recycled.
             let spread = if case % 3 == 0 { 200 } else { 12 };
-            let mut push =
-                |queue: &mut Queue, reference: &mut Vec<_>, time: Time, rng: &mut SplitMix64| {
-                    let class = rng.below(CLASSES as u64) as usize;
-                    let rank = rng.below(16) as Rank;
-                    let data = match class {
-                        POLL_CLASS => 0,
-                        // Generations beyond 32 bits come back whole.
-                        TIMER_CLASS => (1 << 40) + rng.below(1000),
-                        _ => rng.below(1000),
-                    };
-                    push(queue, time, class, rank, data);
-                    reference.push((time, class, rank, data, seq));
-                    seq += 1;
+            let mut push = |queue: &mut Queue<()>,
+                            reference: &mut Vec<_>,
+                            time: Time,
+                            rng: &mut SplitMix64| {
+                let class = rng.below(CLASSES as u64) as usize;
+                let rank = rng.below(16) as Rank;
+                let data = match class {
+                    POLL_CLASS => 0,
+                    // Generations beyond 32 bits come back whole.
+                    TIMER_CLASS => (1 << 40) + rng.below(1000),
+                    _ => rng.below(1000),
                 };
+                push(queue, time, class, rank, data);
+                reference.push((time, class, rank, data, seq));
+                seq += 1;
+            };
             for _ in 0..rng.below(spread) {
                 let time = rng.below(4);
                 push(&mut queue, &mut reference, time, &mut rng);
@@ -584,7 +705,11 @@ mod tests {
                         break;
                     };
                     let e = reference.remove(i);
-                    assert_eq!(got, Some((e.1, e.2, e.3)), "case {case} at t={now}");
+                    assert_eq!(
+                        got,
+                        Some(Popped::Event(e.1, e.2, e.3)),
+                        "case {case} at t={now}"
+                    );
                     // Fewer than one new event per applied one on average, so the run ends.
                     if rng.below(2) == 0 {
                         let time = now + rng.below(4);
@@ -601,5 +726,83 @@ mod tests {
                 assert!(queue.clone() == queue);
             }
         }
+    }
+
+    fn hash_of<T: Hash>(value: &T) -> u64 {
+        let mut h = DefaultHasher::new();
+        value.hash(&mut h);
+        h.finish()
+    }
+
+    fn delivery(to: Rank, from: Rank, msg: u8) -> Delivery<u8> {
+        Delivery { to, from, msg }
+    }
+
+    /// Deliveries that carry their messages belong to the delivery class: after the instant's
+    /// arrivals and delivery entries, before its timers, starts and polls, in the order they
+    /// were added; and they count as pending until popped.
+    #[test]
+    fn carried_deliveries_pop_in_their_class_in_insertion_order() {
+        let mut queue = Queue::<u8>::new(false);
+        queue.push(5, POLL_CLASS, 1, 0);
+        queue.push_delivery(5, delivery(9, 1, 10));
+        queue.push(5, 3, 4, 0);
+        queue.push_delivery(5, delivery(2, 3, 11));
+        queue.push(5, 0, 7, 70);
+        queue.push(5, DELIVER_CLASS, 8, 80);
+        queue.push_delivery(3, delivery(6, 6, 12));
+        assert_eq!(queue.deliveries(), 3);
+        assert_eq!(queue.next_time(), Some(3));
+        assert_eq!(queue.pop(3), Some(Popped::Delivery(delivery(6, 6, 12))));
+        assert_eq!(queue.pop(3), None);
+        queue.finish(3);
+        assert_eq!(queue.next_time(), Some(5));
+        let mut ranks = alloc::vec![false; 10];
+        queue.ranks_at(5, &mut ranks);
+        assert_eq!(
+            (0..10).filter(|&r| ranks[r]).collect::<Vec<usize>>(),
+            alloc::vec![1, 2, 4, 7, 8, 9],
+            "every rank with a pending event, deliveries' receivers too"
+        );
+        let order: Vec<_> = core::iter::from_fn(|| queue.pop(5)).collect();
+        assert_eq!(
+            order,
+            alloc::vec![
+                Popped::Event(0, 7, 70),
+                Popped::Event(DELIVER_CLASS, 8, 80),
+                Popped::Delivery(delivery(9, 1, 10)),
+                Popped::Delivery(delivery(2, 3, 11)),
+                Popped::Event(3, 4, 0),
+                Popped::Event(POLL_CLASS, 1, 0),
+            ]
+        );
+        assert_eq!(queue.deliveries(), 0);
+        queue.finish(5);
+        assert_eq!(queue.next_time(), None);
+    }
+
+    /// Equality and hashing see carried deliveries by receiver: to different receivers in
+    /// either order the same state, to one receiver in another order a different one (its
+    /// receive port serves them in that order).
+    #[test]
+    fn carried_deliveries_compare_by_receiver_in_order() {
+        let build = |list: &[Delivery<u8>]| {
+            let mut queue = Queue::<u8>::new(false);
+            for d in list {
+                queue.push_delivery(4, d.clone());
+            }
+            queue
+        };
+        let a = build(&[delivery(1, 0, 5), delivery(2, 0, 6)]);
+        let b = build(&[delivery(2, 0, 6), delivery(1, 0, 5)]);
+        assert!(a == b);
+        assert_eq!(hash_of(&a), hash_of(&b));
+        let c = build(&[delivery(1, 0, 5), delivery(1, 0, 6)]);
+        let d = build(&[delivery(1, 0, 6), delivery(1, 0, 5)]);
+        assert!(c != d);
+        assert_ne!(hash_of(&c), hash_of(&d));
+        assert!(a.clone() == a);
+        let empty = Queue::<u8>::new(false);
+        assert!(a != empty);
     }
 }
