@@ -5,6 +5,7 @@ use alloc::collections::BTreeMap;
 use alloc::vec;
 use alloc::vec::Vec;
 
+use super::time_code::{FarTimes, FAR_CODE};
 use super::TraceEvent;
 use crate::automaton::{Phase, Value};
 use crate::{Rank, Time};
@@ -24,7 +25,7 @@ pub(crate) fn phase_index(phase: Phase) -> usize {
 /// The per-process metrics are read through methods ([`Report::delivered_at`],
 /// [`Report::sent`], …) because they are stored compactly: 17 bytes per process (a row of two
 /// 32-bit times and two send counters, and a byte of flags; a time of 2^32 − 1 or later is kept
-/// aside), where a vector per metric took 58. Runs
+/// aside, `sim`'s time codes), where a vector per metric took 58. Runs
 /// of millions of processes keep this report in memory next to the driver (issue 16), and a
 /// model checker hashes it with every state. What most runs do not need costs nothing: the
 /// delivered values are one value while every process delivered the same one, acknowledgment
@@ -39,9 +40,8 @@ pub struct Report<V = Value> {
     /// Each process's first delivery time, last activity and dissemination and correction
     /// sends.
     rows: Vec<Row>,
-    /// The row times of 2^32 − 1 or later, by rank and field ([`DELIVERED_AT`], [`FINISH`]);
-    /// their rows say [`FAR_TIME`]. Empty in every run of this crate's tools.
-    far_times: BTreeMap<(Rank, u8), Time>,
+    /// The row times ([`DELIVERED_AT`], [`FINISH`]) too large for their 32-bit codes.
+    far_times: FarTimes,
     /// Each process's [`DELIVERED`], [`BY_DISSEMINATION`] and [`CRASHED`] flags.
     flags: Vec<u8>,
     /// The value each process delivered first.
@@ -89,12 +89,9 @@ struct Row {
     sent: [u32; 2],
 }
 
-/// A row's time code for a time kept in [`Report`]'s `far_times` (every time below 2^32 − 1
-/// is its own code).
-const FAR_TIME: u32 = u32::MAX;
-/// `far_times` key: the first delivery time.
+/// `far_times` field: the first delivery time.
 const DELIVERED_AT: u8 = 0;
-/// `far_times` key: the last activity.
+/// `far_times` field: the last activity.
 const FINISH: u8 = 1;
 
 /// A flag: the process delivered.
@@ -171,7 +168,7 @@ impl<V> Report<V> {
             procs,
             root_start: 0,
             rows: vec![Row::default(); n],
-            far_times: BTreeMap::new(),
+            far_times: FarTimes::new(),
             flags: vec![0; n],
             values: Values::Same(None),
             extra_deliveries: BTreeMap::new(),
@@ -243,7 +240,7 @@ impl<V> Report<V> {
     pub(crate) fn record_finish(&mut self, rank: Rank, time: Time) {
         let r = rank as usize;
         let code = self.rows[r].finish;
-        if code != FAR_TIME && time < Time::from(FAR_TIME) {
+        if code < FAR_CODE && time < Time::from(FAR_CODE) {
             // Both are their own codes (the cast is exact).
             self.rows[r].finish = code.max(time as u32);
         } else if time > self.time(r, FINISH, code) {
@@ -254,35 +251,37 @@ impl<V> Report<V> {
     /// The time a row's code `code` of `field` stands for.
     #[inline]
     fn time(&self, r: usize, field: u8, code: u32) -> Time {
-        if code != FAR_TIME {
-            return Time::from(code);
-        }
         // `r` indexes the rows, so it is a rank.
-        let key = (r as Rank, field);
-        self.far_times.get(&key).copied().unwrap_or(Time::MAX)
+        self.far_times.decode(r as Rank, field, code)
     }
 
-    /// Writes time `field` of row `r`; a time the code cannot hold goes to `far_times`, which
-    /// holds exactly the rows' [`FAR_TIME`] times (so equal reports are equal values).
+    /// Writes time `field` of row `r`.
     fn set_time(&mut self, r: usize, field: u8, time: Time) {
-        let row = &mut self.rows[r];
-        let code = if field == DELIVERED_AT {
-            &mut row.delivered_at
+        let row = &self.rows[r];
+        let old = if field == DELIVERED_AT {
+            row.delivered_at
         } else {
-            &mut row.finish
+            row.finish
         };
-        let old = *code;
-        let key = (r as Rank, field);
-        if time < Time::from(FAR_TIME) {
-            // Exact: the time is below 2^32 − 1.
-            *code = time as u32;
-            if old == FAR_TIME {
-                self.far_times.remove(&key);
-            }
+        let code = self.far_times.encode(r as Rank, field, old, time);
+        let row = &mut self.rows[r];
+        if field == DELIVERED_AT {
+            row.delivered_at = code;
         } else {
-            *code = FAR_TIME;
-            self.far_times.insert(key, time);
+            row.finish = code;
         }
+    }
+
+    /// Whether the far-time map holds exactly the times the rows mark far (tests).
+    #[cfg(test)]
+    pub(crate) fn far_times_are_canonical(&self) -> bool {
+        let codes = self.rows.iter().enumerate().flat_map(|(r, row)| {
+            [
+                (r as Rank, DELIVERED_AT, row.delivered_at),
+                (r as Rank, FINISH, row.finish),
+            ]
+        });
+        self.far_times.matches(codes)
     }
 
     /// A process's first delivery time.

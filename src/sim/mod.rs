@@ -48,6 +48,7 @@ pub mod pap;
 mod queue;
 pub mod scenario;
 mod slots;
+mod time_code;
 mod trace;
 
 use alloc::collections::{BTreeMap, VecDeque};
@@ -56,6 +57,7 @@ use core::fmt;
 
 pub(crate) use metrics::longest_circular_run;
 pub use metrics::{Report, RunMetrics};
+use time_code::{FarTimes, NEVER_CODE};
 pub use trace::{chrome_trace_json, TraceEvent};
 
 use crate::automaton::{Action, Automaton, Message, Outbox, Phase, TimerId};
@@ -220,7 +222,7 @@ struct Process<A> {
     automaton: A,
     /// When its send port frees, when its receive port frees and when its pending send-port
     /// poll is ([`PORT_FREE`], [`RECEIVE_FREE`], [`POLL_AT`]), each a 32-bit [`Sim::time`]
-    /// code: the time, [`NEVER_CODE`], or [`FAR_CODE`] for a time in `Sim::far_times`.
+    /// code ([`time_code`]: the time, [`NEVER`], or far: in `Sim::far_times`).
     times: [u32; 3],
     /// Bit 31: the process arrived (`on_start` ran). Bits 0–30: its crash code
     /// ([`Process::crash_code`]): [`NO_CRASH`], [`FAR_CRASH`] (the time is in
@@ -234,12 +236,6 @@ const PORT_FREE: usize = 0;
 const RECEIVE_FREE: usize = 1;
 /// [`Process::times`] index: the pending send-port poll ([`NEVER`]: none).
 const POLL_AT: usize = 2;
-
-/// A 32-bit time code: [`NEVER`].
-const NEVER_CODE: u32 = u32::MAX;
-/// A 32-bit time code: a time of 2^32 − 2 or later other than [`NEVER`], kept in
-/// `Sim::far_times`. (Every time below is its own code.)
-const FAR_CODE: u32 = u32::MAX - 1;
 
 /// A 31-bit crash code: the process does not crash.
 const NO_CRASH: u32 = (1 << 31) - 1;
@@ -460,10 +456,9 @@ pub struct Sim<A: Automaton> {
     /// tried instead: 20–25 % slower at 30 % failed, where most events touch a crashing process;
     /// docs/performance.md.)
     far_crashes: BTreeMap<Rank, Time>,
-    /// The record times ([`PORT_FREE`], [`RECEIVE_FREE`], [`POLL_AT`]) of 2^32 − 2 or later
-    /// other than [`NEVER`], by rank and field (their records say [`FAR_CODE`]); empty in every
-    /// run of this crate's tools.
-    far_times: BTreeMap<(Rank, u8), Time>,
+    /// The record times ([`PORT_FREE`], [`RECEIVE_FREE`], [`POLL_AT`]) and first timers'
+    /// times ([`FIRST_TIMER_AT`]) too large for their 32-bit codes.
+    far_times: FarTimes,
     /// Each process's first pending timer ([`NO_TIMER`] when none); empty until an automaton
     /// first sets a timer, so that automata without timers pay nothing for them. (Empty exactly
     /// while `timer_generation` is 0, so equality means what it meant with the timer in the
@@ -499,7 +494,7 @@ impl<A: Automaton> Clone for Sim<A> {
             procs: Vec::new(),
             arrivals: Vec::new(),
             far_crashes: BTreeMap::new(),
-            far_times: BTreeMap::new(),
+            far_times: FarTimes::new(),
             first_timers: Vec::new(),
             more_timers: BTreeMap::new(),
             queues: Vec::new(),
@@ -598,7 +593,7 @@ impl<A: Automaton> Sim<A> {
                 scenario.arrivals.clone()
             },
             far_crashes: BTreeMap::new(),
-            far_times: BTreeMap::new(),
+            far_times: FarTimes::new(),
             first_timers: Vec::new(),
             more_timers: BTreeMap::new(),
             queues: match scenario.model {
@@ -683,45 +678,15 @@ impl<A: Automaton> Sim<A> {
     /// The time a record's code `code` of `field` stands for.
     #[inline]
     fn decode(&self, rank: Rank, field: usize, code: u32) -> Time {
-        if code < FAR_CODE {
-            Time::from(code)
-        } else if code == NEVER_CODE {
-            NEVER
-        } else {
-            self.far_times
-                .get(&(rank, field as u8))
-                .copied()
-                .unwrap_or(NEVER)
-        }
+        self.far_times.decode(rank, field as u8, code)
     }
 
-    /// Sets the time `field` of `rank`'s record; a time the code cannot hold goes to
-    /// `far_times`, which holds exactly the records' [`FAR_CODE`] times (so equal states are
-    /// equal values).
+    /// Sets the time `field` of `rank`'s record.
     #[inline]
     fn set_time(&mut self, rank: Rank, field: usize, time: Time) {
         let old = self.procs[rank as usize].times[field];
-        let code = self.encode(rank, field, old, time);
+        let code = self.far_times.encode(rank, field as u8, old, time);
         self.procs[rank as usize].times[field] = code;
-    }
-
-    /// The code of `time` for `field` of `rank`, replacing code `old`: `far_times` gets the
-    /// time if the code cannot hold it, and loses the old one if it held it.
-    #[inline]
-    fn encode(&mut self, rank: Rank, field: usize, old: u32, time: Time) -> u32 {
-        let code = if time < Time::from(FAR_CODE) {
-            // Exact: the time is below 2^32 − 2.
-            time as u32
-        } else if time == NEVER {
-            NEVER_CODE
-        } else {
-            self.far_times.insert((rank, field as u8), time);
-            return FAR_CODE;
-        };
-        if old == FAR_CODE {
-            self.far_times.remove(&(rank, field as u8));
-        }
-        code
     }
 
     fn activity(&mut self, time: Time) {
@@ -919,7 +884,8 @@ impl<A: Automaton> Sim<A> {
         }
         let at = self.decode(rank, FIRST_TIMER_AT, first.at);
         // The table now says "no timer", whose code holds no far time.
-        self.encode(rank, FIRST_TIMER_AT, first.at, 0);
+        self.far_times
+            .encode(rank, FIRST_TIMER_AT as u8, first.at, 0);
         Timers {
             first: Some((first.id, at, first.generation)),
             rest: self.more_timers.remove(&rank).unwrap_or_default(),
@@ -936,7 +902,7 @@ impl<A: Automaton> Sim<A> {
         }
         let (id, at, generation) = first;
         // The slot is empty (`take_timers` emptied it): its code holds no far time.
-        let at = self.encode(rank, FIRST_TIMER_AT, 0, at);
+        let at = self.far_times.encode(rank, FIRST_TIMER_AT as u8, 0, at);
         self.first_timers[rank as usize] = FirstTimer { id, at, generation };
         debug_assert!(self.timer_generation > 0, "a timer that was never set");
         if !timers.rest.is_empty() {
@@ -1318,9 +1284,24 @@ mod tests {
         assert_eq!(core::mem::size_of::<FirstTimer>(), 16);
     }
 
-    /// A run started 2^40 later is the same run, 2^40 later: every time the record keeps in 32
-    /// bits is then kept aside (`far_times`, `far_crashes`), and every metric must come out
-    /// shifted by exactly 2^40, for both port models and the variants with timers.
+    /// Whether every far-time map holds exactly the times its records mark far: what makes
+    /// equal states equal values.
+    fn far_maps_are_canonical<A: Automaton>(sim: &Sim<A>) -> bool {
+        let records =
+            sim.procs.iter().enumerate().flat_map(|(r, p)| {
+                (0..3).map(move |field| (r as Rank, field as u8, p.times[field]))
+            });
+        let timers = (sim.first_timers.iter().enumerate())
+            .map(|(r, t)| (r as Rank, FIRST_TIMER_AT as u8, t.at));
+        sim.far_times.matches(records.chain(timers)) && sim.report.far_times_are_canonical()
+    }
+
+    /// A run started 2^40 later is the same run, 2^40 later: every time the record, the first
+    /// timer and the report keep in 32 bits is then kept aside (`far_times`, `far_crashes`),
+    /// and every metric must come out shifted by exactly 2^40, for both port models, the
+    /// variants with timers, traced (message slots) and not (deliveries carrying their
+    /// messages). Stepped (as a model checker does), the far-time maps stay canonical after
+    /// every instant.
     #[test]
     fn a_run_shifted_beyond_32_bit_times_is_the_same_run_shifted() {
         use crate::protocols::corrected_tree::{CorrectedTreeConfig, CorrectionSpec, StartMode};
@@ -1339,7 +1320,11 @@ mod tests {
         ];
         let shift = |t: Time| if t == 0 { 0 } else { t + SHIFT };
         let mut shifted_runs = 0;
-        for model in [PortModel::DualPort, PortModel::SinglePort] {
+        for (model, trace) in [
+            (PortModel::DualPort, true),
+            (PortModel::DualPort, false),
+            (PortModel::SinglePort, true),
+        ] {
             for spec in specs {
                 let config = CorrectedTreeConfig::new(tree.clone(), spec, StartMode::Overlapped);
                 let base = Scenario {
@@ -1347,7 +1332,7 @@ mod tests {
                     model,
                     arrivals: (0..16).map(|r| (r * 7) % 5).collect(),
                     crashes: alloc::vec![(3, 0), (5, 4), (9, 7), (12, 30)],
-                    trace: true,
+                    trace,
                 };
                 let later = Scenario {
                     arrivals: base.arrivals.iter().map(|&t| t + SHIFT).collect(),
@@ -1356,7 +1341,7 @@ mod tests {
                 };
                 let a = run::<CorrectedTreeNode>(&config, 16, &base, 1 << 20).expect("runs");
                 let b = run::<CorrectedTreeNode>(&config, 16, &later, 1 << 20).expect("runs");
-                let what = (model, &spec);
+                let what = (model, trace, &spec);
                 assert_eq!(b.last_activity, a.last_activity + SHIFT, "{what:?}");
                 assert_eq!(b.messages, a.messages, "{what:?}");
                 assert_eq!(b.lost, a.lost, "{what:?}");
@@ -1375,18 +1360,29 @@ mod tests {
                     TraceEvent::Ignored { at, .. } => (at, at),
                 };
                 assert_eq!(a.trace.len(), b.trace.len(), "{what:?}");
+                assert_eq!(a.trace.is_empty(), !trace, "{what:?}");
                 for (x, y) in a.trace.iter().zip(&b.trace) {
                     let (s, r) = times(x);
                     assert_eq!(times(y), (s + SHIFT, r + SHIFT), "{what:?}");
                 }
+                let mut sim = Sim::<CorrectedTreeNode>::new(&config, 16, &later).expect("valid");
+                let mut kept_aside = 0;
+                while sim.next_time().is_some() {
+                    sim.step(&config).expect("steps");
+                    assert!(far_maps_are_canonical(&sim), "{what:?}");
+                    kept_aside = kept_aside.max(sim.far_times.len());
+                }
+                assert!(kept_aside > 0, "{what:?}");
+                assert_eq!(delivered(sim.report()), expected, "{what:?}");
                 shifted_runs += 1;
             }
         }
-        assert_eq!(shifted_runs, 8);
+        assert_eq!(shifted_runs, 12);
     }
 
-    /// A message slot holds the sender and the message only (issue 16): 40 B with a Corrected
-    /// Tree message, 48 B when it held the receiver and the send time too.
+    /// A message slot holds the sender and the message only (issue 16): 32 B with a Corrected
+    /// Tree message of 24 B, 48 B when it held the receiver and the send time and the message
+    /// was 32 B.
     #[test]
     fn a_corrected_tree_message_slot_is_32_bytes() {
         use crate::protocols::message::Msg;
