@@ -726,35 +726,32 @@ impl<A: Automaton> Sim<A> {
                 warm = self.warm(now);
             }
             warm -= 1;
-            let (class, rank, data) = match self.events.pop(now) {
+            let popped = match self.events.pop(now) {
                 None => break,
-                Some(queue::Popped::Event(class, rank, data)) => (class, rank, data),
-                Some(queue::Popped::Delivery(delivery)) => {
-                    self.report.events += 1;
-                    let queue::Delivery { to, from, msg } = delivery;
-                    let result = self.deliver(config, now, to, from, msg, 0);
-                    if result.is_err() {
-                        self.events.finish(now);
-                        return result;
-                    }
-                    continue;
-                }
-            };
-            let event = Event {
-                time: now,
-                rank,
-                data,
+                Some(popped) => popped,
             };
             self.report.events += 1;
-            let result = match class {
-                ARRIVE => {
-                    self.on_arrive(event);
-                    Ok(())
+            let result = match popped {
+                queue::Popped::Delivery(queue::Delivery { to, from, msg }) => {
+                    self.deliver(config, now, to, from, msg, 0)
                 }
-                DELIVER => self.on_deliver(config, event),
-                TIMER => self.on_timer(config, event),
-                START => self.on_start(config, event),
-                _ => self.on_poll(config, event),
+                queue::Popped::Event(class, rank, data) => {
+                    let event = Event {
+                        time: now,
+                        rank,
+                        data,
+                    };
+                    match class {
+                        ARRIVE => {
+                            self.on_arrive(event);
+                            Ok(())
+                        }
+                        DELIVER => self.on_deliver(config, event),
+                        TIMER => self.on_timer(config, event),
+                        START => self.on_start(config, event),
+                        _ => self.on_poll(config, event),
+                    }
+                }
             };
             if result.is_err() {
                 self.events.finish(now);
@@ -779,10 +776,7 @@ impl<A: Automaton> Sim<A> {
                 let mut acc: Time = 0;
                 let mut n = 0;
                 for d in deliveries.iter().take(WARM) {
-                    if let Some(p) = self.procs.get(d.to as usize) {
-                        acc ^= Time::from(p.times[PORT_FREE] ^ p.crash_arrived);
-                    }
-                    acc ^= self.report.touch(d.to);
+                    acc ^= Self::touch(&self.procs, &self.report, d.to);
                     n += 1;
                 }
                 core::hint::black_box(acc);
@@ -792,12 +786,7 @@ impl<A: Automaton> Sim<A> {
         let list = &list[..list.len().min(WARM)];
         let mut acc: Time = 0;
         for &(rank, data) in list {
-            if let Some(p) = self.procs.get(rank as usize) {
-                acc ^= Time::from(p.times[PORT_FREE] ^ p.crash_arrived);
-            }
-            // What any activity, a delivery or a send writes (`Report::record_finish`,
-            // `record_delivery`, `record_send`).
-            acc ^= self.report.touch(rank);
+            acc ^= Self::touch(&self.procs, &self.report, rank);
             if class <= DELIVER {
                 if let Some(m) = self.slots.get(data as usize) {
                     acc ^= Time::from(m.0);
@@ -806,6 +795,15 @@ impl<A: Automaton> Sim<A> {
         }
         core::hint::black_box(acc);
         list.len().max(1)
+    }
+
+    /// Reads what an event of `rank` reads and writes first (its record, and its report row:
+    /// `Report::record_finish`, `record_delivery`, `record_send`), without changing anything.
+    fn touch(procs: &[Process<A>], report: &Report<A::Value>, rank: Rank) -> Time {
+        let record = procs
+            .get(rank as usize)
+            .map_or(0, |p| p.times[PORT_FREE] ^ p.crash_arrived);
+        Time::from(record) ^ report.touch(rank)
     }
 
     /// Crashes `rank` now: it does nothing at or after `at` (see the module documentation).

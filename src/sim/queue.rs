@@ -168,8 +168,6 @@ pub(crate) struct Queue<M> {
     index: BTreeMap<Time, u32>,
     /// Buckets by slot, vacant ones included (empty lists).
     slab: Vec<Bucket<M>>,
-    /// Deliveries that carry their messages, pending in all buckets.
-    deliveries: usize,
     /// The vacant slots, the last vacated last.
     vacant: Vec<u32>,
     /// Sort every class by rank (tracing).
@@ -193,7 +191,6 @@ impl<M: Clone> Clone for Queue<M> {
             active: self.active,
             index: self.index.clone(),
             slab: self.slab.clone(),
-            deliveries: self.deliveries,
             vacant: self.vacant.clone(),
             strict: self.strict,
             scratch: Vec::new(),
@@ -205,7 +202,6 @@ impl<M: Clone> Clone for Queue<M> {
         self.active = source.active;
         self.index.clone_from(&source.index);
         self.slab.clone_from(&source.slab);
-        self.deliveries = source.deliveries;
         self.vacant.clone_from(&source.vacant);
         self.strict = source.strict;
     }
@@ -217,7 +213,6 @@ impl<M> Queue<M> {
             active: None,
             index: BTreeMap::new(),
             slab: Vec::new(),
-            deliveries: 0,
             vacant: Vec::new(),
             strict,
             scratch: Vec::new(),
@@ -229,13 +224,16 @@ impl<M> Queue<M> {
     /// were added, after the class's entries of their instant, never sorted: only for runs that
     /// add every delivery this way and trace nothing (the driver's `run` under dual-port LogP).
     pub(crate) fn push_delivery(&mut self, time: Time, delivery: Delivery<M>) {
+        debug_assert!(
+            !self.strict,
+            "carried deliveries are never sorted: not when tracing"
+        );
         self.bucket(time).deliveries.push_back(delivery);
-        self.deliveries += 1;
     }
 
-    /// Deliveries that carry their messages, pending.
+    /// Deliveries that carry their messages, pending (a sum over the buckets: `Sim::in_flight`).
     pub(crate) fn deliveries(&self) -> usize {
-        self.deliveries
+        self.slab.iter().map(|b| b.deliveries.len()).sum()
     }
 
     /// Adds an event of `class` (not [`TIMER_CLASS`]: [`Queue::push_timer`]) at `time`.
@@ -330,7 +328,6 @@ impl<M> Queue<M> {
         let c = bucket.cursor[class];
         if c >= bucket.lists[class].len() {
             let delivery = bucket.deliveries.pop_front()?;
-            self.deliveries -= 1;
             return Some(Popped::Delivery(delivery));
         }
         bucket.cursor[class] = c + 1;
@@ -456,7 +453,7 @@ impl<M> Queue<M> {
     /// Every pending delivery that carries its message, by time, then receiver, stably
     /// (deliveries to different receivers are independent, as the entries' are).
     fn canonical_deliveries(&self) -> Vec<(Time, &Delivery<M>)> {
-        let mut all = Vec::with_capacity(self.deliveries);
+        let mut all = Vec::new();
         for (time, bucket) in self.in_order() {
             let start = all.len();
             all.extend(bucket.deliveries.iter().map(|d| (time, d)));
@@ -568,7 +565,7 @@ impl<M: Hash> Hash for Queue<M> {
         }
         // Deliveries that carry their messages (none in a model checker's states, whose
         // fingerprints therefore stay those of the entries alone).
-        if self.deliveries > 0 {
+        if self.slab.iter().any(|b| !b.deliveries.is_empty()) {
             for (time, delivery) in self.canonical_deliveries() {
                 (time, delivery).hash(state);
             }
