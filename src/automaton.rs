@@ -290,6 +290,25 @@ impl<M, V> Outbox<M, V> {
     pub fn is_empty(&self) -> bool {
         self.actions.is_empty()
     }
+
+    /// Puts the queued actions in the order [`Outbox::pop_next`] takes them: the driver's way
+    /// to take them one by one while it changes its own state between two, without a
+    /// [`Outbox::drain`] borrowing the outbox (issue 16: the drain's construction and drop cost
+    /// as much as handling the one action most calls queue).
+    pub(crate) fn start_taking(&mut self) {
+        self.actions.reverse();
+    }
+
+    /// The next action after [`Outbox::start_taking`], in the order they were queued.
+    #[inline]
+    pub(crate) fn pop_next(&mut self) -> Option<Action<M, V>> {
+        self.actions.pop()
+    }
+
+    /// Drops whatever is left (after an error).
+    pub(crate) fn clear(&mut self) {
+        self.actions.clear();
+    }
 }
 
 /// One process of a protocol. See the module documentation for the contract.

@@ -1109,11 +1109,12 @@ impl<A: Automaton> Sim<A> {
         send_slot: bool,
     ) -> Result<(), SimError> {
         let mut sent = false;
-        let mut outbox = core::mem::take(&mut self.outbox);
-        let result = self.apply_actions(rank, now, cause, send_slot, &mut sent, &mut outbox);
-        outbox.drain();
-        self.outbox = outbox;
-        result?;
+        self.outbox.start_taking();
+        let result = self.apply_actions(rank, now, cause, send_slot, &mut sent);
+        if result.is_err() {
+            self.outbox.clear();
+            return result;
+        }
         if sent {
             // The port is busy until `now + o`: offer it again then.
             let at = now + self.logp.overhead();
@@ -1145,9 +1146,9 @@ impl<A: Automaton> Sim<A> {
         cause: Option<Phase>,
         send_slot: bool,
         sent: &mut bool,
-        outbox: &mut Outbox<A::Msg, A::Value>,
     ) -> Result<(), SimError> {
-        for action in outbox.drain() {
+        // One action at a time out of the outbox, which `send` and the rest leave alone.
+        while let Some(action) = self.outbox.pop_next() {
             match action {
                 Action::Send { to, msg } => {
                     if !send_slot {

@@ -84,6 +84,16 @@ struct Bucket<M> {
     /// Whether the pending part of the list is sorted by rank (then new events are inserted
     /// in place; otherwise they are appended).
     ranked: [bool; CLASSES],
+    /// No class below this one has pending events: where [`Queue::current`] starts looking
+    /// (lowered when an event of a lower class is added; 0 is always right). Not state: a copy
+    /// or a deserialized bucket starts from 0.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    first: usize,
+    /// Per class: the entries were appended in rank order, so sorting them by rank, stably,
+    /// changes nothing (the send-port polls an instant's polls schedule for the next are added
+    /// in rank order). Not state: `false` is always right.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    in_rank_order: [bool; CLASSES],
 }
 
 impl<M> Default for Bucket<M> {
@@ -94,6 +104,8 @@ impl<M> Default for Bucket<M> {
             generations: Vec::new(),
             cursor: [0; CLASSES],
             ranked: [false; CLASSES],
+            first: 0,
+            in_rank_order: [true; CLASSES],
         }
     }
 }
@@ -106,6 +118,8 @@ impl<M: Clone> Clone for Bucket<M> {
             generations: self.generations.clone(),
             cursor: self.cursor,
             ranked: self.ranked,
+            first: self.first,
+            in_rank_order: self.in_rank_order,
         }
     }
 
@@ -117,6 +131,8 @@ impl<M: Clone> Clone for Bucket<M> {
         self.generations.clone_from(&source.generations);
         self.cursor = source.cursor;
         self.ranked = source.ranked;
+        self.first = source.first;
+        self.in_rank_order = source.in_rank_order;
     }
 }
 
@@ -175,6 +191,50 @@ pub(crate) struct Queue<M> {
     /// Scratch for [`sort_by_rank`] (empty in every copy: not state).
     #[cfg_attr(feature = "serde", serde(skip))]
     scratch: Vec<Entry>,
+    /// Recently found entries of `index` (not state).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    near: Near,
+}
+
+/// Entries of [`Near`]: a power of two above the few instants ahead a LogP driver adds events to
+/// (`now + o`, `now + 2o + L`, timers).
+const NEAR: usize = 16;
+/// A [`Near`] entry that holds nothing.
+const NO_SLOT: u32 = u32::MAX;
+
+/// A direct-mapped cache of a queue's `index` by instant (`time mod NEAR`): most events are
+/// added a few instants ahead, and finding their bucket here costs a compare where the map
+/// costs a search (issue 16). An entry `(time, slot)` other than [`NO_SLOT`] always agrees with
+/// the index: it is set when the index is searched, and dropped when the index loses `time`.
+#[derive(Clone, Debug)]
+struct Near([(Time, u32); NEAR]);
+
+impl Default for Near {
+    fn default() -> Self {
+        Self([(0, NO_SLOT); NEAR])
+    }
+}
+
+impl Near {
+    #[inline]
+    fn get(&self, time: Time) -> Option<u32> {
+        let (at, slot) = self.0[time as usize % NEAR];
+        (at == time && slot != NO_SLOT).then_some(slot)
+    }
+
+    #[inline]
+    fn set(&mut self, time: Time, slot: u32) {
+        self.0[time as usize % NEAR] = (time, slot);
+    }
+
+    /// The index no longer has `time`.
+    #[inline]
+    fn forget(&mut self, time: Time) {
+        let entry = &mut self.0[time as usize % NEAR];
+        if entry.0 == time {
+            entry.1 = NO_SLOT;
+        }
+    }
 }
 
 /// Vacant slots that keep their lists' capacity.
@@ -194,6 +254,7 @@ impl<M: Clone> Clone for Queue<M> {
             vacant: self.vacant.clone(),
             strict: self.strict,
             scratch: Vec::new(),
+            near: Near::default(),
         }
     }
 
@@ -201,6 +262,7 @@ impl<M: Clone> Clone for Queue<M> {
     fn clone_from(&mut self, source: &Self) {
         self.active = source.active;
         self.index.clone_from(&source.index);
+        self.near = Near::default();
         self.slab.clone_from(&source.slab);
         self.vacant.clone_from(&source.vacant);
         self.strict = source.strict;
@@ -216,6 +278,7 @@ impl<M> Queue<M> {
             vacant: Vec::new(),
             strict,
             scratch: Vec::new(),
+            near: Near::default(),
         }
     }
 
@@ -228,7 +291,9 @@ impl<M> Queue<M> {
             !self.strict,
             "carried deliveries are never sorted: not when tracing"
         );
-        self.bucket(time).deliveries.push_back(delivery);
+        let bucket = self.bucket(time);
+        bucket.first = bucket.first.min(DELIVER_CLASS);
+        bucket.deliveries.push_back(delivery);
     }
 
     /// Deliveries that carry their messages, pending (a sum over the buckets: `Sim::in_flight`).
@@ -261,20 +326,31 @@ impl<M> Queue<M> {
     fn bucket(&mut self, time: Time) -> &mut Bucket<M> {
         let slot = match self.active {
             Some((at, slot)) if at == time => slot,
-            _ => {
-                let (slab, vacant) = (&mut self.slab, &mut self.vacant);
-                *self.index.entry(time).or_insert_with(|| {
-                    vacant.pop().unwrap_or_else(|| {
-                        slab.push(Bucket::default());
-                        (slab.len() - 1) as u32
-                    })
-                })
-            }
+            _ => match self.near.get(time) {
+                Some(slot) => slot,
+                None => self.search(time),
+            },
         };
         &mut self.slab[slot as usize]
     }
 
+    /// The slot of `time`'s bucket in the index, a new one if none is pending.
+    #[inline(never)]
+    fn search(&mut self, time: Time) -> u32 {
+        let (slab, vacant) = (&mut self.slab, &mut self.vacant);
+        let slot = *self.index.entry(time).or_insert_with(|| {
+            vacant.pop().unwrap_or_else(|| {
+                slab.push(Bucket::default());
+                (slab.len() - 1) as u32
+            })
+        });
+        self.near.set(time, slot);
+        slot
+    }
+
+    #[inline]
     fn insert(bucket: &mut Bucket<M>, class: usize, entry: Entry) {
+        bucket.first = bucket.first.min(class);
         let list = &mut bucket.lists[class];
         if bucket.ranked[class] {
             // An event for a list already being applied: keep the pending part in order.
@@ -282,6 +358,9 @@ impl<M> Queue<M> {
             let at = start + list[start..].partition_point(|e| e.0 <= entry.0);
             list.insert(at, entry);
         } else {
+            if list.last().is_some_and(|last| last.0 > entry.0) {
+                bucket.in_rank_order[class] = false;
+            }
             list.push(entry);
         }
     }
@@ -350,16 +429,20 @@ impl<M> Queue<M> {
     fn current(&mut self, now: Time) -> Option<(usize, &mut Bucket<M>)> {
         if self.active.is_none_or(|(at, _)| at != now) {
             let slot = self.index.remove(&now)?;
+            self.near.forget(now);
             if let Some((at, old)) = self.active.replace((now, slot)) {
                 self.stash(at, old);
             }
         }
         let (_, slot) = self.active?;
         let bucket = &mut self.slab[slot as usize];
-        let class = (0..CLASSES).find(|&c| bucket.has_pending(c))?;
+        let class = (bucket.first..CLASSES).find(|&c| bucket.has_pending(c))?;
+        bucket.first = class;
         if !bucket.ranked[class] && (self.strict || class == POLL_CLASS) {
-            let c = bucket.cursor[class];
-            sort_by_rank(&mut bucket.lists[class][c..], &mut self.scratch);
+            if !bucket.in_rank_order[class] {
+                let c = bucket.cursor[class];
+                sort_by_rank(&mut bucket.lists[class][c..], &mut self.scratch);
+            }
             bucket.ranked[class] = true;
         }
         Some((class, bucket))
@@ -377,6 +460,7 @@ impl<M> Queue<M> {
         if let Some(&slot) = self.index.get(&now) {
             if self.slab[slot as usize].is_empty() {
                 self.index.remove(&now);
+                self.near.forget(now);
                 self.recycle(slot);
             }
         }
@@ -415,6 +499,8 @@ impl<M> Queue<M> {
         }
         bucket.cursor = [0; CLASSES];
         bucket.ranked = [false; CLASSES];
+        bucket.first = 0;
+        bucket.in_rank_order = [true; CLASSES];
         self.vacant.push(slot);
     }
 
@@ -708,21 +794,44 @@ mod tests {
                         "case {case} at t={now}"
                     );
                     // Fewer than one new event per applied one on average, so the run ends.
+                    // Now and then a multiple of `NEAR` later, so that instants share an
+                    // entry of the cache of the index (`Near`).
                     if rng.below(2) == 0 {
-                        let time = now + rng.below(4);
+                        let time = now + rng.below(4) + NEAR as Time * rng.below(2);
                         push(&mut queue, &mut reference, time, &mut rng);
                     }
                 }
                 // A batch for a later instant, large now and then.
                 for _ in 0..rng.below(spread) {
-                    let time = now + 1 + rng.below(3);
+                    let time = now + 1 + rng.below(3) + NEAR as Time * rng.below(3);
                     push(&mut queue, &mut reference, time, &mut rng);
                 }
                 queue.finish(now);
-                // A copy (spares are not copied) is the same queue and pops the same events.
-                assert!(queue.clone() == queue);
+                // A copy (spares are not copied) is the same queue and pops the same events;
+                // now and then the run goes on with the copy, whose index cache starts empty.
+                let copy = queue.clone();
+                assert!(copy == queue);
+                if rng.below(4) == 0 {
+                    queue = copy;
+                }
             }
         }
+    }
+
+    /// An instant applied and finished can get events again (the queue does not assume that
+    /// time only moves on): they are pending, though the cache of the index had found that
+    /// instant's old bucket.
+    #[test]
+    fn an_instant_finished_takes_new_events() {
+        let mut queue = Queue::<()>::new(false);
+        push(&mut queue, 5, POLL_CLASS, 1, 0);
+        assert_eq!(queue.pop(5), Some(Popped::Event(POLL_CLASS, 1, 0)));
+        assert_eq!(queue.pop(5), None);
+        queue.finish(5);
+        assert_eq!(queue.next_time(), None);
+        push(&mut queue, 5, POLL_CLASS, 2, 0);
+        assert_eq!(queue.next_time(), Some(5));
+        assert_eq!(queue.pop(5), Some(Popped::Event(POLL_CLASS, 2, 0)));
     }
 
     fn hash_of<T: Hash>(value: &T) -> u64 {

@@ -29,21 +29,44 @@ impl FarTimes {
 
     /// The time `code` (of `field` of `rank`'s record) stands for. (A far code with no entry,
     /// which only a corrupted deserialized state holds, reads as [`Time::MAX`].)
-    #[inline]
+    #[inline(always)]
     pub(crate) fn decode(&self, rank: Rank, field: u8, code: u32) -> Time {
         if code < FAR_CODE {
             Time::from(code)
         } else if code == NEVER_CODE {
             Time::MAX
         } else {
-            self.0.get(&(rank, field)).copied().unwrap_or(Time::MAX)
+            self.decode_far(rank, field)
         }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn decode_far(&self, rank: Rank, field: u8) -> Time {
+        self.0.get(&(rank, field)).copied().unwrap_or(Time::MAX)
+    }
+
     /// The code of `time` for `field` of `rank`'s record, whose code was `old`: the map gets
-    /// the time if the code cannot hold it, and loses the old one if it held it.
-    #[inline]
+    /// the time if the code cannot hold it, and loses the old one if it held it. (The common
+    /// case, a near time replacing a code that held none, is inlined; the rest is out of line,
+    /// so the driver's hot path stays small: issue 16.)
+    #[inline(always)]
     pub(crate) fn encode(&mut self, rank: Rank, field: u8, old: u32, time: Time) -> u32 {
+        if old != FAR_CODE {
+            if time < Time::from(FAR_CODE) {
+                // Exact: the time is below 2^32 − 2.
+                return time as u32;
+            }
+            if time == Time::MAX {
+                return NEVER_CODE;
+            }
+        }
+        self.encode_far(rank, field, old, time)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn encode_far(&mut self, rank: Rank, field: u8, old: u32, time: Time) -> u32 {
         let code = if time < Time::from(FAR_CODE) {
             // Exact: the time is below 2^32 − 2.
             time as u32
