@@ -185,6 +185,12 @@ enum Carried<M> {
     Message(M),
 }
 
+/// A broken contract (out of line: no run of this crate's automata takes it).
+#[cold]
+fn contract(rank: Rank, time: Time, what: &'static str) -> SimError {
+    SimError::Contract { rank, time, what }
+}
+
 /// Events whose records [`Sim::warm`] reads ahead.
 const WARM: usize = 16;
 
@@ -1109,11 +1115,13 @@ impl<A: Automaton> Sim<A> {
         send_slot: bool,
     ) -> Result<(), SimError> {
         let mut sent = false;
-        self.outbox.start_taking();
-        let result = self.apply_actions(rank, now, cause, send_slot, &mut sent);
-        if result.is_err() {
-            self.outbox.clear();
-            return result;
+        if !self.outbox.is_empty() {
+            self.outbox.start_taking();
+            let result = self.apply_actions(rank, now, cause, send_slot, &mut sent);
+            if result.is_err() {
+                self.outbox.clear();
+                return result;
+            }
         }
         if sent {
             // The port is busy until `now + o`: offer it again then.
@@ -1152,63 +1160,68 @@ impl<A: Automaton> Sim<A> {
             match action {
                 Action::Send { to, msg } => {
                     if !send_slot {
-                        return Err(SimError::Contract {
-                            rank,
-                            time: now,
-                            what: "sent outside on_send_slot",
-                        });
+                        return Err(contract(rank, now, "sent outside on_send_slot"));
                     }
                     if *sent {
-                        return Err(SimError::Contract {
-                            rank,
-                            time: now,
-                            what: "sent twice in one send slot",
-                        });
+                        return Err(contract(rank, now, "sent twice in one send slot"));
                     }
                     if to as usize >= self.procs.len() || to == rank {
-                        return Err(SimError::Contract {
+                        return Err(contract(
                             rank,
-                            time: now,
-                            what: "sent to a rank outside 0..P or to itself",
-                        });
+                            now,
+                            "sent to a rank outside 0..P or to itself",
+                        ));
                     }
                     *sent = true;
                     self.send(rank, to, msg, now)?;
                 }
-                Action::SetTimer { id, at } => {
-                    self.timer_generation += 1;
-                    let generation = self.timer_generation;
-                    let at = at.max(now);
-                    let mut timers = self.take_timers(rank);
-                    timers.retain(|&(t, _, _)| t != id);
-                    timers.push((id, at, generation));
-                    self.put_timers(rank, timers);
-                    self.events
-                        .push_timer(at, rank, generation)
-                        .map_err(|queue::Full| SimError::Capacity {
-                            what: "timer events scheduled for one instant",
-                        })?;
-                }
-                Action::CancelTimer { id } => {
-                    let mut timers = self.take_timers(rank);
-                    timers.retain(|&(t, _, _)| t != id);
-                    self.put_timers(rank, timers);
-                }
+                Action::SetTimer { id, at } => self.set_timer(rank, now, id, at)?,
+                Action::CancelTimer { id } => self.cancel_timer(rank, id),
                 Action::Deliver(value) => self.report.record_delivery(rank, now, value, cause),
                 Action::Complete(value) => self.report.record_completion(rank, now, value),
                 Action::Ignored(reason) => {
                     self.report.ignored += 1;
                     if self.trace {
-                        self.report.trace.push(TraceEvent::Ignored {
-                            rank,
-                            at: now,
-                            reason: reason.into(),
-                        });
+                        self.trace_ignored(rank, now, reason);
                     }
                 }
             }
         }
         Ok(())
+    }
+
+    // What only some runs do is out of line, so the common actions' path stays short.
+
+    #[inline(never)]
+    fn set_timer(&mut self, rank: Rank, now: Time, id: TimerId, at: Time) -> Result<(), SimError> {
+        self.timer_generation += 1;
+        let generation = self.timer_generation;
+        let at = at.max(now);
+        let mut timers = self.take_timers(rank);
+        timers.retain(|&(t, _, _)| t != id);
+        timers.push((id, at, generation));
+        self.put_timers(rank, timers);
+        self.events
+            .push_timer(at, rank, generation)
+            .map_err(|queue::Full| SimError::Capacity {
+                what: "timer events scheduled for one instant",
+            })
+    }
+
+    #[inline(never)]
+    fn cancel_timer(&mut self, rank: Rank, id: TimerId) {
+        let mut timers = self.take_timers(rank);
+        timers.retain(|&(t, _, _)| t != id);
+        self.put_timers(rank, timers);
+    }
+
+    #[cold]
+    fn trace_ignored(&mut self, rank: Rank, at: Time, reason: &'static str) {
+        self.report.trace.push(TraceEvent::Ignored {
+            rank,
+            at,
+            reason: reason.into(),
+        });
     }
 
     fn send(&mut self, from: Rank, to: Rank, msg: A::Msg, now: Time) -> Result<(), SimError> {
