@@ -198,7 +198,7 @@ pub(crate) struct Queue<M> {
 
 /// Entries of [`Near`]: a power of two above the few instants ahead a LogP driver adds events to
 /// (`now + o`, `now + 2o + L`, timers).
-const NEAR: usize = 16;
+const NEAR: usize = 8;
 /// A [`Near`] entry that holds nothing.
 const NO_SLOT: u32 = u32::MAX;
 
@@ -254,7 +254,8 @@ impl<M: Clone> Clone for Queue<M> {
             vacant: self.vacant.clone(),
             strict: self.strict,
             scratch: Vec::new(),
-            near: Near::default(),
+            // The copy's index holds the same slots.
+            near: self.near.clone(),
         }
     }
 
@@ -262,7 +263,8 @@ impl<M: Clone> Clone for Queue<M> {
     fn clone_from(&mut self, source: &Self) {
         self.active = source.active;
         self.index.clone_from(&source.index);
-        self.near = Near::default();
+        // The slab is copied slot for slot, so the source's cache holds for the copy.
+        self.near = source.near.clone();
         self.slab.clone_from(&source.slab);
         self.vacant.clone_from(&source.vacant);
         self.strict = source.strict;
