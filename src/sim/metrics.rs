@@ -23,9 +23,10 @@ pub(crate) fn phase_index(phase: Phase) -> usize {
 /// start. `V` is the automaton's value type.
 ///
 /// The per-process metrics are read through methods ([`Report::delivered_at`],
-/// [`Report::sent`], …) because they are stored compactly: 17 bytes per process (a row of two
-/// 32-bit times and two send counters, and a byte of flags; a time of 2^32 − 1 or later is kept
-/// aside, `sim`'s time codes), where a vector per metric took 58. Runs
+/// [`Report::sent`], …) because they are stored compactly: 13 bytes per process (a row of two
+/// 32-bit times and two 16-bit send counters, and a byte of flags; a time of 2^32 − 2 or later
+/// and a count of 2^16 − 1 or more are kept aside, `sim`'s time codes), where a vector per
+/// metric took 58. Runs
 /// of millions of processes keep this report in memory next to the driver (issue 16), and a
 /// model checker hashes it with every state. What most runs do not need costs nothing: the
 /// delivered values are one value while every process delivered the same one, acknowledgment
@@ -42,6 +43,9 @@ pub struct Report<V = Value> {
     rows: Vec<Row>,
     /// The row times ([`DELIVERED_AT`], [`FINISH`]) too large for their 32-bit codes.
     far_times: FarTimes,
+    /// The send counts of the rows that mark them [`FAR_SENT`], by rank and phase index
+    /// (exactly those, so equal reports are equal values).
+    far_sent: BTreeMap<(Rank, u8), u32>,
     /// Each process's [`DELIVERED`], [`BY_DISSEMINATION`] and [`CRASHED`] flags.
     flags: Vec<u8>,
     /// The value each process delivered first.
@@ -85,9 +89,14 @@ struct Row {
     delivered_at: u32,
     /// The end of the process's last send or receive, a 32-bit time code.
     finish: u32,
-    /// Dissemination and correction messages sent.
-    sent: [u32; 2],
+    /// Dissemination and correction messages sent, each a 16-bit count code: the count, or
+    /// [`FAR_SENT`] for a count of 2^16 − 1 or more, kept in `Report::far_sent` (a process
+    /// sends that many only in SOS or at very large `P`).
+    sent: [u16; 2],
 }
+
+/// The send count code of a count kept aside.
+const FAR_SENT: u16 = u16::MAX;
 
 /// `far_times` field: the first delivery time.
 const DELIVERED_AT: u8 = 0;
@@ -129,6 +138,7 @@ impl<V: Clone> Clone for Report<V> {
             root_start,
             rows,
             far_times,
+            far_sent,
             flags,
             values,
             extra_deliveries,
@@ -146,6 +156,7 @@ impl<V: Clone> Clone for Report<V> {
         *root_start = source.root_start;
         rows.clone_from(&source.rows);
         far_times.clone_from(&source.far_times);
+        far_sent.clone_from(&source.far_sent);
         flags.clone_from(&source.flags);
         values.clone_from(&source.values);
         extra_deliveries.clone_from(&source.extra_deliveries);
@@ -169,6 +180,7 @@ impl<V> Report<V> {
             root_start: 0,
             rows: vec![Row::default(); n],
             far_times: FarTimes::new(),
+            far_sent: BTreeMap::new(),
             flags: vec![0; n],
             values: Values::Same(None),
             extra_deliveries: BTreeMap::new(),
@@ -225,7 +237,20 @@ impl<V> Report<V> {
     pub(crate) fn record_send(&mut self, rank: Rank, _now: Time, phase: Phase) {
         let i = phase_index(phase);
         match phase {
-            Phase::Dissemination | Phase::Correction => self.rows[rank as usize].sent[i] += 1,
+            Phase::Dissemination | Phase::Correction => {
+                let code = &mut self.rows[rank as usize].sent[i];
+                if *code < FAR_SENT - 1 {
+                    *code += 1;
+                } else {
+                    *code = FAR_SENT;
+                    let count = self
+                        .far_sent
+                        .entry((rank, i as u8))
+                        .or_insert(u32::from(FAR_SENT) - 1);
+                    // Saturating: 2^32 sends by one process count as u32::MAX, not as a panic.
+                    *count = count.saturating_add(1);
+                }
+            }
             Phase::Acknowledgment => {
                 if self.acknowledgments.is_empty() {
                     self.acknowledgments = vec![0; self.rows.len()];
@@ -360,7 +385,15 @@ impl<V> Report<V> {
 
     /// [`Report::sent`] by index: the row's two counters and the acknowledgments, if any.
     fn sent_at(&self, r: usize) -> [u32; 3] {
-        let [dissemination, correction] = self.rows[r].sent;
+        let count = |i: usize| match self.rows[r].sent[i] {
+            FAR_SENT => self
+                .far_sent
+                .get(&(r as Rank, i as u8))
+                .copied()
+                .unwrap_or(0),
+            code => u32::from(code),
+        };
+        let (dissemination, correction) = (count(0), count(1));
         let acknowledgment = self.acknowledgments.get(r).copied().unwrap_or(0);
         [dissemination, correction, acknowledgment]
     }
@@ -575,14 +608,40 @@ mod tests {
     }
 
     #[test]
-    fn a_row_is_16_bytes_and_a_process_costs_17() {
-        assert_eq!(core::mem::size_of::<Row>(), 16);
-        // The flags byte is the 17th; values, extra deliveries and acknowledgments cost
+    fn a_row_is_12_bytes_and_a_process_costs_13() {
+        assert_eq!(core::mem::size_of::<Row>(), 12);
+        // The flags byte is the 13th; values, extra deliveries and acknowledgments cost
         // nothing per process while every process delivers the same value once and nobody
         // acknowledges.
         let report = Report::<u64>::new(1000);
         assert_eq!(report.rows.len() + report.flags.len(), 2000);
         assert!(report.acknowledgments.is_empty() && report.extra_deliveries.is_empty());
+    }
+
+    /// A send count past the 16-bit code reads back exactly, through the boundary, and only
+    /// counts that need it are kept aside; equal counts are equal reports however they were
+    /// reached.
+    #[test]
+    fn send_counts_beyond_16_bits_read_back_exactly() {
+        let mut r = Report::<u64>::new(3);
+        for n in 1..=70_000u32 {
+            r.record_send(1, 0, Phase::Correction);
+            if n % 9_973 == 0 || (65_530..65_540).contains(&n) {
+                assert_eq!(r.sent(1), [0, n, 0], "after {n} sends");
+                assert_eq!(r.far_sent.len(), usize::from(n >= 65_535));
+            }
+        }
+        r.record_send(2, 0, Phase::Dissemination);
+        assert_eq!(r.sent(2), [1, 0, 0]);
+        assert_eq!(r.sent_counts().map(|c| c[1]).sum::<u32>(), 70_000);
+        assert_eq!(r.correction_participants(), 1);
+        let mut other = Report::<u64>::new(3);
+        other.record_send(2, 0, Phase::Dissemination);
+        for _ in 0..70_000 {
+            other.record_send(1, 0, Phase::Correction);
+        }
+        assert_eq!(other, r);
+        assert_eq!(hash_of(&other), hash_of(&r));
     }
 
     #[test]
