@@ -45,6 +45,10 @@ pub struct Report<V = Value> {
     far_times: FarTimes,
     /// The send counts of the rows that mark them [`FAR_SENT`], by rank and phase index
     /// (exactly those, so equal reports are equal values).
+    #[cfg_attr(
+        feature = "serde",
+        serde(with = "crate::serde_support::rank_field_map")
+    )]
     far_sent: BTreeMap<(Rank, u8), u32>,
     /// Each process's [`DELIVERED`], [`BY_DISSEMINATION`] and [`CRASHED`] flags.
     flags: Vec<u8>,
@@ -91,7 +95,8 @@ struct Row {
     finish: u32,
     /// Dissemination and correction messages sent, each a 16-bit count code: the count, or
     /// [`FAR_SENT`] for a count of 2^16 − 1 or more, kept in `Report::far_sent` (a process
-    /// sends that many only in SOS or at very large `P`).
+    /// sends that many only with that many peers: SOS, a k-ary root with k ≥ 2^16 − 1, or
+    /// FTCO's keep-alives in a very long run).
     sent: [u16; 2],
 }
 
@@ -297,7 +302,8 @@ impl<V> Report<V> {
         }
     }
 
-    /// Whether the far-time map holds exactly the times the rows mark far (tests).
+    /// Whether the far-time map holds exactly the times the rows mark far, and the far-count
+    /// map exactly the counts they mark far (tests).
     #[cfg(test)]
     pub(crate) fn far_times_are_canonical(&self) -> bool {
         let codes = self.rows.iter().enumerate().flat_map(|(r, row)| {
@@ -306,7 +312,19 @@ impl<V> Report<V> {
                 (r as Rank, FINISH, row.finish),
             ]
         });
+        let marked = self
+            .rows
+            .iter()
+            .enumerate()
+            .flat_map(|(r, row)| (0..2u8).map(move |i| (r as Rank, i, row.sent[usize::from(i)])))
+            .filter(|&(_, _, code)| code == FAR_SENT)
+            .count();
         self.far_times.matches(codes)
+            && marked == self.far_sent.len()
+            && self.far_sent.keys().all(|&(r, i)| {
+                let row = self.rows.get(r as usize);
+                row.and_then(|row| row.sent.get(usize::from(i))) == Some(&FAR_SENT)
+            })
     }
 
     /// A process's first delivery time.
@@ -390,7 +408,9 @@ impl<V> Report<V> {
                 .far_sent
                 .get(&(r as Rank, i as u8))
                 .copied()
-                .unwrap_or(0),
+                // (Only a corrupted deserialized report marks a count it does not keep: it
+                // reads as the least marked count.)
+                .unwrap_or(u32::from(FAR_SENT)),
             code => u32::from(code),
         };
         let (dissemination, correction) = (count(0), count(1));
@@ -642,6 +662,24 @@ mod tests {
         }
         assert_eq!(other, r);
         assert_eq!(hash_of(&other), hash_of(&r));
+        assert!(r.far_times_are_canonical());
+    }
+
+    /// A report with counts and times kept aside survives JSON, whose map keys can only be
+    /// strings or integers (the maps are written as lists).
+    #[cfg(feature = "serde")]
+    #[test]
+    fn a_report_with_far_counts_and_times_round_trips_through_json() {
+        let mut r = Report::<u64>::new(3);
+        for _ in 0..70_000 {
+            r.record_send(1, 0, Phase::Dissemination);
+        }
+        r.record_finish(2, 1 << 40);
+        assert_eq!((r.far_sent.len(), r.finish(2)), (1, 1 << 40));
+        let json = serde_json::to_string(&r).expect("a report serializes");
+        let back: Report<u64> = serde_json::from_str(&json).expect("and reads back");
+        assert_eq!(back, r);
+        assert_eq!(back.sent(1), [70_000, 0, 0]);
     }
 
     #[test]

@@ -86,7 +86,7 @@ struct Bucket<M> {
     ranked: [bool; CLASSES],
     /// No class below this one has pending events: where [`Queue::current`] starts looking
     /// (lowered when an event of a lower class is added; 0 is always right). Not state: a copy
-    /// or a deserialized bucket starts from 0.
+    /// keeps it (it holds for the copy), a deserialized bucket starts from 0.
     #[cfg_attr(feature = "serde", serde(skip))]
     first: usize,
     /// Per class: the entries were appended in rank order, so sorting them by rank, stably,
@@ -197,7 +197,7 @@ pub(crate) struct Queue<M> {
 }
 
 /// Entries of [`Near`]: a power of two above the few instants ahead a LogP driver adds events to
-/// (`now + o`, `now + 2o + L`, timers).
+/// (`now + o`, `now + o + L`, `now + 2o + L`, timers).
 const NEAR: usize = 8;
 /// A [`Near`] entry that holds nothing.
 const NO_SLOT: u32 = u32::MAX;
@@ -506,6 +506,16 @@ impl<M> Queue<M> {
         self.vacant.push(slot);
     }
 
+    /// Drops what is not state, as deserializing does (tests).
+    #[cfg(test)]
+    fn forget_hints(&mut self) {
+        self.near = Near::default();
+        for bucket in &mut self.slab {
+            bucket.first = 0;
+            bucket.in_rank_order = [false; CLASSES];
+        }
+    }
+
     /// Every bucket with its instant, in time order.
     fn in_order(&self) -> impl Iterator<Item = (Time, &Bucket<M>)> {
         let bucket = |slot: u32| &self.slab[slot as usize];
@@ -810,11 +820,15 @@ mod tests {
                 }
                 queue.finish(now);
                 // A copy (spares are not copied) is the same queue and pops the same events;
-                // now and then the run goes on with the copy, whose index cache starts empty.
+                // now and then the run goes on with the copy, or with the hints a deserialized
+                // queue starts from (an empty index cache, no class skipped, no list known to
+                // be in rank order).
                 let copy = queue.clone();
                 assert!(copy == queue);
-                if rng.below(4) == 0 {
-                    queue = copy;
+                match rng.below(4) {
+                    0 => queue = copy,
+                    1 => queue.forget_hints(),
+                    _ => {}
                 }
             }
         }

@@ -20,7 +20,13 @@ pub(crate) const FAR_CODE: u32 = u32::MAX - 1;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(transparent))]
-pub(crate) struct FarTimes(BTreeMap<(Rank, u8), Time>);
+pub(crate) struct FarTimes(
+    #[cfg_attr(
+        feature = "serde",
+        serde(with = "crate::serde_support::rank_field_map")
+    )]
+    BTreeMap<(Rank, u8), Time>,
+);
 
 impl FarTimes {
     pub(crate) fn new() -> Self {
