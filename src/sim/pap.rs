@@ -315,23 +315,19 @@ impl<A: Automaton> Run<A> {
     }
 
     fn flush_inner(&mut self, rank: Rank, now: Time, slot: bool) -> Result<(), SimError> {
-        // The outbox is taken out and put back, so no handler call allocates.
-        let mut outbox = core::mem::take(&mut self.outbox);
-        let result = self.apply_actions(rank, now, slot, &mut outbox);
-        outbox.drain();
-        self.outbox = outbox;
+        // The actions are taken one at a time, as the LogP driver takes them (`Sim::apply`):
+        // the outbox keeps its allocation, so no handler call allocates.
+        self.outbox.start_taking();
+        let result = self.apply_actions(rank, now, slot);
+        if result.is_err() {
+            self.outbox.clear();
+        }
         result
     }
 
-    fn apply_actions(
-        &mut self,
-        rank: Rank,
-        now: Time,
-        slot: bool,
-        outbox: &mut Outbox<A::Msg, A::Value>,
-    ) -> Result<(), SimError> {
+    fn apply_actions(&mut self, rank: Rank, now: Time, slot: bool) -> Result<(), SimError> {
         let mut sends = 0;
-        for action in outbox.drain() {
+        while let Some(action) = self.outbox.pop_next() {
             match action {
                 Action::Send { to, msg } => {
                     sends += 1;
