@@ -45,17 +45,18 @@ fn states(
     all
 }
 
-#[test]
-fn a_state_copied_into_another_runs_state_is_equal_and_runs_the_same() {
-    let (small, small_scenario) = setup("checked", 9, PortModel::DualPort);
-    let (large, large_scenario) = setup("failproof:2", 23, PortModel::SinglePort);
-    let small_states = states(&small, 9, &small_scenario);
-    let large_states = states(&large, 23, &large_scenario);
-    assert!(small_states.len() > 5 && large_states.len() > 5);
+/// Copies every state of one run into a state of the other, both ways, and checks that the copy
+/// equals its source and runs exactly as it does.
+fn copies_between(one: (&str, u32, PortModel), other: (&str, u32, PortModel)) -> usize {
+    let (first, first_scenario) = setup(one.0, one.1, one.2);
+    let (second, second_scenario) = setup(other.0, other.1, other.2);
+    let first_states = states(&first, one.1, &first_scenario);
+    let second_states = states(&second, other.1, &second_scenario);
+    assert!(first_states.len() > 5 && second_states.len() > 5);
     let mut copies = 0;
     for (sources, targets, config) in [
-        (&small_states, &large_states, &small),
-        (&large_states, &small_states, &large),
+        (&first_states, &second_states, &first),
+        (&second_states, &first_states, &second),
     ] {
         for (i, source) in sources.iter().enumerate() {
             // Copy into a target state from elsewhere in the other run.
@@ -74,5 +75,29 @@ fn a_state_copied_into_another_runs_state_is_equal_and_runs_the_same() {
             copies += 1;
         }
     }
+    copies
+}
+
+#[test]
+fn a_state_copied_into_another_runs_state_is_equal_and_runs_the_same() {
+    let copies = copies_between(
+        ("checked", 9, PortModel::DualPort),
+        ("failproof:2", 23, PortModel::SinglePort),
+    );
     assert!(copies > 10);
+}
+
+/// Into a state of the same list-holding variant, a copy reuses the destination's boxes and
+/// lists (the correctors' `clone_from`, and the messages' lists of correctors in busy slots):
+/// lists of other lengths, other `f`, other sizes.
+#[test]
+fn a_state_copied_into_a_state_of_the_same_variant_reuses_and_equals() {
+    let copies = copies_between(
+        ("failproof:1", 13, PortModel::DualPort),
+        ("failproof:3", 17, PortModel::DualPort),
+    ) + copies_between(
+        ("delayed:3", 11, PortModel::SinglePort),
+        ("delayed:5", 9, PortModel::DualPort),
+    );
+    assert!(copies > 20);
 }

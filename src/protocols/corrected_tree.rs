@@ -126,7 +126,7 @@ pub enum Coloring {
 /// yes/no state is one byte of flags, and the tree with acknowledgments counts missing
 /// acknowledgments in its corrector, which has nothing else to hold
 /// ([`Correction::None`](super::correction::Correction::None)).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CorrectedTreeNode {
     /// The payload, once colored (0 and meaningless while [`Coloring::Uncolored`]).
@@ -138,6 +138,35 @@ pub struct CorrectedTreeNode {
     /// [`ARRIVED`], [`DELIVERED`], [`START_REACHED`], [`ACK_SENT`].
     flags: u8,
     corrector: Corrector,
+}
+
+/// A copy into an existing node reuses its corrector's allocations (the failure-proof and
+/// delayed states' boxes and lists; [`Corrector`]'s `clone_from`).
+impl Clone for CorrectedTreeNode {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value,
+            next_child: self.next_child,
+            coloring: self.coloring,
+            flags: self.flags,
+            corrector: self.corrector.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        let Self {
+            value,
+            next_child,
+            coloring,
+            flags,
+            corrector,
+        } = self;
+        *value = source.value;
+        *next_child = source.next_child;
+        *coloring = source.coloring;
+        *flags = source.flags;
+        corrector.clone_from(&source.corrector);
+    }
 }
 
 /// [`CorrectedTreeNode::next_child`] when not forwarding (a child index is below `P`).

@@ -173,7 +173,7 @@ pub struct Checked {
 /// side, one rank per slot, until a message from that side arrives (or it reached everyone). A
 /// corrector that receives a message travelling toward the other side — i.e. from a sweeping
 /// neighbour — replies `Stop` right away. Fault-free, every corrector sends exactly one message.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Delayed {
     sweep: Sweep,
@@ -195,7 +195,7 @@ pub struct Delayed {
 /// loop of one side without `f + 1` correctors triggers SOS (line 28). A c-node delivers once it
 /// knows `f + 1` correctors and otherwise falls back to SOS after `sos_timeout` (lines 11–14). SOS
 /// sends to every other rank, then delivers; receiving SOS enters SOS (line 23).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct FailProof {
     faults: u32,
@@ -212,7 +212,7 @@ pub struct FailProof {
 }
 
 /// The per-process correction state.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Correction {
     /// No correction. The tree with acknowledgments (CT §4.1), which corrects nothing, counts
@@ -248,7 +248,7 @@ pub enum Receipt {
 }
 
 /// The correction part of one process.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Corrector {
     /// This process. (Not its whole [`Ring`]: `P` is the configuration's, passed in by the
@@ -259,6 +259,151 @@ pub struct Corrector {
     /// Failure-proof only: the process delivers when leaving SOS or the c-node wait.
     deliver_pending: bool,
     state: Correction,
+}
+
+// Copies reuse the destination's allocations (`clone_from`, field by field): the model
+// checker copies every successor into a state it has finished with, and a derived `clone_from`
+// would allocate a new box and new lists for every failure-proof or delayed process of every
+// successor (docs/performance.md, "The model checker"). The destructuring makes a forgotten
+// field a compile error.
+
+impl Clone for Delayed {
+    fn clone(&self) -> Self {
+        let Self {
+            sweep,
+            first,
+            first_sent,
+            delay_over,
+            heard_from_other_side,
+            replies,
+        } = self;
+        Self {
+            sweep: *sweep,
+            first: *first,
+            first_sent: *first_sent,
+            delay_over: *delay_over,
+            heard_from_other_side: *heard_from_other_side,
+            replies: replies.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        let Self {
+            sweep,
+            first,
+            first_sent,
+            delay_over,
+            heard_from_other_side,
+            replies,
+        } = self;
+        *sweep = source.sweep;
+        *first = source.first;
+        *first_sent = source.first_sent;
+        *delay_over = source.delay_over;
+        *heard_from_other_side = source.heard_from_other_side;
+        replies.clone_from(&source.replies);
+    }
+}
+
+impl Clone for FailProof {
+    fn clone(&self) -> Self {
+        let Self {
+            faults,
+            sos_timeout,
+            known,
+            final_round,
+            sending,
+            offset,
+            next,
+            heard,
+            sos_next,
+        } = self;
+        Self {
+            faults: *faults,
+            sos_timeout: *sos_timeout,
+            known: known.clone(),
+            final_round: *final_round,
+            sending: *sending,
+            offset: *offset,
+            next: *next,
+            heard: heard.clone(),
+            sos_next: *sos_next,
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        let Self {
+            faults,
+            sos_timeout,
+            known,
+            final_round,
+            sending,
+            offset,
+            next,
+            heard,
+            sos_next,
+        } = self;
+        *faults = source.faults;
+        *sos_timeout = source.sos_timeout;
+        let [left, right] = known;
+        left.clone_from(&source.known[0]);
+        right.clone_from(&source.known[1]);
+        *final_round = source.final_round;
+        *sending = source.sending;
+        *offset = source.offset;
+        *next = source.next;
+        heard.clone_from(&source.heard);
+        *sos_next = source.sos_next;
+    }
+}
+
+impl Clone for Correction {
+    fn clone(&self) -> Self {
+        match self {
+            Self::None { acks_missing } => Self::None {
+                acks_missing: *acks_missing,
+            },
+            Self::Opportunistic(state) => Self::Opportunistic(*state),
+            Self::Optimized(state) => Self::Optimized(*state),
+            Self::Checked(state) => Self::Checked(*state),
+            Self::Delayed(state) => Self::Delayed(state.clone()),
+            Self::FailProof(state) => Self::FailProof(state.clone()),
+        }
+    }
+
+    /// Into the same list-holding variant, reuses its box and lists (`Box::clone_from` copies
+    /// into the box).
+    fn clone_from(&mut self, source: &Self) {
+        match (self, source) {
+            (Self::Delayed(mine), Self::Delayed(theirs)) => mine.clone_from(theirs),
+            (Self::FailProof(mine), Self::FailProof(theirs)) => mine.clone_from(theirs),
+            (mine, theirs) => *mine = theirs.clone(),
+        }
+    }
+}
+
+impl Clone for Corrector {
+    fn clone(&self) -> Self {
+        Self {
+            me: self.me,
+            begun: self.begun,
+            deliver_pending: self.deliver_pending,
+            state: self.state.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        let Self {
+            me,
+            begun,
+            deliver_pending,
+            state,
+        } = self;
+        *me = source.me;
+        *begun = source.begun;
+        *deliver_pending = source.deliver_pending;
+        state.clone_from(&source.state);
+    }
 }
 
 impl Corrector {

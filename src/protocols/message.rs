@@ -11,7 +11,7 @@ use crate::automaton::{Message, Phase, Value};
 use crate::{Rank, Time};
 
 /// A broadcast message: the payload and what the message is.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Msg {
     /// The broadcast payload (every message carries it, CT §2.1's integrity).
@@ -21,7 +21,7 @@ pub struct Msg {
 }
 
 /// The role of a broadcast message.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Body {
     /// A tree edge (CT §3.2).
@@ -38,7 +38,7 @@ pub enum Body {
 }
 
 /// Correction-phase messages (CT §3.1, §3.3; CG §III.B–D).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum CorrectionMsg {
     /// A ring message sent toward `toward` (CG's ▷ / ◁ marks): the receiver learns that a
@@ -66,10 +66,88 @@ pub enum CorrectionMsg {
 /// slice, a pointer and a length, made it 32 B, a `Vec` 40 B; the driver holds one message per
 /// message in flight, about one per process at a Corrected Tree run's peak: issue 16). It reads
 /// as a slice of ranks.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(transparent))]
 pub struct Correctors(ThinVec<Rank>);
+
+// Copies into an existing message reuse its list of correctors (`clone_from`): the model
+// checker copies every successor, messages in flight included, into a state it has finished
+// with, and a derived `clone_from` allocates a new list for every failure-proof message.
+
+impl Clone for Msg {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value,
+            body: self.body.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.value = source.value;
+        self.body.clone_from(&source.body);
+    }
+}
+
+impl Clone for Body {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Tree => Self::Tree,
+            Self::Gossip { round } => Self::Gossip { round: *round },
+            Self::Ack => Self::Ack,
+            Self::Correction(msg) => Self::Correction(msg.clone()),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        match (self, source) {
+            (Self::Correction(mine), Self::Correction(theirs)) => mine.clone_from(theirs),
+            (mine, theirs) => *mine = theirs.clone(),
+        }
+    }
+}
+
+impl Clone for CorrectionMsg {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Ring { toward } => Self::Ring { toward: *toward },
+            Self::Stop => Self::Stop,
+            Self::FailProof { toward, known } => Self::FailProof {
+                toward: *toward,
+                known: known.clone(),
+            },
+            Self::Sos => Self::Sos,
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        match (self, source) {
+            (
+                Self::FailProof { toward, known },
+                Self::FailProof {
+                    toward: their_toward,
+                    known: their_known,
+                },
+            ) => {
+                *toward = *their_toward;
+                known.clone_from(their_known);
+            }
+            (mine, theirs) => *mine = theirs.clone(),
+        }
+    }
+}
+
+impl Clone for Correctors {
+    fn clone(&self) -> Self {
+        Self(self.0.clone())
+    }
+
+    /// Copies into this list's allocation when it is large enough.
+    fn clone_from(&mut self, source: &Self) {
+        self.0.clear();
+        self.0.extend_from_slice(&source.0);
+    }
+}
 
 impl Deref for Correctors {
     type Target = [Rank];

@@ -176,8 +176,30 @@ const NEVER: Time = Time::MAX;
 
 /// A message in flight: sender and message. The receiver is the rank of its ARRIVE or DELIVER
 /// event, and the send time, which only a trace reads, is in `Sim::sent_times` (a slot of 40 B
-/// instead of 48 B with a Corrected Tree message: issue 16).
-type InFlight<M> = (Rank, M);
+/// instead of 48 B with a Corrected Tree message: issue 16). Hashed and encoded as the pair
+/// `(from, msg)` was.
+#[derive(Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct InFlight<M> {
+    from: Rank,
+    msg: M,
+}
+
+/// A copy into a busy slot copies the message with its `clone_from` (which may reuse its
+/// allocation: a failure-proof message's list of correctors).
+impl<M: Clone> Clone for InFlight<M> {
+    fn clone(&self) -> Self {
+        Self {
+            from: self.from,
+            msg: self.msg.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.from = source.from;
+        self.msg.clone_from(&source.msg);
+    }
+}
 
 /// Where a message sent travels: in a message slot, or carried by its delivery event.
 enum Carried<M> {
@@ -222,7 +244,7 @@ impl Event {
 /// timers, and the single-port queues. (With the Corrected Tree node the record is 64 B: 48 B
 /// node, 16 B driver; it was 120 B with 64-bit times and the first timer in it, 96 B with 64-bit
 /// port times and a 64 B node, 88 B with a 56 B node.)
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct Process<A> {
     automaton: A,
@@ -234,6 +256,29 @@ struct Process<A> {
     /// ([`Process::crash_code`]): [`NO_CRASH`], [`FAR_CRASH`] (the time is in
     /// `Sim::far_crashes`) or the time itself.
     crash_arrived: u32,
+}
+
+/// A copy into an existing record copies the automaton with its `clone_from`, which may reuse
+/// its allocations (the model checker's recycled states).
+impl<A: Clone> Clone for Process<A> {
+    fn clone(&self) -> Self {
+        Self {
+            automaton: self.automaton.clone(),
+            times: self.times,
+            crash_arrived: self.crash_arrived,
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        let Self {
+            automaton,
+            times,
+            crash_arrived,
+        } = self;
+        automaton.clone_from(&source.automaton);
+        *times = source.times;
+        *crash_arrived = source.crash_arrived;
+    }
 }
 
 /// [`Process::times`] index: when the send port frees.
@@ -795,7 +840,7 @@ impl<A: Automaton> Sim<A> {
             acc ^= Self::touch(&self.procs, &self.report, rank);
             if class <= DELIVER {
                 if let Some(m) = self.slots.get(data as usize) {
-                    acc ^= Time::from(m.0);
+                    acc ^= Time::from(m.from);
                 }
             }
         }
@@ -918,7 +963,7 @@ impl<A: Automaton> Sim<A> {
     /// time. The send time's entry is reset, so that a free slot's entry is 0 whatever it held
     /// before, as a free slot is whatever message it held.
     fn take_slot(&mut self, slot: u32) -> (Rank, A::Msg, Time) {
-        let (from, msg) = self.slots.take(slot as usize).expect("live message slot");
+        let InFlight { from, msg } = self.slots.take(slot as usize).expect("live message slot");
         let sent = self
             .sent_times
             .get_mut(slot as usize)
@@ -1075,7 +1120,8 @@ impl<A: Automaton> Sim<A> {
             if !queue.is_empty() {
                 let mut view = core::mem::take(&mut self.queue_view);
                 view.extend(queue.iter().map(|&s| {
-                    let (from, msg) = self.slots.get(s as usize).expect("queued message");
+                    let InFlight { from, msg } =
+                        self.slots.get(s as usize).expect("queued message");
                     (*from, msg.clone())
                 }));
                 let p = &mut self.procs[rank as usize];
@@ -1241,7 +1287,7 @@ impl<A: Automaton> Sim<A> {
         let carried = if fold && !self.trace {
             Carried::Message(msg)
         } else {
-            let slot = self.slots.insert((from, msg));
+            let slot = self.slots.insert(InFlight { from, msg });
             let Ok(slot) = u32::try_from(slot) else {
                 self.slots.take(slot);
                 return Err(SimError::Capacity {

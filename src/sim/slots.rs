@@ -16,13 +16,31 @@ const CHUNK: usize = 1 << CHUNK_BITS;
 /// The end of the free stack.
 const NONE: usize = usize::MAX;
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) enum Slot<T> {
     /// Free; `next` is the slot freed before it ([`NONE`]: none).
     Free { next: usize },
     /// A message in flight.
     Busy(T),
+}
+
+/// A busy slot copied into a busy slot copies the message with its `clone_from`, which may
+/// reuse its allocation (a failure-proof message's list of correctors).
+impl<T: Clone> Clone for Slot<T> {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Free { next } => Self::Free { next: *next },
+            Self::Busy(value) => Self::Busy(value.clone()),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        match (self, source) {
+            (Self::Busy(mine), Self::Busy(theirs)) => mine.clone_from(theirs),
+            (mine, theirs) => *mine = theirs.clone(),
+        }
+    }
 }
 
 /// Messages in flight by slot number.

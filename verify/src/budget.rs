@@ -176,6 +176,9 @@ pub struct Budget {
     /// Sets [`crate::timed::TimedModel::crashes_at_events_only`] on the timed model: crashes
     /// only before instants at which the process has an event (default `false`).
     pub crashes_at_events_only: bool,
+    /// Sets [`crate::timed::TimedModel::crashes_before_sends_only`] on the timed model: crashes
+    /// only before instants at which the process sends (default `false`).
+    pub crashes_before_sends_only: bool,
     /// The layered search holds the states waiting in its layers as bytes once this many are
     /// held ([`crate::layered::PACK_FROM`] by default; 0: from the first, `usize::MAX`: never).
     /// Results do not depend on it; time and memory do.
@@ -221,6 +224,7 @@ impl Budget {
         threads: 1,
         search: Search::Auto,
         crashes_at_events_only: false,
+        crashes_before_sends_only: false,
         pack_from: crate::layered::PACK_FROM,
     };
 

@@ -396,6 +396,7 @@ impl TimedModel<CorrectedTreeNode> {
             guide: Some(ring_gaps::<CorrectedTreeNode>),
             choices: None,
             crashes_at_events_only: false,
+            crashes_before_sends_only: false,
         })
     }
 }

@@ -294,6 +294,7 @@ pub fn model_of<A: FtcoProcess>(
         guide: None,
         choices: None,
         crashes_at_events_only: false,
+        crashes_before_sends_only: false,
     })
 }
 

@@ -372,6 +372,7 @@ pub fn model_of<A: GossipProcess>(
         guide: None,
         choices: Some(hook()),
         crashes_at_events_only: false,
+        crashes_before_sends_only: false,
     })
 }
 

@@ -453,6 +453,7 @@ where
 {
     let mut model = model;
     model.crashes_at_events_only |= budget.crashes_at_events_only;
+    model.crashes_before_sends_only |= budget.crashes_before_sends_only;
     let halt = model.halt.clone();
     let bfs = match budget.search {
         budget::Search::Auto => model.choices.is_some(),

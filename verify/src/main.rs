@@ -610,6 +610,12 @@ struct BudgetArgs {
     /// docs/design.md, "Crashes where they matter"). `explore` ignores it.
     #[arg(long)]
     crashes_at_events_only: bool,
+    /// Timed model, crashes at any instant: offer a crash only before an instant at which the
+    /// process sends, and before the first (fewer states than `--crashes-at-events-only`, the
+    /// same verdicts; each state runs its next instant once more to find the senders; see
+    /// docs/design.md, "Crashes before sends"). `explore` ignores it.
+    #[arg(long)]
+    crashes_before_sends_only: bool,
 }
 
 impl BudgetArgs {
@@ -621,6 +627,7 @@ impl BudgetArgs {
             threads: self.threads.unwrap_or(1),
             search: self.search.unwrap_or_default(),
             crashes_at_events_only: self.crashes_at_events_only,
+            crashes_before_sends_only: self.crashes_before_sends_only,
             pack_from: self.pack_from.unwrap_or(ftcoll_verify::layered::PACK_FROM),
         }
     }

@@ -216,6 +216,17 @@ pub struct TimedModel<A: Automaton> {
     /// property keeps its verdict; `verify/tests/crash_instants.rs` compares the verdicts
     /// (Corrected Tree, FTCO and Corrected Gossip models).
     pub crashes_at_events_only: bool,
+    /// Offer a crash of a process only before an instant at which it sends, and before the
+    /// first instant (default `false`; implies [`Self::crashes_at_events_only`]'s reduction
+    /// and goes further). A process that sends nothing during an instant changes nothing any
+    /// other process does then or later by what it does in it, so crashing it before that
+    /// instant or before its next sending instant (or never) gives every other process the
+    /// same run; its own history only grows. docs/design.md ("Crashes before sends") argues
+    /// why every property keeps its verdict; `verify/tests/crash_instants.rs` compares the
+    /// verdicts. Which processes send is found by running the instant on a copy; with a
+    /// [`ChoiceHook`] it falls back to the events-only reduction (a draw on the copy would
+    /// need a choice).
+    pub crashes_before_sends_only: bool,
     /// How to read and resolve the choices an automaton leaves to the model (gossip targets,
     /// [`ftcoll::rng::Chooser::External`]); `None`: the automaton makes none. Only the
     /// stateright model ([`Model::actions`]) and [`Self::replay`] resolve choices; the
@@ -371,7 +382,29 @@ impl<A: Automaton> TimedModel<A> {
             guide: None,
             choices: None,
             crashes_at_events_only: false,
+            crashes_before_sends_only: false,
         }
+    }
+
+    /// The ranks a crash before instant `time` of `state` may matter for, as a flag per rank
+    /// (past the first instant, with a reduction on): the ranks that send during the instant
+    /// with [`Self::crashes_before_sends_only`] (found by running it on a copy; on a driver
+    /// error there, or with a choice hook, every rank with an event), else every rank with an
+    /// event at it.
+    fn crash_points(&self, state: &TimedState<A>, time: Time) -> Vec<bool> {
+        if self.crashes_before_sends_only && self.choices.is_none() {
+            let mut trial = state.sim.clone();
+            if trial.step(&self.config).is_ok() {
+                return state
+                    .sim
+                    .report()
+                    .sent_counts()
+                    .zip(trial.report().sent_counts())
+                    .map(|(before, after)| before != after)
+                    .collect();
+            }
+        }
+        state.sim.ranks_with_events_at(time)
     }
 
     /// The choice the next instant of `state` needs first, with a [`ChoiceHook`]: the lowest
@@ -724,8 +757,9 @@ where
         if self.timing == CrashTiming::Any && state.crashes < self.max_crashes {
             // Before the first instant every crash is offered (a crash there is a crash before
             // the operation, which some claims single out).
-            let active = (self.crashes_at_events_only && state.sim.report().events > 0)
-                .then(|| state.sim.ranks_with_events_at(time));
+            let reduced = self.crashes_at_events_only || self.crashes_before_sends_only;
+            let active =
+                (reduced && state.sim.report().events > 0).then(|| self.crash_points(state, time));
             for &rank in &self.crashable {
                 let matters = active
                     .as_ref()

@@ -1,5 +1,6 @@
 //! `TimedModel::crashes_at_events_only` (docs/design.md, "Crashes where they matter"): offering a
 //! crash only before an instant at which the process has an event (and before the first instant)
+//! — and `TimedModel::crashes_before_sends_only`, only before an instant at which it sends —
 //! keeps every verdict — the same properties violated, the same examples reached, the same
 //! horizon cuts — on every correction variant in both start modes, on FTCO's three collectives
 //! and on the Corrected Gossip cells with crashes at any instant, while exploring fewer states.
@@ -18,24 +19,41 @@ fn verdicts(r: &CheckResult) -> (Vec<&'static str>, Vec<&'static str>, Vec<&'sta
     (violated, r.reached.clone(), r.cut_by_horizon.clone())
 }
 
-/// Checks `model` both ways; returns the states of each.
-fn compare<A>(what: &str, model: TimedModel<A>) -> (usize, usize)
+/// Checks `model` three ways: every crash instant, events only, sends only
+/// (`TimedModel::crashes_before_sends_only`, docs/design.md "Crashes before sends"); asserts
+/// equal verdicts and returns the states of each.
+fn compare3<A>(what: &str, model: TimedModel<A>) -> (usize, usize, usize)
 where
     A: ftcoll_verify::timed::Checkable,
     A::Config: Clone,
 {
     let mut pruned = model.clone();
     pruned.crashes_at_events_only = true;
+    let mut before_sends = model.clone();
+    before_sends.crashes_before_sends_only = true;
     let every = check_model(model, &Budget::UNLIMITED).unwrap();
     let some = check_model(pruned, &Budget::UNLIMITED).unwrap();
+    let fewest = check_model(before_sends, &Budget::UNLIMITED).unwrap();
     assert_eq!(verdicts(&some), verdicts(&every), "{what}");
+    assert_eq!(verdicts(&fewest), verdicts(&every), "{what}, sends only");
     assert!(some.states <= every.states, "{what}");
-    (some.states, every.states)
+    assert!(fewest.states <= some.states, "{what}, sends only");
+    (fewest.states, some.states, every.states)
+}
+
+/// [`compare3`]'s states with events only and with every instant.
+fn compare<A>(what: &str, model: TimedModel<A>) -> (usize, usize)
+where
+    A: ftcoll_verify::timed::Checkable,
+    A::Config: Clone,
+{
+    let (_, some, every) = compare3(what, model);
+    (some, every)
 }
 
 #[test]
 fn every_correction_variant_keeps_its_verdicts() {
-    let (mut fewer, mut violated, mut during) = (0, 0, 0);
+    let (mut fewer, mut fewest, mut violated, mut during) = (0, 0, 0, 0);
     for correction in EVERY_VARIANT {
         for start in [StartMode::Synchronized, StartMode::Overlapped] {
             for (tree, procs, f) in [
@@ -46,8 +64,9 @@ fn every_correction_variant_keeps_its_verdicts() {
                 let spec = ProtocolSpec::interleaved(tree, correction, start, procs);
                 let model = TimedModel::corrected_tree(&spec, f, CrashTiming::Any).unwrap();
                 let what = format!("{} f={f}", spec.name());
-                let (some, every) = compare(&what, model.clone());
+                let (sends, some, every) = compare3(&what, model.clone());
                 fewer += usize::from(some < every);
+                fewest += usize::from(sends < some);
                 let full = check_model(model, &Budget::UNLIMITED).unwrap();
                 violated += usize::from(!full.violations.is_empty());
                 // Whether crashes during the operation decide something here: then a reduction
@@ -64,6 +83,10 @@ fn every_correction_variant_keeps_its_verdicts() {
         "fewer states in only {fewer} of 36 configurations"
     );
     assert!(
+        fewest >= 30,
+        "sends only: fewer states than events only in only {fewest} of 36 configurations"
+    );
+    assert!(
         violated >= 6,
         "only {violated} configurations with a violation"
     );
@@ -71,7 +94,10 @@ fn every_correction_variant_keeps_its_verdicts() {
         during >= 1,
         "no configuration where crashes during the operation matter"
     );
-    eprintln!("{fewer} with fewer states, {violated} violated, {during} decided by late crashes");
+    eprintln!(
+        "{fewer} with fewer states, {fewest} fewer still before sends, {violated} violated, \
+         {during} decided by late crashes"
+    );
 }
 
 #[test]
