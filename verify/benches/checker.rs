@@ -96,6 +96,41 @@ fn states_per_second(c: &mut Criterion) {
             );
         }
     }
+    // The crash points of the timed model with crashes at any instant: every instant, only
+    // instants with an event of the process (`Budget::crashes_at_events_only`), only instants
+    // at which it sends (`Budget::crashes_before_sends_only`): the same verdicts, in fewer
+    // states (docs/design.md, "Crashes before sends"). What counts is the time to the verdict;
+    // each reports its own states per second.
+    let failproof = ProtocolSpec {
+        correction: CorrectionSpec::FailProof {
+            faults: 3,
+            sos_timeout: None,
+        },
+        ..spec
+    };
+    for (spec, what) in [(&spec, "checked P=11"), (&failproof, "failproof:3 P=11")] {
+        for (events_only, sends_only, rule) in [
+            (false, false, "every instant"),
+            (true, false, "events only"),
+            (false, true, "sends only"),
+        ] {
+            let budget = Budget {
+                crashes_at_events_only: events_only,
+                crashes_before_sends_only: sends_only,
+                pack_from: usize::MAX,
+                ..Budget::UNLIMITED
+            };
+            let run = || {
+                check_within(spec, 2, CrashTiming::Any, ModelKind::Timed, &budget, None)
+                    .unwrap()
+                    .states
+            };
+            group.throughput(Throughput::Elements(run() as u64));
+            group.bench_function(format!("timed {what} f=2 any, crashes: {rule}"), |b| {
+                b.iter(run)
+            });
+        }
+    }
     group.finish();
 }
 
