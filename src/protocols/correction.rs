@@ -264,96 +264,46 @@ pub struct Corrector {
 // Copies reuse the destination's allocations (`clone_from`, field by field): the model
 // checker copies every successor into a state it has finished with, and a derived `clone_from`
 // would allocate a new box and new lists for every failure-proof or delayed process of every
-// successor (docs/performance.md, "The model checker"). The destructuring makes a forgotten
-// field a compile error.
+// successor (docs/performance.md, "The model checker"). The lists are taken out, copied into
+// and put back; every other field is `Copy` (`..*source`), so a new list field that is not
+// handled here does not compile.
 
 impl Clone for Delayed {
     fn clone(&self) -> Self {
-        let Self {
-            sweep,
-            first,
-            first_sent,
-            delay_over,
-            heard_from_other_side,
-            replies,
-        } = self;
         Self {
-            sweep: *sweep,
-            first: *first,
-            first_sent: *first_sent,
-            delay_over: *delay_over,
-            heard_from_other_side: *heard_from_other_side,
-            replies: replies.clone(),
+            replies: self.replies.clone(),
+            ..*self
         }
     }
 
     fn clone_from(&mut self, source: &Self) {
-        let Self {
-            sweep,
-            first,
-            first_sent,
-            delay_over,
-            heard_from_other_side,
-            replies,
-        } = self;
-        *sweep = source.sweep;
-        *first = source.first;
-        *first_sent = source.first_sent;
-        *delay_over = source.delay_over;
-        *heard_from_other_side = source.heard_from_other_side;
+        let mut replies = core::mem::take(&mut self.replies);
         replies.clone_from(&source.replies);
+        *self = Self { replies, ..*source };
     }
 }
 
 impl Clone for FailProof {
     fn clone(&self) -> Self {
-        let Self {
-            faults,
-            sos_timeout,
-            known,
-            final_round,
-            sending,
-            offset,
-            next,
-            heard,
-            sos_next,
-        } = self;
         Self {
-            faults: *faults,
-            sos_timeout: *sos_timeout,
-            known: known.clone(),
-            final_round: *final_round,
-            sending: *sending,
-            offset: *offset,
-            next: *next,
-            heard: heard.clone(),
-            sos_next: *sos_next,
+            known: self.known.clone(),
+            heard: self.heard.clone(),
+            ..*self
         }
     }
 
     fn clone_from(&mut self, source: &Self) {
-        let Self {
-            faults,
-            sos_timeout,
-            known,
-            final_round,
-            sending,
-            offset,
-            next,
-            heard,
-            sos_next,
-        } = self;
-        *faults = source.faults;
-        *sos_timeout = source.sos_timeout;
-        let [left, right] = known;
-        left.clone_from(&source.known[0]);
-        right.clone_from(&source.known[1]);
-        *final_round = source.final_round;
-        *sending = source.sending;
-        *offset = source.offset;
-        *next = source.next;
+        let mut known = core::mem::take(&mut self.known);
+        let mut heard = core::mem::take(&mut self.heard);
+        for (mine, theirs) in known.iter_mut().zip(&source.known) {
+            mine.clone_from(theirs);
+        }
         heard.clone_from(&source.heard);
-        *sos_next = source.sos_next;
+        *self = Self {
+            known,
+            heard,
+            ..*source
+        };
     }
 }
 
