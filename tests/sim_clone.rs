@@ -87,17 +87,19 @@ fn a_state_copied_into_another_runs_state_is_equal_and_runs_the_same() {
     assert!(copies > 10);
 }
 
-/// Into a state of the same list-holding variant, a copy reuses the destination's boxes and
-/// lists (the correctors' `clone_from`, and the messages' lists of correctors in busy slots):
-/// lists of other lengths, other `f`, other sizes.
+/// Into a state of the same list-holding variant, where `clone_from` copies into the
+/// destination's boxes and lists (the correctors', and the messages' lists of correctors in busy
+/// slots) instead of replacing them: lists of other lengths, other `f`, other sizes. This checks
+/// that such copies are equal and run the same; that they allocate less is measured
+/// (docs/performance.md, "Copies that reuse, crashes before sends").
 #[test]
-fn a_state_copied_into_a_state_of_the_same_variant_reuses_and_equals() {
-    let copies = copies_between(
+fn a_state_copied_into_a_state_of_the_same_variant_is_equal_and_runs_the_same() {
+    copies_between(
         ("failproof:1", 13, PortModel::DualPort),
         ("failproof:3", 17, PortModel::DualPort),
-    ) + copies_between(
+    );
+    copies_between(
         ("delayed:3", 11, PortModel::SinglePort),
         ("delayed:5", 9, PortModel::DualPort),
     );
-    assert!(copies > 20);
 }

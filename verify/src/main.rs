@@ -611,7 +611,7 @@ struct BudgetArgs {
     #[arg(long)]
     crashes_at_events_only: bool,
     /// Timed model, crashes at any instant: offer a crash only before an instant at which the
-    /// process sends, and before the first (fewer states than `--crashes-at-events-only`, the
+    /// process sends, and before the first (at most as many states as `--crashes-at-events-only`, the
     /// same verdicts; each state runs its next instant once more to find the senders; see
     /// docs/design.md, "Crashes before sends"). `explore` ignores it.
     #[arg(long)]
