@@ -567,23 +567,34 @@ where
     for entry in batch {
         let state = packer.read(entry.state, own_reference, &mut work.pool);
         work.check(model, names, found, &state, entry.origin, &entry.moves);
-        model.actions(&state, &mut actions);
+        // The `Step` successor, when finding the crash points already computed it.
+        let mut stepped = model.actions_stepping(&state, &mut actions, &mut work.pool);
         for action in actions.drain(..) {
             // What `Model::next_state` does, into a recycled state.
             if !model.halt.admit() {
                 continue;
             }
-            let mut next = match work.pool.pop() {
-                Some(mut spare) => {
-                    spare.clone_from(&state);
-                    spare
-                }
-                None => state.clone(),
+            let ready = match action {
+                TimedAction::Step { .. } => stepped.take(),
+                _ => None,
             };
-            if !model.apply_in_place(&mut next, action) {
-                work.pool.push(next);
-                continue;
-            }
+            let next = match ready {
+                Some(next) => next,
+                None => {
+                    let mut next = match work.pool.pop() {
+                        Some(mut spare) => {
+                            spare.clone_from(&state);
+                            spare
+                        }
+                        None => state.clone(),
+                    };
+                    if !model.apply_in_place(&mut next, action) {
+                        work.pool.push(next);
+                        continue;
+                    }
+                    next
+                }
+            };
             let moves: Arc<[TimedAction]> = if matches!(action, TimedAction::Step { .. }) {
                 Arc::clone(&entry.moves)
             } else {
@@ -615,6 +626,7 @@ where
                 },
             ));
         }
+        work.pool.extend(stepped);
         work.pool.push(state);
     }
     work

@@ -612,7 +612,8 @@ struct BudgetArgs {
     crashes_at_events_only: bool,
     /// Timed model, crashes at any instant: offer a crash only before an instant at which the
     /// process sends, and before the first (at most as many states as `--crashes-at-events-only`, the
-    /// same verdicts; each state runs its next instant once more to find the senders; see
+    /// same verdicts; the next instant runs on a copy to find the senders, and the layered
+    /// search keeps that copy as the step's successor; see
     /// docs/design.md, "Crashes before sends"). `explore` ignores it.
     #[arg(long)]
     crashes_before_sends_only: bool,

@@ -388,23 +388,84 @@ impl<A: Automaton> TimedModel<A> {
 
     /// The ranks a crash before instant `time` of `state` may matter for, as a flag per rank
     /// (past the first instant, with a reduction on): the ranks that send during the instant
-    /// with [`Self::crashes_before_sends_only`] (found by running it on a copy; on a driver
-    /// error there, or with a choice hook, every rank with an event), else every rank with an
-    /// event at it.
-    fn crash_points(&self, state: &TimedState<A>, time: Time) -> Vec<bool> {
+    /// with [`Self::crashes_before_sends_only`] (found by applying it to a copy, which is then
+    /// the `Step` successor and returned with the flags so it is not computed twice; on a
+    /// driver error there, or with a choice hook, every rank with an event), else every rank
+    /// with an event at it. `spares`: finished states to copy into.
+    fn crash_points(
+        &self,
+        state: &TimedState<A>,
+        time: Time,
+        spares: &mut Vec<Box<TimedState<A>>>,
+    ) -> (Vec<bool>, Option<Box<TimedState<A>>>) {
         if self.crashes_before_sends_only && self.choices.is_none() {
-            let mut trial = state.sim.clone();
-            if trial.step(&self.config).is_ok() {
-                return state
+            let mut stepped = match spares.pop() {
+                Some(mut spare) => {
+                    spare.as_mut().clone_from(state);
+                    spare
+                }
+                None => Box::new(state.clone()),
+            };
+            self.step(&mut stepped);
+            if stepped.error.is_none() {
+                let senders = state
                     .sim
                     .report()
                     .sent_counts()
-                    .zip(trial.report().sent_counts())
+                    .zip(stepped.sim.report().sent_counts())
                     .map(|(before, after)| before != after)
                     .collect();
+                return (senders, Some(stepped));
+            }
+            return (state.sim.ranks_with_events_at(time), Some(stepped));
+        }
+        (state.sim.ranks_with_events_at(time), None)
+    }
+
+    /// [`Model::actions`], also returning the `Step` successor when finding the crash points
+    /// computed it ([`Self::crash_points`]); the layered search takes it instead of applying
+    /// `Step` again. `spares`: finished states to copy into.
+    pub(crate) fn actions_stepping(
+        &self,
+        state: &TimedState<A>,
+        actions: &mut Vec<TimedAction>,
+        spares: &mut Vec<Box<TimedState<A>>>,
+    ) -> Option<Box<TimedState<A>>> {
+        if state.error.is_some() || self.halt.is_halted() {
+            return None;
+        }
+        let time = state.sim.next_time()?;
+        if time > self.horizon {
+            return None;
+        }
+        match self.pending_choice(state) {
+            Some((rank, bound)) => actions.extend((0..bound).map(|outcome| TimedAction::Choose {
+                rank,
+                outcome,
+                time,
+            })),
+            None => actions.push(TimedAction::Step { time }),
+        }
+        let mut stepped = None;
+        if self.timing == CrashTiming::Any && state.crashes < self.max_crashes {
+            // Before the first instant every crash is offered (a crash there is a crash before
+            // the operation, which some claims single out).
+            let reduced = self.crashes_at_events_only || self.crashes_before_sends_only;
+            let active = (reduced && state.sim.report().events > 0).then(|| {
+                let (points, step) = self.crash_points(state, time, spares);
+                stepped = step;
+                points
+            });
+            for &rank in &self.crashable {
+                let matters = active
+                    .as_ref()
+                    .is_none_or(|a| a.get(rank as usize).copied().unwrap_or(false));
+                if matters && !state.sim.has_crashed(rank) {
+                    actions.push(TimedAction::Crash { rank, time });
+                }
             }
         }
-        state.sim.ranks_with_events_at(time)
+        stepped
     }
 
     /// The choice the next instant of `state` needs first, with a [`ChoiceHook`]: the lowest
@@ -737,38 +798,7 @@ where
     }
 
     fn actions(&self, state: &Self::State, actions: &mut Vec<Self::Action>) {
-        if state.error.is_some() || self.halt.is_halted() {
-            return;
-        }
-        let Some(time) = state.sim.next_time() else {
-            return;
-        };
-        if time > self.horizon {
-            return;
-        }
-        match self.pending_choice(state) {
-            Some((rank, bound)) => actions.extend((0..bound).map(|outcome| TimedAction::Choose {
-                rank,
-                outcome,
-                time,
-            })),
-            None => actions.push(TimedAction::Step { time }),
-        }
-        if self.timing == CrashTiming::Any && state.crashes < self.max_crashes {
-            // Before the first instant every crash is offered (a crash there is a crash before
-            // the operation, which some claims single out).
-            let reduced = self.crashes_at_events_only || self.crashes_before_sends_only;
-            let active =
-                (reduced && state.sim.report().events > 0).then(|| self.crash_points(state, time));
-            for &rank in &self.crashable {
-                let matters = active
-                    .as_ref()
-                    .is_none_or(|a| a.get(rank as usize).copied().unwrap_or(false));
-                if matters && !state.sim.has_crashed(rank) {
-                    actions.push(TimedAction::Crash { rank, time });
-                }
-            }
-        }
+        self.actions_stepping(state, actions, &mut Vec::new());
     }
 
     fn next_state(&self, state: &Self::State, action: Self::Action) -> Option<Self::State> {
@@ -837,4 +867,58 @@ pub(crate) fn cut_at_horizon<A: Automaton>(m: &TimedModel<A>, s: &TimedState<A>)
 /// Reachability of quiescence, shared by every family.
 pub fn quiescent<A: Automaton>(_: &TimedModel<A>, s: &TimedState<A>) -> bool {
     s.sim.next_time().is_none()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corrected_tree::EVERY_VARIANT;
+    use crate::ProtocolSpec;
+    use ftcoll::protocols::corrected_tree::StartMode;
+    use ftcoll::topology::TreeKind;
+
+    /// The `Step` successor [`TimedModel::actions_stepping`] hands over (computed while finding
+    /// the senders, into a spare state from another run) is the state `Step` itself gives,
+    /// along runs of every correction variant with a crash during the operation.
+    #[test]
+    fn the_step_successor_found_with_the_senders_is_the_step() {
+        let mut compared = 0;
+        for correction in EVERY_VARIANT {
+            let spec = ProtocolSpec::interleaved(
+                TreeKind::Lame(2),
+                correction,
+                StartMode::Synchronized,
+                9,
+            );
+            let mut model = TimedModel::corrected_tree(&spec, 2, CrashTiming::Any).unwrap();
+            model.crashes_before_sends_only = true;
+            let mut state = model.initial(&[], false);
+            let mut spares = vec![Box::new(model.initial(&[3], false))];
+            let mut actions = Vec::new();
+            loop {
+                actions.clear();
+                let stepped = model.actions_stepping(&state, &mut actions, &mut spares);
+                let Some(&TimedAction::Step { time }) = actions.first() else {
+                    break;
+                };
+                let expected = model.apply(&state, TimedAction::Step { time }).unwrap();
+                if let Some(stepped) = stepped {
+                    assert!(*stepped == expected, "{correction:?} at t={time}");
+                    compared += 1;
+                    spares.push(stepped);
+                }
+                // One crash, the first offered after t = 4, so the run continues with one.
+                let crash = actions
+                    .iter()
+                    .find(|a| matches!(a, TimedAction::Crash { .. }));
+                state = match crash {
+                    Some(&crash) if state.crashes == 0 && time > 4 => {
+                        model.apply(&state, crash).unwrap()
+                    }
+                    _ => expected,
+                };
+            }
+        }
+        assert!(compared >= 30, "only {compared} successors compared");
+    }
 }
