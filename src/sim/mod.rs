@@ -826,7 +826,7 @@ impl<A: Automaton> Sim<A> {
             Some(queue::Ahead::Deliveries(deliveries)) => {
                 let mut acc: Time = 0;
                 let mut n = 0;
-                for d in deliveries.iter().take(WARM) {
+                for d in deliveries.first().take(WARM) {
                     acc ^= Self::touch(&self.procs, &self.report, d.to);
                     n += 1;
                 }
