@@ -16,6 +16,7 @@
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
+use smallvec::SmallVec;
 
 use super::message::{Body, CorrectionMsg, Correctors, Msg};
 use super::ring::{Ring, Side};
@@ -185,6 +186,11 @@ pub struct Delayed {
     replies: Vec<Rank>,
 }
 
+/// A failure-proof process's list of correctors: up to `f + 1` ranks, held inline for `f ≤ 3`
+/// (a heap list each cost every failure-proof process three allocations, and the model checker
+/// three more per copy of a state: issue 16, issue 13). Equal, hashed and encoded as a `Vec`.
+type CorrectorList = SmallVec<[Rank; 4]>;
+
 /// Failure-proof correction state (CG §III.D, Alg. 3).
 ///
 /// `known[s]` holds up to `f + 1` correctors known on side `s`, nearest first. A message
@@ -200,13 +206,13 @@ pub struct Delayed {
 pub struct FailProof {
     faults: u32,
     sos_timeout: Time,
-    known: [Vec<Rank>; 2],
+    known: [CorrectorList; 2],
     final_round: [bool; 2],
     sending: [bool; 2],
     offset: [u32; 2],
     next: Side,
     /// c-node: correctors heard of (distinct, up to `f + 1`).
-    heard: Vec<Rank>,
+    heard: CorrectorList,
     /// SOS: next distance (to the right) to send to; `Some` once in SOS mode.
     sos_next: Option<u32>,
 }
@@ -387,12 +393,12 @@ impl Corrector {
             } => Correction::FailProof(Box::new(FailProof {
                 faults,
                 sos_timeout,
-                known: [Vec::new(), Vec::new()],
+                known: [CorrectorList::new(), CorrectorList::new()],
                 final_round: [false, false],
                 sending: [true, true],
                 offset: [0, 0],
                 next: first,
-                heard: Vec::new(),
+                heard: CorrectorList::new(),
                 sos_next: None,
             })),
         };
@@ -717,14 +723,23 @@ impl FailProof {
     fn learn(&mut self, ring: Ring, side: Side, from: Rank, list: &[Rank]) {
         let keep = self.faults as usize + 1;
         let known = &mut self.known[side.index()];
+        // Kept sorted by distance and at most `keep` long while merging (distinct ranks are at
+        // distinct distances), so that it never outgrows its inline room: the same list as
+        // appending everything, sorting and truncating.
         for &rank in core::iter::once(&from).chain(list) {
             // A peer's list may hold anything; only other ranks of the operation are correctors.
-            if rank != ring.me && rank < ring.procs && !known.contains(&rank) {
-                known.push(rank);
+            if rank == ring.me || rank >= ring.procs || known.contains(&rank) {
+                continue;
+            }
+            let distance = ring.distance(side, rank);
+            let at = known.partition_point(|&r| ring.distance(side, r) < distance);
+            if at < keep {
+                if known.len() == keep {
+                    known.pop();
+                }
+                known.insert(at, rank);
             }
         }
-        known.sort_by_key(|&r| ring.distance(side, r));
-        known.truncate(keep);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -823,5 +838,61 @@ pub fn wrap(value: Value, msg: CorrectionMsg) -> Msg {
     Msg {
         value,
         body: Body::Correction(msg),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::SplitMix64;
+
+    /// `learn` (CG Alg. 3, lines 21–22: keep the `f + 1` nearest correctors known on a side)
+    /// merges into a list kept short; it must give the list that appending every candidate,
+    /// sorting by distance and truncating gives, for any peer list, duplicates, this process's
+    /// own rank and ranks outside the ring included.
+    #[test]
+    fn learning_keeps_the_f_plus_1_nearest_correctors() {
+        let mut rng = SplitMix64::new(11);
+        for _ in 0..2_000 {
+            let procs = 2 + (rng.next_u64() % 30) as u32;
+            let ring = Ring {
+                me: (rng.next_u64() % u64::from(procs)) as u32,
+                procs,
+            };
+            let faults = (rng.next_u64() % 6) as u32;
+            let side = if rng.next_u64() % 2 == 0 {
+                Side::Left
+            } else {
+                Side::Right
+            };
+            let mut fp = FailProof {
+                faults,
+                sos_timeout: 0,
+                known: Default::default(),
+                final_round: [false; 2],
+                sending: [true; 2],
+                offset: [0; 2],
+                next: Side::Left,
+                heard: CorrectorList::new(),
+                sos_next: None,
+            };
+            let mut reference: Vec<Rank> = Vec::new();
+            for _ in 0..6 {
+                let from = (rng.next_u64() % u64::from(procs + 2)) as Rank;
+                let list: Vec<Rank> = (0..rng.next_u64() % 8)
+                    .map(|_| (rng.next_u64() % u64::from(procs + 2)) as Rank)
+                    .collect();
+                fp.learn(ring, side, from, &list);
+                for &rank in core::iter::once(&from).chain(&list) {
+                    if rank != ring.me && rank < ring.procs && !reference.contains(&rank) {
+                        reference.push(rank);
+                    }
+                }
+                reference.sort_by_key(|&r| ring.distance(side, r));
+                reference.truncate(faults as usize + 1);
+                assert_eq!(&fp.known[side.index()][..], &reference[..]);
+                assert!(fp.known[side.other().index()].is_empty());
+            }
+        }
     }
 }

@@ -1002,7 +1002,10 @@ mod tests {
                 let carried = &queue.slab[slot as usize].deliveries;
                 assert!(carried.iter().eq(expected.iter()));
                 assert!(carried.segments.len() <= expected.len().div_ceil(SEGMENT) + 1);
-                assert!(carried.segments.iter().all(|s| !s.is_empty() && s.len() <= SEGMENT));
+                assert!(carried
+                    .segments
+                    .iter()
+                    .all(|s| !s.is_empty() && s.len() <= SEGMENT));
             }
         };
         for round in 0..6 {
@@ -1019,7 +1022,10 @@ mod tests {
                 }
             }
             check(&queue, &model);
-            assert_eq!(queue.deliveries(), model.iter().map(VecDeque::len).sum::<usize>());
+            assert_eq!(
+                queue.deliveries(),
+                model.iter().map(VecDeque::len).sum::<usize>()
+            );
             if round % 2 == 1 {
                 while let Some(popped) = queue.pop(0) {
                     assert_eq!(Some(popped), model[0].pop_front().map(Popped::Delivery));
