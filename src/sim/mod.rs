@@ -826,8 +826,8 @@ impl<A: Automaton> Sim<A> {
             Some(queue::Ahead::Deliveries(deliveries)) => {
                 let mut acc: Time = 0;
                 let mut n = 0;
-                for d in deliveries.first().take(WARM) {
-                    acc ^= Self::touch(&self.procs, &self.report, d.to);
+                for to in deliveries.first_receivers().take(WARM) {
+                    acc ^= Self::touch(&self.procs, &self.report, to);
                     n += 1;
                 }
                 core::hint::black_box(acc);

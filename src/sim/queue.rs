@@ -51,22 +51,39 @@ pub(crate) struct Delivery<M> {
     pub(crate) msg: M,
 }
 
-/// Entries of a [`Carried`] segment: 32 KiB with a Corrected Tree delivery, below the 128 KiB
-/// from which the CLI's allocator maps memory of its own, so a segment freed is reused by the
-/// next one.
+/// Deliveries of a [`Carried`] segment: 8 KiB of receivers and senders, below the 128 KiB from
+/// which the CLI's allocator maps memory of its own, so a segment freed is reused by the next.
 const SEGMENT: usize = 1 << 10;
 
-/// An instant's deliveries that carry their messages, in the order they were added, held in
-/// segments of at most [`SEGMENT`] entries, none empty. One growing list would keep up to twice
-/// its peak (a doubling's spare half, and both halves while it copies): at P = 2^20, synchronized
-/// checked correction peaked with 5.2 M entries of room for 3.9 M deliveries in flight (issue
-/// 16). Segments hold what is pending and at most one partly filled segment per instant, and
-/// one consumed is freed at once, for the next to reuse.
+/// An instant's deliveries that carry their messages, in the order they were added.
+///
+/// They are held in segments of at most [`SEGMENT`] deliveries, none consumed: one growing
+/// list would keep up to twice its peak (a doubling's spare half, and both halves while it
+/// copies; at P = 2^20 synchronized checked correction peaked with room for 5.2 M deliveries
+/// for 3.9 M in flight, issue 16), where segments keep what is pending and one partly filled
+/// segment per instant, and free one as soon as it is consumed. A segment keeps each
+/// delivery's receiver and sender (8 B) and each message once for a run of equal messages
+/// added one after the other: the messages a synchronized correction phase sends at one
+/// instant are mostly the same, so such a run costs 8 B a delivery instead of 32 with a
+/// Corrected Tree message, while distinct messages cost what they did (8 B, the message, and
+/// a bit).
 #[derive(Clone, Debug)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(transparent))]
 pub(crate) struct Carried<M> {
-    segments: VecDeque<VecDeque<Delivery<M>>>,
+    segments: VecDeque<Segment<M>>,
+}
+
+/// Up to [`SEGMENT`] deliveries of a [`Carried`] list.
+#[derive(Clone, Debug)]
+struct Segment<M> {
+    /// Each delivery's receiver and sender, in order.
+    pairs: Vec<(Rank, Rank)>,
+    /// Bit `i`: delivery `i` starts a run (its message differs from the one before).
+    starts: [u64; SEGMENT / 64],
+    /// The messages of the runs not consumed, in order (the first: the run of `head`).
+    msgs: VecDeque<M>,
+    /// Deliveries before this one are consumed (fewer than `pairs`: a consumed segment is
+    /// dropped).
+    head: usize,
 }
 
 impl<M> Default for Carried<M> {
@@ -77,32 +94,82 @@ impl<M> Default for Carried<M> {
     }
 }
 
-impl<M> Carried<M> {
+impl<M> Segment<M> {
+    fn starts_run(&self, i: usize) -> bool {
+        self.starts[i / 64] >> (i % 64) & 1 == 1
+    }
+
+    /// The pending deliveries: receiver, sender and message.
+    fn iter(&self) -> impl Iterator<Item = (Rank, Rank, &M)> {
+        let mut run = 0;
+        (self.head..self.pairs.len()).map(move |i| {
+            if i > self.head && self.starts_run(i) {
+                run += 1;
+            }
+            let (to, from) = self.pairs[i];
+            (to, from, &self.msgs[run])
+        })
+    }
+}
+
+impl<M: Clone + PartialEq> Carried<M> {
     /// Adds a delivery after the others.
     #[inline]
     fn push_back(&mut self, delivery: Delivery<M>) {
+        let Delivery { to, from, msg } = delivery;
         match self.segments.back_mut() {
-            Some(last) if last.len() < SEGMENT => last.push_back(delivery),
-            _ => self.start_segment(delivery),
+            Some(last) if last.pairs.len() < SEGMENT => {
+                let i = last.pairs.len();
+                last.pairs.push((to, from));
+                // The last message is that of the last delivery, consumed or not: one equal
+                // to it continues its run.
+                if last.msgs.back() != Some(&msg) {
+                    last.starts[i / 64] |= 1 << (i % 64);
+                    last.msgs.push_back(msg);
+                }
+            }
+            _ => self.start_segment(to, from, msg),
         }
-    }
-
-    #[inline(never)]
-    fn start_segment(&mut self, delivery: Delivery<M>) {
-        let mut segment = VecDeque::with_capacity(SEGMENT);
-        segment.push_back(delivery);
-        self.segments.push_back(segment);
     }
 
     /// Takes out the first delivery.
     #[inline]
     fn pop_front(&mut self) -> Option<Delivery<M>> {
         let first = self.segments.front_mut()?;
-        let delivery = first.pop_front();
-        if first.is_empty() {
+        let i = first.head;
+        let &(to, from) = first.pairs.get(i)?;
+        first.head = i + 1;
+        // The last of its run, or of the segment (which is then dropped): the message moves
+        // out; otherwise the run's next delivery needs it too.
+        let msg = if i + 1 == first.pairs.len() || first.starts_run(i + 1) {
+            first.msgs.pop_front()
+        } else {
+            first.msgs.front().cloned()
+        }?;
+        if first.head == first.pairs.len() {
+            // Consumed. (Deliveries go to later instants than the one being applied, so none
+            // would have followed into it; one that did would start a new segment.)
             self.segments.pop_front();
         }
-        delivery
+        Some(Delivery { to, from, msg })
+    }
+}
+
+impl<M> Carried<M> {
+    #[inline(never)]
+    fn start_segment(&mut self, to: Rank, from: Rank, msg: M) {
+        let mut pairs = Vec::with_capacity(SEGMENT);
+        pairs.push((to, from));
+        let mut msgs = VecDeque::new();
+        msgs.push_back(msg);
+        let mut starts = [0; SEGMENT / 64];
+        starts[0] = 1;
+        self.segments.push_back(Segment {
+            pairs,
+            starts,
+            msgs,
+            head: 0,
+        });
     }
 
     /// Whether no delivery is pending.
@@ -112,22 +179,62 @@ impl<M> Carried<M> {
 
     /// Pending deliveries.
     pub(crate) fn len(&self) -> usize {
-        self.segments.iter().map(VecDeque::len).sum()
+        self.segments.iter().map(|s| s.pairs.len() - s.head).sum()
     }
 
-    /// The pending deliveries in the order they are applied.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &Delivery<M>> {
-        self.segments.iter().flatten()
+    /// The pending deliveries in the order they are applied: receiver, sender and message.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (Rank, Rank, &M)> {
+        self.segments.iter().flat_map(Segment::iter)
     }
 
-    /// The first pending deliveries, in the order they are applied: those of the first segment.
-    pub(crate) fn first(&self) -> impl Iterator<Item = &Delivery<M>> {
-        self.segments.front().into_iter().flatten()
+    /// The receivers of the first pending deliveries, in the order they are applied: those of
+    /// the first segment.
+    pub(crate) fn first_receivers(&self) -> impl Iterator<Item = Rank> + '_ {
+        self.segments
+            .front()
+            .into_iter()
+            .flat_map(|s| s.pairs[s.head..].iter().map(|&(to, _)| to))
     }
 
     /// Drops every delivery and segment.
     fn clear(&mut self) {
         self.segments.clear();
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<M: serde::Serialize> serde::Serialize for Carried<M> {
+    /// As the list of [`Delivery`] it holds.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(serde::Serialize)]
+        #[serde(rename = "Delivery")]
+        struct Ref<'a, M> {
+            to: Rank,
+            from: Rank,
+            msg: &'a M,
+        }
+        serializer.collect_seq(self.iter().map(|(to, from, msg)| Ref { to, from, msg }))
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de, M: serde::Deserialize<'de>> serde::Deserialize<'de> for Carried<M> {
+    /// Each delivery a run of its own (equality and hashing do not see runs).
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let list = Vec::<Delivery<M>>::deserialize(deserializer)?;
+        let mut carried = Self::default();
+        for Delivery { to, from, msg } in list {
+            match carried.segments.back_mut() {
+                Some(last) if last.pairs.len() < SEGMENT => {
+                    let i = last.pairs.len();
+                    last.pairs.push((to, from));
+                    last.starts[i / 64] |= 1 << (i % 64);
+                    last.msgs.push_back(msg);
+                }
+                _ => carried.start_segment(to, from, msg),
+            }
+        }
+        Ok(carried)
     }
 }
 
@@ -368,7 +475,10 @@ impl<M> Queue<M> {
     /// needs neither an entry nor a message slot. Deliveries are applied in the order they
     /// were added, after the class's entries of their instant, never sorted: only for runs that
     /// add every delivery this way and trace nothing (the driver's `run` under dual-port LogP).
-    pub(crate) fn push_delivery(&mut self, time: Time, delivery: Delivery<M>) {
+    pub(crate) fn push_delivery(&mut self, time: Time, delivery: Delivery<M>)
+    where
+        M: Clone + PartialEq,
+    {
         debug_assert!(
             !self.strict,
             "carried deliveries are never sorted: not when tracing"
@@ -476,7 +586,7 @@ impl<M> Queue<M> {
             }
         }
         for d in bucket.deliveries.iter() {
-            if let Some(r) = ranks.get_mut(d.to as usize) {
+            if let Some(r) = ranks.get_mut(d.0 as usize) {
                 *r = true;
             }
         }
@@ -484,7 +594,10 @@ impl<M> Queue<M> {
 
     /// The next event of instant `now`: the lowest class first, within it by rank (polls, or
     /// every class when strict) or by insertion.
-    pub(crate) fn pop(&mut self, now: Time) -> Option<Popped<M>> {
+    pub(crate) fn pop(&mut self, now: Time) -> Option<Popped<M>>
+    where
+        M: Clone + PartialEq,
+    {
         let (class, bucket) = self.current(now)?;
         let c = bucket.cursor[class];
         if c >= bucket.lists[class].len() {
@@ -627,12 +740,17 @@ impl<M> Queue<M> {
 
     /// Every pending delivery that carries its message, by time, then receiver, stably
     /// (deliveries to different receivers are independent, as the entries' are).
-    fn canonical_deliveries(&self) -> Vec<(Time, &Delivery<M>)> {
+    fn canonical_deliveries(&self) -> Vec<(Time, Rank, Rank, &M)> {
         let mut all = Vec::new();
         for (time, bucket) in self.in_order() {
             let start = all.len();
-            all.extend(bucket.deliveries.iter().map(|d| (time, d)));
-            all[start..].sort_by_key(|&(_, d)| d.to);
+            all.extend(
+                bucket
+                    .deliveries
+                    .iter()
+                    .map(|(to, from, msg)| (time, to, from, msg)),
+            );
+            all[start..].sort_by_key(|&(_, to, _, _)| to);
         }
         all
     }
@@ -741,8 +859,9 @@ impl<M: Hash> Hash for Queue<M> {
         // Deliveries that carry their messages (none in a model checker's states, whose
         // fingerprints therefore stay those of the entries alone).
         if self.slab.iter().any(|b| !b.deliveries.is_empty()) {
-            for (time, delivery) in self.canonical_deliveries() {
-                (time, delivery).hash(state);
+            // As `(time, delivery).hash(state)` with a `Delivery { to, from, msg }`.
+            for (time, to, from, msg) in self.canonical_deliveries() {
+                (time, to, from, msg).hash(state);
             }
         }
     }
@@ -981,15 +1100,17 @@ mod tests {
     }
 
     /// Carried deliveries across many segments, added while an instant is being applied and to
-    /// later instants, pop in the order they were added, as from one list; and an instant holds
-    /// no more segments than its pending deliveries fill, plus the partly consumed first and the
-    /// partly filled last (what keeps peak memory near what is in flight).
+    /// later instants, with runs of equal messages and distinct ones, pop in the order they
+    /// were added, as from one list; an instant holds no more segments than its pending
+    /// deliveries fill, plus the partly consumed first and the partly filled last, and a
+    /// segment one message per pending run (what keeps peak memory near what is in flight).
     #[test]
     fn carried_deliveries_span_segments_in_order() {
         let mut queue = Queue::<u8>::new(false);
         let mut model: [VecDeque<Delivery<u8>>; 3] = Default::default();
         let mut rng = SplitMix64::new(7);
         let mut added = 0u32;
+        let mut last = [0u8; 3];
         let check = |queue: &Queue<u8>, model: &[VecDeque<Delivery<u8>>; 3]| {
             for (k, expected) in model.iter().enumerate() {
                 let Some(&slot) = queue.index.get(&(k as Time)).or(match queue.active {
@@ -1000,19 +1121,29 @@ mod tests {
                     continue;
                 };
                 let carried = &queue.slab[slot as usize].deliveries;
-                assert!(carried.iter().eq(expected.iter()));
-                assert!(carried.segments.len() <= expected.len().div_ceil(SEGMENT) + 1);
                 assert!(carried
-                    .segments
                     .iter()
-                    .all(|s| !s.is_empty() && s.len() <= SEGMENT));
+                    .eq(expected.iter().map(|d| (d.to, d.from, &d.msg))));
+                assert_eq!(carried.len(), expected.len());
+                assert!(carried.segments.len() <= expected.len().div_ceil(SEGMENT) + 1);
+                for s in &carried.segments {
+                    assert!(s.head < s.pairs.len() && s.pairs.len() <= SEGMENT);
+                    let runs = (s.head..s.pairs.len())
+                        .filter(|&i| i == s.head || s.starts_run(i))
+                        .count();
+                    assert_eq!(s.msgs.len(), runs);
+                }
             }
         };
         for round in 0..6 {
             // Add to instants 0..3 at random, popping some of instant 0 now and then.
             for _ in 0..3 * SEGMENT {
                 let at = (rng.next_u64() % 3) as usize;
-                let d = delivery(added % 50, added % 7, (added % 251) as u8);
+                // Runs of equal messages, broken now and then.
+                if rng.next_u64() % 4 == 0 {
+                    last[at] = (rng.next_u64() % 3) as u8;
+                }
+                let d = delivery(added % 50, added % 7, last[at]);
                 added += 1;
                 queue.push_delivery(at as Time, d.clone());
                 model[at].push_back(d);
