@@ -510,11 +510,14 @@ pub struct Sim<A: Automaton> {
     /// The record times ([`PORT_FREE`], [`RECEIVE_FREE`], [`POLL_AT`]) and first timers'
     /// times ([`FIRST_TIMER_AT`]) too large for their 32-bit codes.
     far_times: FarTimes,
-    /// Each process's first pending timer ([`NO_TIMER`] when none); empty until an automaton
-    /// first sets a timer, so that automata without timers pay nothing for them. (Empty exactly
-    /// while `timer_generation` is 0, so equality means what it meant with the timer in the
-    /// record.)
+    /// Each process's first pending timer ([`NO_TIMER`] when none); empty while no process has
+    /// a timer pending, so that automata without timers pay nothing for them, and a run whose
+    /// timers have all fired no more (a synchronized correction's start timers: 16 B a
+    /// process, 256 MiB at P = 2^24, when its messages in flight peak; issue 16). Empty exactly
+    /// while `first_timers_pending` is 0, so equal states keep equal tables.
     first_timers: Vec<FirstTimer>,
+    /// Entries of `first_timers` that hold a timer.
+    first_timers_pending: u32,
     /// Pending timers after each process's first one, in order (only non-empty lists).
     more_timers: BTreeMap<Rank, Vec<Timer>>,
     /// Single-port: each process's messages waiting to be handled (message slots); empty under
@@ -547,6 +550,7 @@ impl<A: Automaton> Clone for Sim<A> {
             far_crashes: BTreeMap::new(),
             far_times: FarTimes::new(),
             first_timers: Vec::new(),
+            first_timers_pending: self.first_timers_pending,
             more_timers: BTreeMap::new(),
             queues: Vec::new(),
             queue_view: Vec::new(),
@@ -575,6 +579,7 @@ impl<A: Automaton> Clone for Sim<A> {
             far_crashes,
             far_times,
             first_timers,
+            first_timers_pending,
             more_timers,
             queues,
             queue_view,
@@ -595,6 +600,7 @@ impl<A: Automaton> Clone for Sim<A> {
         far_crashes.clone_from(&source.far_crashes);
         far_times.clone_from(&source.far_times);
         first_timers.clone_from(&source.first_timers);
+        *first_timers_pending = source.first_timers_pending;
         more_timers.clone_from(&source.more_timers);
         queues.clone_from(&source.queues);
         queue_view.clone_from(&source.queue_view);
@@ -646,6 +652,7 @@ impl<A: Automaton> Sim<A> {
             far_crashes: BTreeMap::new(),
             far_times: FarTimes::new(),
             first_timers: Vec::new(),
+            first_timers_pending: 0,
             more_timers: BTreeMap::new(),
             queues: match scenario.model {
                 PortModel::DualPort => Vec::new(),
@@ -811,7 +818,7 @@ impl<A: Automaton> Sim<A> {
         }
         self.events.finish(now);
         // What equality relies on (`first_timers`' documentation).
-        debug_assert_eq!(self.first_timers.is_empty(), self.timer_generation == 0);
+        debug_assert_eq!(self.first_timers.is_empty(), self.first_timers_pending == 0);
         Ok(())
     }
 
@@ -931,6 +938,8 @@ impl<A: Automaton> Sim<A> {
         if first.generation == 0 {
             return Timers::default();
         }
+        // (`put_timers` frees the table if no timer is left pending.)
+        self.first_timers_pending -= 1;
         let at = self.decode(rank, FIRST_TIMER_AT, first.at);
         // The table now says "no timer", whose code holds no far time.
         self.far_times
@@ -944,11 +953,15 @@ impl<A: Automaton> Sim<A> {
     fn put_timers(&mut self, rank: Rank, timers: Timers) {
         let Some(first) = timers.first else {
             // Nothing pending: the first timer was taken out already, if the table exists.
+            if self.first_timers_pending == 0 {
+                self.first_timers = Vec::new();
+            }
             return;
         };
         if self.first_timers.is_empty() {
             self.first_timers = alloc::vec![NO_TIMER; self.procs.len()];
         }
+        self.first_timers_pending += 1;
         let (id, at, generation) = first;
         // The slot is empty (`take_timers` emptied it): its code holds no far time.
         let at = self.far_times.encode(rank, FIRST_TIMER_AT as u8, 0, at);
