@@ -15,7 +15,6 @@
 //! | failure-proof(f) | CG Alg. 3 with the SOS fallback, see [`FailProof`] |
 
 use alloc::boxed::Box;
-use alloc::vec::Vec;
 use smallvec::SmallVec;
 
 use super::message::{Body, CorrectionMsg, Correctors, Msg};
@@ -183,13 +182,14 @@ pub struct Delayed {
     delay_over: bool,
     heard_from_other_side: bool,
     /// Sweepers waiting for a `Stop` reply, oldest first.
-    replies: Vec<Rank>,
+    replies: RankList,
 }
 
-/// A failure-proof process's list of correctors: up to `f + 1` ranks, held inline for `f ≤ 3`
-/// (a heap list each cost every failure-proof process three allocations, and the model checker
-/// three more per copy of a state: issue 16, issue 13). Equal, hashed and encoded as a `Vec`.
-type CorrectorList = SmallVec<[Rank; 4]>;
+/// A short list of ranks held inline up to four: a failure-proof process's correctors (up to
+/// `f + 1` per list) and a delayed corrector's sweepers waiting for a reply. A heap list each
+/// cost every such process up to three allocations, and the model checker as many per copy of
+/// a state (issue 16, issue 13). Equal, hashed and encoded as a `Vec`.
+type RankList = SmallVec<[Rank; 4]>;
 
 /// Failure-proof correction state (CG §III.D, Alg. 3).
 ///
@@ -206,13 +206,13 @@ type CorrectorList = SmallVec<[Rank; 4]>;
 pub struct FailProof {
     faults: u32,
     sos_timeout: Time,
-    known: [CorrectorList; 2],
+    known: [RankList; 2],
     final_round: [bool; 2],
     sending: [bool; 2],
     offset: [u32; 2],
     next: Side,
     /// c-node: correctors heard of (distinct, up to `f + 1`).
-    heard: CorrectorList,
+    heard: RankList,
     /// SOS: next distance (to the right) to send to; `Some` once in SOS mode.
     sos_next: Option<u32>,
 }
@@ -385,7 +385,7 @@ impl Corrector {
                 first_sent: false,
                 delay_over: false,
                 heard_from_other_side: false,
-                replies: Vec::new(),
+                replies: RankList::new(),
             })),
             CorrectionKind::FailProof {
                 faults,
@@ -393,12 +393,12 @@ impl Corrector {
             } => Correction::FailProof(Box::new(FailProof {
                 faults,
                 sos_timeout,
-                known: [CorrectorList::new(), CorrectorList::new()],
+                known: [RankList::new(), RankList::new()],
                 final_round: [false, false],
                 sending: [true, true],
                 offset: [0, 0],
                 next: first,
-                heard: CorrectorList::new(),
+                heard: RankList::new(),
                 sos_next: None,
             })),
         };
@@ -845,6 +845,7 @@ pub fn wrap(value: Value, msg: CorrectionMsg) -> Msg {
 mod tests {
     use super::*;
     use crate::rng::SplitMix64;
+    use alloc::vec::Vec;
 
     /// `learn` (CG Alg. 3, lines 21–22: keep the `f + 1` nearest correctors known on a side)
     /// merges into a list kept short; it must give the list that appending every candidate,
@@ -873,7 +874,7 @@ mod tests {
                 sending: [true; 2],
                 offset: [0; 2],
                 next: Side::Left,
-                heard: CorrectorList::new(),
+                heard: RankList::new(),
                 sos_next: None,
             };
             let mut reference: Vec<Rank> = Vec::new();
