@@ -79,8 +79,10 @@ struct Segment<M> {
     pairs: Vec<(Rank, Rank)>,
     /// Bit `i`: delivery `i` starts a run (its message differs from the one before).
     starts: [u64; SEGMENT / 64],
-    /// The messages of the runs not consumed, in order (the first: the run of `head`).
-    msgs: VecDeque<M>,
+    /// The message of each run, in order; those of consumed runs taken out (`None`).
+    msgs: Vec<Option<M>>,
+    /// The run of `head`: its index in `msgs`.
+    run: usize,
     /// Deliveries before this one are consumed (fewer than `pairs`: a consumed segment is
     /// dropped).
     head: usize,
@@ -101,13 +103,14 @@ impl<M> Segment<M> {
 
     /// The pending deliveries: receiver, sender and message.
     fn iter(&self) -> impl Iterator<Item = (Rank, Rank, &M)> {
-        let mut run = 0;
-        (self.head..self.pairs.len()).map(move |i| {
+        let mut run = self.run;
+        (self.head..self.pairs.len()).filter_map(move |i| {
             if i > self.head && self.starts_run(i) {
                 run += 1;
             }
             let (to, from) = self.pairs[i];
-            (to, from, &self.msgs[run])
+            // (Always `Some`: a pending delivery's run is not consumed.)
+            Some((to, from, self.msgs.get(run)?.as_ref()?))
         })
     }
 }
@@ -123,9 +126,9 @@ impl<M: Clone + PartialEq> Carried<M> {
                 last.pairs.push((to, from));
                 // The last message is that of the last delivery, consumed or not: one equal
                 // to it continues its run.
-                if last.msgs.back() != Some(&msg) {
+                if last.msgs.last().and_then(Option::as_ref) != Some(&msg) {
                     last.starts[i / 64] |= 1 << (i % 64);
-                    last.msgs.push_back(msg);
+                    last.msgs.push(Some(msg));
                 }
             }
             _ => self.start_segment(to, from, msg),
@@ -141,10 +144,13 @@ impl<M: Clone + PartialEq> Carried<M> {
         first.head = i + 1;
         // The last of its run, or of the segment (which is then dropped): the message moves
         // out; otherwise the run's next delivery needs it too.
-        let msg = if i + 1 == first.pairs.len() || first.starts_run(i + 1) {
-            first.msgs.pop_front()
+        let run_ends = i + 1 == first.pairs.len() || first.starts_run(i + 1);
+        let slot = first.msgs.get_mut(first.run)?;
+        let msg = if run_ends {
+            first.run += 1;
+            slot.take()
         } else {
-            first.msgs.front().cloned()
+            slot.clone()
         }?;
         if first.head == first.pairs.len() {
             // Consumed. (Deliveries go to later instants than the one being applied, so none
@@ -160,14 +166,14 @@ impl<M> Carried<M> {
     fn start_segment(&mut self, to: Rank, from: Rank, msg: M) {
         let mut pairs = Vec::with_capacity(SEGMENT);
         pairs.push((to, from));
-        let mut msgs = VecDeque::new();
-        msgs.push_back(msg);
+        let msgs = alloc::vec![Some(msg)];
         let mut starts = [0; SEGMENT / 64];
         starts[0] = 1;
         self.segments.push_back(Segment {
             pairs,
             starts,
             msgs,
+            run: 0,
             head: 0,
         });
     }
@@ -229,7 +235,7 @@ impl<'de, M: serde::Deserialize<'de>> serde::Deserialize<'de> for Carried<M> {
                     let i = last.pairs.len();
                     last.pairs.push((to, from));
                     last.starts[i / 64] |= 1 << (i % 64);
-                    last.msgs.push_back(msg);
+                    last.msgs.push(Some(msg));
                 }
                 _ => carried.start_segment(to, from, msg),
             }
@@ -1131,7 +1137,10 @@ mod tests {
                     let runs = (s.head..s.pairs.len())
                         .filter(|&i| i == s.head || s.starts_run(i))
                         .count();
-                    assert_eq!(s.msgs.len(), runs);
+                    // The runs before `run` are consumed and their messages taken out.
+                    assert_eq!(s.msgs.len() - s.run, runs);
+                    assert!(s.msgs[..s.run].iter().all(Option::is_none));
+                    assert!(s.msgs[s.run..].iter().all(Option::is_some));
                 }
             }
         };
