@@ -841,9 +841,9 @@ impl<A: Automaton> Sim<A> {
                 return n.max(1);
             }
         };
-        let list = &list[..list.len().min(WARM)];
+        let list = list.take(WARM);
         let mut acc: Time = 0;
-        for &(rank, data) in list {
+        for (rank, data) in list.iter() {
             acc ^= Self::touch(&self.procs, &self.report, rank);
             if class <= DELIVER {
                 if let Some(m) = self.slots.get(data as usize) {

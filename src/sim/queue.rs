@@ -256,15 +256,148 @@ pub(crate) enum Popped<M> {
 /// What [`Queue::ahead`] shows of the events about to be applied.
 pub(crate) enum Ahead<'a, M> {
     /// Entries of a class.
-    Entries(usize, &'a [Entry]),
+    Entries(usize, Pending<'a>),
     /// Deliveries that carry their messages.
     Deliveries(&'a Carried<M>),
+}
+
+/// One class's events of an instant: ranks, and each one's data only once one is not 0. The
+/// send-port polls and process starts carry none, and an instant of a synchronized correction
+/// phase polls every process: 4 B an event instead of an [`Entry`]'s 8 (at P = 2^24, two such
+/// instants pending at once held 256 MiB; issue 16).
+#[derive(Debug, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct List {
+    ranks: Vec<Rank>,
+    /// Empty (every datum 0) or as long as `ranks`.
+    data: Vec<u32>,
+}
+
+/// A list's entries from some index on.
+#[derive(Clone, Copy)]
+pub(crate) struct Pending<'a> {
+    ranks: &'a [Rank],
+    /// Empty when every datum is 0.
+    data: &'a [u32],
+}
+
+impl<'a> Pending<'a> {
+    pub(crate) fn len(&self) -> usize {
+        self.ranks.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.ranks.is_empty()
+    }
+
+    /// The first `n` entries.
+    pub(crate) fn take(self, n: usize) -> Self {
+        let n = n.min(self.ranks.len());
+        Self {
+            ranks: &self.ranks[..n],
+            data: &self.data[..n.min(self.data.len())],
+        }
+    }
+
+    /// `(rank, data)` in order.
+    pub(crate) fn iter(self) -> impl Iterator<Item = Entry> + 'a {
+        let data = self.data;
+        self.ranks
+            .iter()
+            .enumerate()
+            .map(move |(i, &r)| (r, data.get(i).copied().unwrap_or(0)))
+    }
+}
+
+impl Clone for List {
+    fn clone(&self) -> Self {
+        Self {
+            ranks: self.ranks.clone(),
+            data: self.data.clone(),
+        }
+    }
+
+    /// Into this list's allocations (the model checker copies every successor into a state it
+    /// has finished with).
+    fn clone_from(&mut self, source: &Self) {
+        self.ranks.clone_from(&source.ranks);
+        self.data.clone_from(&source.data);
+    }
+}
+
+impl List {
+    fn len(&self) -> usize {
+        self.ranks.len()
+    }
+
+    fn get(&self, i: usize) -> Entry {
+        (self.ranks[i], self.data.get(i).copied().unwrap_or(0))
+    }
+
+    fn pending(&self, from: usize) -> Pending<'_> {
+        Pending {
+            ranks: &self.ranks[from..],
+            data: self.data.get(from..).unwrap_or(&[]),
+        }
+    }
+
+    /// Makes room for data that is not 0.
+    #[cold]
+    fn materialize(&mut self) {
+        self.data.resize(self.ranks.len(), 0);
+    }
+
+    fn push(&mut self, (rank, data): Entry) {
+        if data != 0 && self.data.len() < self.ranks.len() {
+            self.materialize();
+        }
+        if !self.data.is_empty() || data != 0 {
+            self.data.push(data);
+        }
+        self.ranks.push(rank);
+    }
+
+    fn insert(&mut self, at: usize, (rank, data): Entry) {
+        if data != 0 && self.data.len() < self.ranks.len() {
+            self.materialize();
+        }
+        if !self.data.is_empty() || data != 0 {
+            self.data.insert(at, data);
+        }
+        self.ranks.insert(at, rank);
+    }
+
+    fn clear(&mut self) {
+        self.ranks.clear();
+        self.data.clear();
+    }
+
+    fn capacity(&self) -> usize {
+        self.ranks.capacity().max(self.data.capacity())
+    }
+
+    /// Sorts the entries from `from` on by rank, stably.
+    fn sort_from(&mut self, from: usize, scratch: &mut Vec<Rank>, entries: &mut Vec<Entry>) {
+        if self.data.is_empty() {
+            // (Equal ranks without data are alike: stability is moot.)
+            sort_by_rank(&mut self.ranks[from..], scratch, |&r| r);
+        } else {
+            // Data moves with its rank (only strict queues sort these: tracing).
+            entries.clear();
+            entries.extend(self.pending(from).iter());
+            entries.sort_by_key(|e| e.0);
+            for (i, &(rank, data)) in entries.iter().enumerate() {
+                self.ranks[from + i] = rank;
+                self.data[from + i] = data;
+            }
+        }
+    }
 }
 
 #[derive(Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct Bucket<M> {
-    lists: [Vec<Entry>; CLASSES],
+    lists: [List; CLASSES],
     /// Deliveries that carry their messages, in the order they were added: they belong to the
     /// delivery class and are applied after its entries (a run uses one kind or the other;
     /// see [`Queue::push_delivery`]).
@@ -340,8 +473,8 @@ impl<M> Bucket<M> {
             || (class == DELIVER_CLASS && !self.deliveries.is_empty())
     }
 
-    fn pending(&self, class: usize) -> &[Entry] {
-        &self.lists[class][self.cursor[class]..]
+    fn pending(&self, class: usize) -> Pending<'_> {
+        self.lists[class].pending(self.cursor[class])
     }
 
     /// An entry's data as the driver gave it: the timer generation for [`TIMER_CLASS`]. (An
@@ -383,7 +516,10 @@ pub(crate) struct Queue<M> {
     strict: bool,
     /// Scratch for [`sort_by_rank`] (empty in every copy: not state).
     #[cfg_attr(feature = "serde", serde(skip))]
-    scratch: Vec<Entry>,
+    scratch: Vec<Rank>,
+    /// Scratch for sorting a list with data (tracing; empty in every copy: not state).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    entries: Vec<Entry>,
     /// Recently found entries of `index` (not state).
     #[cfg_attr(feature = "serde", serde(skip))]
     near: Near,
@@ -447,6 +583,7 @@ impl<M: Clone> Clone for Queue<M> {
             vacant: self.vacant.clone(),
             strict: self.strict,
             scratch: Vec::new(),
+            entries: Vec::new(),
             // The copy's index holds the same slots.
             near: self.near.clone(),
         }
@@ -473,6 +610,7 @@ impl<M> Queue<M> {
             vacant: Vec::new(),
             strict,
             scratch: Vec::new(),
+            entries: Vec::new(),
             near: Near::default(),
         }
     }
@@ -553,10 +691,10 @@ impl<M> Queue<M> {
         if bucket.ranked[class] {
             // An event for a list already being applied: keep the pending part in order.
             let start = bucket.cursor[class];
-            let at = start + list[start..].partition_point(|e| e.0 <= entry.0);
+            let at = start + list.ranks[start..].partition_point(|&r| r <= entry.0);
             list.insert(at, entry);
         } else {
-            if list.last().is_some_and(|last| last.0 > entry.0) {
+            if list.ranks.last().is_some_and(|&last| last > entry.0) {
                 bucket.in_rank_order[class] = false;
             }
             list.push(entry);
@@ -585,7 +723,7 @@ impl<M> Queue<M> {
             return;
         };
         for class in 0..CLASSES {
-            for &(rank, _) in bucket.pending(class) {
+            for &rank in bucket.pending(class).ranks {
                 if let Some(r) = ranks.get_mut(rank as usize) {
                     *r = true;
                 }
@@ -611,7 +749,7 @@ impl<M> Queue<M> {
             return Some(Popped::Delivery(delivery));
         }
         bucket.cursor[class] = c + 1;
-        let (rank, data) = bucket.lists[class][c];
+        let (rank, data) = bucket.lists[class].get(c);
         Some(Popped::Event(class, rank, bucket.data(class, data)))
     }
 
@@ -642,7 +780,7 @@ impl<M> Queue<M> {
         if !bucket.ranked[class] && (self.strict || class == POLL_CLASS) {
             if !bucket.in_rank_order[class] {
                 let c = bucket.cursor[class];
-                sort_by_rank(&mut bucket.lists[class][c..], &mut self.scratch);
+                bucket.lists[class].sort_from(c, &mut self.scratch, &mut self.entries);
             }
             bucket.ranked[class] = true;
         }
@@ -685,7 +823,7 @@ impl<M> Queue<M> {
             if keep && list.capacity() <= SPARE_CAPACITY {
                 list.clear();
             } else {
-                *list = Vec::new();
+                *list = List::default();
             }
         }
         // (Empty: a bucket is recycled once empty, and holds no empty segment.)
@@ -733,7 +871,7 @@ impl<M> Queue<M> {
         let mut all = Vec::new();
         for (time, bucket) in self.in_order() {
             for class in 0..CLASSES {
-                let mut list: Vec<Entry> = bucket.pending(class).to_vec();
+                let mut list: Vec<Entry> = bucket.pending(class).iter().collect();
                 list.sort_by_key(|e| e.0);
                 all.extend(
                     list.into_iter()
@@ -762,34 +900,38 @@ impl<M> Queue<M> {
     }
 }
 
-/// Sorts `list` by rank, stably: what `sort_by_key(|e| e.0)` does. A list of 512 to 2^16
+/// Sorts `list` by `rank`, stably: what `sort_by_key(rank)` does. A list of 512 to 2^16
 /// entries (the send-port polls of a busy instant: thousands at P = 64 K; the bound keeps the
 /// scratch at most 1 MiB) is sorted by an LSD radix sort on 11-bit digits of the rank, in as
 /// many passes as the largest rank needs (two below 2^22): stable like the comparison sort it
 /// replaces, and 72 M instead of 103 M instructions for the sorts of a 64 K-process FTCO run
 /// (callgrind; docs/performance.md).
 #[inline(never)]
-fn sort_by_rank(list: &mut [Entry], scratch: &mut Vec<Entry>) {
+fn sort_by_rank<T: Copy + Default>(
+    list: &mut [T],
+    scratch: &mut Vec<T>,
+    rank: impl Fn(&T) -> Rank,
+) {
     const BITS: u32 = 11;
     const DIGITS: usize = 1 << BITS;
     const MAX_PASSES: usize = 3;
     // Short lists gain nothing; very long ones (a 2^20-process instant) would keep a scratch
     // as long as themselves for the rest of the run: the comparison sort takes both.
     if !(512..=1 << 16).contains(&list.len()) {
-        list.sort_by_key(|e| e.0);
+        list.sort_by_key(&rank);
         return;
     }
-    let max = list.iter().map(|e| e.0).max().unwrap_or(0);
+    let max = list.iter().map(&rank).max().unwrap_or(0);
     let passes = (u32::BITS - max.leading_zeros()).div_ceil(BITS) as usize;
     if passes > MAX_PASSES {
-        list.sort_by_key(|e| e.0);
+        list.sort_by_key(&rank);
         return;
     }
     // Every pass's digit counts in one read of the list.
     let mut start = [[0usize; DIGITS]; MAX_PASSES];
     for e in list.iter() {
         for (pass, counts) in start.iter_mut().enumerate().take(passes) {
-            counts[((e.0 >> (pass as u32 * BITS)) as usize) & (DIGITS - 1)] += 1;
+            counts[((rank(e) >> (pass as u32 * BITS)) as usize) & (DIGITS - 1)] += 1;
         }
     }
     for counts in start.iter_mut().take(passes) {
@@ -801,18 +943,18 @@ fn sort_by_rank(list: &mut [Entry], scratch: &mut Vec<Entry>) {
         }
     }
     scratch.clear();
-    scratch.resize(list.len(), (0, 0));
+    scratch.resize(list.len(), T::default());
     // Each pass moves the entries between `list` and `scratch`; they end in `list` after an
     // even number of passes, and are copied back after an odd one.
     for (pass, counts) in start.iter_mut().enumerate().take(passes) {
         let shift = pass as u32 * BITS;
-        let (from, to): (&[Entry], &mut [Entry]) = if pass % 2 == 0 {
+        let (from, to): (&[T], &mut [T]) = if pass % 2 == 0 {
             (&*list, &mut scratch[..])
         } else {
             (&scratch[..], &mut *list)
         };
         for e in from {
-            let d = ((e.0 >> shift) as usize) & (DIGITS - 1);
+            let d = ((rank(e) >> shift) as usize) & (DIGITS - 1);
             to[counts[d]] = *e;
             counts[d] += 1;
         }
@@ -849,16 +991,16 @@ impl<M: Hash> Hash for Queue<M> {
         for (time, bucket) in self.in_order() {
             for class in 0..CLASSES {
                 let pending = bucket.pending(class);
-                let list = if pending.is_sorted_by_key(|e| e.0) {
-                    pending
+                let mut each = |(rank, data): Entry| {
+                    (time, class, rank, bucket.data(class, data)).hash(state);
+                };
+                if pending.ranks.is_sorted() {
+                    pending.iter().for_each(&mut each);
                 } else {
                     sorted.clear();
-                    sorted.extend_from_slice(pending);
+                    sorted.extend(pending.iter());
                     sorted.sort_by_key(|e| e.0);
-                    &sorted
-                };
-                for &(rank, data) in list {
-                    (time, class, rank, bucket.data(class, data)).hash(state);
+                    sorted.iter().copied().for_each(&mut each);
                 }
             }
         }
@@ -888,6 +1030,48 @@ mod tests {
         }
     }
 
+    /// A class's list keeps data only once one is not 0, and reads, inserts and sorts (stably,
+    /// with or without data) as the list of entries it replaces.
+    #[test]
+    fn lists_read_as_lists_of_entries() {
+        let mut rng = SplitMix64::new(9);
+        let (mut scratch, mut entries) = (Vec::new(), Vec::new());
+        for case in 0..300 {
+            let (mut list, mut model) = (List::default(), Vec::<Entry>::new());
+            let with_data = case % 3 != 0;
+            for _ in 0..rng.below(1200) {
+                let data = if with_data && rng.below(4) == 0 {
+                    rng.below(50) as u32
+                } else {
+                    0
+                };
+                let entry = (rng.below(3000) as Rank, data);
+                if rng.below(5) == 0 && !model.is_empty() {
+                    let at = rng.below(model.len() as u64 + 1) as usize;
+                    list.insert(at, entry);
+                    model.insert(at, entry);
+                } else {
+                    list.push(entry);
+                    model.push(entry);
+                }
+            }
+            assert!(list.data.is_empty() || list.data.len() == list.ranks.len());
+            assert_eq!(list.data.is_empty(), model.iter().all(|e| e.1 == 0));
+            let from = rng.below(model.len() as u64 + 1) as usize;
+            assert!(list.pending(from).iter().eq(model[from..].iter().copied()));
+            assert!(list
+                .pending(from)
+                .take(5)
+                .iter()
+                .eq(model[from..].iter().copied().take(5)));
+            list.sort_from(from, &mut scratch, &mut entries);
+            model[from..].sort_by_key(|e| e.0);
+            assert!((0..model.len())
+                .map(|i| list.get(i))
+                .eq(model.iter().copied()));
+        }
+    }
+
     /// The radix sort of long lists orders like the stable comparison sort: by rank, equal ranks
     /// in their order before (the data tells them apart), for ranks that need one to three
     /// passes and lists around the switch-over length.
@@ -903,7 +1087,7 @@ mod tests {
                 .collect();
             let mut expected = list.clone();
             expected.sort_by_key(|e| e.0);
-            sort_by_rank(&mut list, &mut scratch);
+            sort_by_rank(&mut list, &mut scratch, |e| e.0);
             assert_eq!(list, expected, "case {case}");
         }
     }
