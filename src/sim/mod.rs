@@ -938,8 +938,9 @@ impl<A: Automaton> Sim<A> {
         if first.generation == 0 {
             return Timers::default();
         }
-        // (`put_timers` frees the table if no timer is left pending.)
-        self.first_timers_pending -= 1;
+        // (`put_timers` frees the table if no timer is left pending. Saturating: a deserialized
+        // state may hold any count.)
+        self.first_timers_pending = self.first_timers_pending.saturating_sub(1);
         let at = self.decode(rank, FIRST_TIMER_AT, first.at);
         // The table now says "no timer", whose code holds no far time.
         self.far_times
