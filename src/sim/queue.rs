@@ -341,13 +341,20 @@ impl List {
         }
     }
 
-    /// Makes room for data that is not 0.
+    /// Makes room for data that is not 0 (and, in a deserialized list of another length, makes
+    /// the data as long as the ranks, so that nothing indexes past it).
     #[cold]
     fn materialize(&mut self) {
         self.data.resize(self.ranks.len(), 0);
     }
 
+    /// Whether data must be kept, or made as long as the ranks, before adding `data`.
+    fn needs_room(&self, data: u32) -> bool {
+        (data != 0 || !self.data.is_empty()) && self.data.len() != self.ranks.len()
+    }
+
     fn push(&mut self, (rank, data): Entry) {
+        // (Only `insert` and `sort_from` index the data, and make it as long as the ranks.)
         if data != 0 && self.data.len() < self.ranks.len() {
             self.materialize();
         }
@@ -358,7 +365,7 @@ impl List {
     }
 
     fn insert(&mut self, at: usize, (rank, data): Entry) {
-        if data != 0 && self.data.len() < self.ranks.len() {
+        if self.needs_room(data) {
             self.materialize();
         }
         if !self.data.is_empty() || data != 0 {
@@ -378,6 +385,9 @@ impl List {
 
     /// Sorts the entries from `from` on by rank, stably.
     fn sort_from(&mut self, from: usize, scratch: &mut Vec<Rank>, entries: &mut Vec<Entry>) {
+        if self.needs_room(0) {
+            self.materialize();
+        }
         if self.data.is_empty() {
             // (Equal ranks without data are alike: stability is moot.)
             sort_by_rank(&mut self.ranks[from..], scratch, |&r| r);
@@ -1069,6 +1079,26 @@ mod tests {
             assert!((0..model.len())
                 .map(|i| list.get(i))
                 .eq(model.iter().copied()));
+        }
+    }
+
+    /// A list whose data is not as long as its ranks (only a corrupted deserialized state holds
+    /// one) is read, inserted into and sorted without panicking.
+    #[test]
+    fn a_list_with_data_of_another_length_does_not_panic() {
+        let (mut scratch, mut entries) = (Vec::new(), Vec::new());
+        for data_len in [1, 3, 9] {
+            let mut list = List {
+                ranks: alloc::vec![5, 3, 8, 1],
+                data: alloc::vec![7; data_len],
+            };
+            list.insert(4, (2, 0));
+            list.push((0, 4));
+            list.sort_from(1, &mut scratch, &mut entries);
+            assert_eq!(list.ranks, [5, 0, 1, 2, 3, 8]);
+            assert_eq!(list.ranks.len(), list.data.len());
+            assert!((0..list.len()).all(|i| list.get(i).0 == list.ranks[i]));
+            assert_eq!(list.pending(2).take(10).iter().count(), 4);
         }
     }
 
