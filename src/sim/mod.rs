@@ -1459,6 +1459,9 @@ mod tests {
     fn a_corrected_tree_message_slot_is_32_bytes() {
         use crate::protocols::message::Msg;
         assert_eq!(core::mem::size_of::<slots::Slot<InFlight<Msg>>>(), 32);
+        // A carried delivery's message, one per run (`queue::Carried`): as large as the
+        // message itself, so distinct messages in flight cost 8 B, the message and a bit.
+        assert_eq!(core::mem::size_of::<Option<Msg>>(), 24);
     }
 
     /// Crash times kept in 31 bits of the record, or aside from 2^31 − 2 on, read back exactly,

@@ -38,8 +38,8 @@ pub(crate) type Entry = (Rank, u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Full;
 
-/// A delivery that carries its message (see [`Queue::push_delivery`]): 32 B with a Corrected Tree
-/// message, where an entry and a message slot take 40.
+/// A delivery that carries its message (see [`Queue::push_delivery`]), as it is added and taken
+/// out; an instant holds its deliveries as a [`Carried`] list.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Delivery<M> {
@@ -121,17 +121,15 @@ impl<M: Clone + PartialEq> Carried<M> {
     fn push_back(&mut self, delivery: Delivery<M>) {
         let Delivery { to, from, msg } = delivery;
         match self.segments.back_mut() {
-            Some(last) if last.pairs.len() < SEGMENT => {
-                let i = last.pairs.len();
+            // The last message is that of the last delivery, consumed or not: one equal to it
+            // continues its run.
+            Some(last)
+                if last.pairs.len() < SEGMENT
+                    && last.msgs.last().and_then(Option::as_ref) == Some(&msg) =>
+            {
                 last.pairs.push((to, from));
-                // The last message is that of the last delivery, consumed or not: one equal
-                // to it continues its run.
-                if last.msgs.last().and_then(Option::as_ref) != Some(&msg) {
-                    last.starts[i / 64] |= 1 << (i % 64);
-                    last.msgs.push(Some(msg));
-                }
             }
-            _ => self.start_segment(to, from, msg),
+            _ => self.push_run(to, from, msg),
         }
     }
 
@@ -162,6 +160,20 @@ impl<M: Clone + PartialEq> Carried<M> {
 }
 
 impl<M> Carried<M> {
+    /// Adds a delivery that starts a run, in a new segment if the last one is full.
+    #[inline]
+    fn push_run(&mut self, to: Rank, from: Rank, msg: M) {
+        match self.segments.back_mut() {
+            Some(last) if last.pairs.len() < SEGMENT => {
+                let i = last.pairs.len();
+                last.pairs.push((to, from));
+                last.starts[i / 64] |= 1 << (i % 64);
+                last.msgs.push(Some(msg));
+            }
+            _ => self.start_segment(to, from, msg),
+        }
+    }
+
     #[inline(never)]
     fn start_segment(&mut self, to: Rank, from: Rank, msg: M) {
         let mut pairs = Vec::with_capacity(SEGMENT);
@@ -230,15 +242,7 @@ impl<'de, M: serde::Deserialize<'de>> serde::Deserialize<'de> for Carried<M> {
         let list = Vec::<Delivery<M>>::deserialize(deserializer)?;
         let mut carried = Self::default();
         for Delivery { to, from, msg } in list {
-            match carried.segments.back_mut() {
-                Some(last) if last.pairs.len() < SEGMENT => {
-                    let i = last.pairs.len();
-                    last.pairs.push((to, from));
-                    last.starts[i / 64] |= 1 << (i % 64);
-                    last.msgs.push(Some(msg));
-                }
-                _ => carried.start_segment(to, from, msg),
-            }
+            carried.push_run(to, from, msg);
         }
         Ok(carried)
     }
