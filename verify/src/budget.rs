@@ -202,15 +202,22 @@ pub enum Search {
     /// stateright's breadth-first search, which keeps every state's fingerprint and queues
     /// whole states; with more than one thread, which counterexample it reports is a race.
     Bfs,
+    /// [`crate::depth`]: depth first over the crash schedules, holding only the current path
+    /// (no fingerprints: without choices left to the checker the state graph is a tree once
+    /// the crashes before one instant are taken in rank order); the same result on any number
+    /// of threads. For models with choices it still explores every path, but a state reached
+    /// by several is explored once per path.
+    Depth,
 }
 
 impl Search {
-    /// `auto`, `layered` or `bfs`.
+    /// `auto`, `layered`, `bfs` or `depth`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Auto => "auto",
             Self::Layered => "layered",
             Self::Bfs => "bfs",
+            Self::Depth => "depth",
         }
     }
 }
@@ -380,14 +387,15 @@ impl<'a> Watch<'a> {
     }
 }
 
-/// Parses `--search`: `auto`, `layered` or `bfs`.
+/// Parses `--search`: `auto`, `layered`, `bfs` or `depth`.
 pub fn parse_search(text: &str) -> Result<Search, String> {
     match text {
         "auto" => Ok(Search::Auto),
         "layered" => Ok(Search::Layered),
         "bfs" => Ok(Search::Bfs),
+        "depth" => Ok(Search::Depth),
         _ => Err(format!(
-            "'{text}' is not a search engine: allowed auto, layered, bfs"
+            "'{text}' is not a search engine: allowed auto, layered, bfs, depth"
         )),
     }
 }

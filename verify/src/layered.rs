@@ -76,9 +76,9 @@ pub struct Exploration {
 }
 
 /// The layer of a state: its next instant (none: after every instant) and its crashes.
-type Layer = (Time, u32);
+pub(crate) type Layer = (Time, u32);
 
-fn layer_of<A: Automaton>(state: &TimedState<A>) -> Layer {
+pub(crate) fn layer_of<A: Automaton>(state: &TimedState<A>) -> Layer {
     (state.sim.next_time().unwrap_or(Time::MAX), state.crashes)
 }
 
@@ -483,14 +483,14 @@ fn recycle<A: Automaton>(
     }
 }
 
-type Named<A> = (
+pub(crate) type Named<A> = (
     &'static str,
     Expectation,
     fn(&TimedModel<A>, &TimedState<A>) -> bool,
 );
 
 /// The model's properties as the checker sees them, its horizon check included.
-fn model_properties<A>(model: &TimedModel<A>) -> Vec<Named<A>>
+pub(crate) fn model_properties<A>(model: &TimedModel<A>) -> Vec<Named<A>>
 where
     A: Checkable,
 {
@@ -674,13 +674,13 @@ impl<A: Automaton> Work<A> {
 /// Whether `state` has no successor whatever the budget: quiescent, past the horizon, or
 /// stopped by a driver error. Such states are checked where they are generated and only their
 /// fingerprints kept (they have no layer to wait in: a quiescent state's next instant is none).
-fn terminal<A: Automaton>(model: &TimedModel<A>, state: &TimedState<A>) -> bool {
+pub(crate) fn terminal<A: Automaton>(model: &TimedModel<A>, state: &TimedState<A>) -> bool {
     state.error.is_some() || state.sim.next_time().is_none_or(|t| t > model.horizon)
 }
 
 /// The whole action path of a discovered state: the recorded moves, each at the instant it was
 /// made, with the steps between them, and steps after the last until the state's layer.
-fn rebuild<A>(
+pub(crate) fn rebuild<A>(
     model: &TimedModel<A>,
     pre: &[Rank],
     moves: &[TimedAction],

@@ -29,6 +29,7 @@
 pub mod asynchronous;
 pub mod budget;
 pub mod corrected_tree;
+pub mod depth;
 pub mod ftco;
 pub mod gossip;
 pub mod layered;
@@ -457,9 +458,25 @@ where
     let halt = model.halt.clone();
     let bfs = match budget.search {
         budget::Search::Auto => model.choices.is_some(),
-        budget::Search::Layered => false,
+        budget::Search::Layered | budget::Search::Depth => false,
         budget::Search::Bfs => true,
     };
+    if budget.search == budget::Search::Depth {
+        // It holds no states: only a state budget caps it (memory is still watched).
+        if let Some(cap) = budget.max_states {
+            halt.cap(cap.saturating_sub(initial), Stop::States);
+        }
+        let explored = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            depth::explore(&model, budget, start, progress)
+        }))
+        .map_err(|_| CheckError::CheckerFailed)?;
+        let stopped = halt.reason();
+        halt.release();
+        let discovery = |name: &'static str| explored.discoveries.get(name).cloned();
+        let mut result = discoveries_result(&model, discovery, explored.unique, start);
+        result.stopped = stopped;
+        return Ok(result);
+    }
     let cap = budget.state_cap(if bfs {
         budget::bytes_per_state(ModelKind::Timed)
     } else {
