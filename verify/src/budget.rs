@@ -185,15 +185,15 @@ pub struct Budget {
     pub pack_from: usize,
 }
 
-/// The search engine of a timed check. Both explore the same states and reach the same
-/// verdicts (`verify/tests/layered.rs`); they differ in memory, speed and which of several
-/// counterexamples they report first (both are minimized afterwards).
+/// The search engine of a timed check. All three explore the same states and reach the same
+/// verdicts (`verify/tests/layered.rs`, `verify/tests/depth.rs`); they differ in memory, speed
+/// and which of several counterexamples they report first (each is minimized afterwards).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Search {
-    /// [`Self::Layered`] for a model that leaves no choice to the checker; [`Self::Bfs`] for
+    /// [`Self::Depth`] for a model that leaves no choice to the checker; [`Self::Bfs`] for
     /// one that does (gossip targets), whose counterexamples are then the shortest over every
-    /// choice sequence as the gossip cells promise (the layered search reports the first in
-    /// layer order, which can take more choices).
+    /// choice sequence as the gossip cells promise (the other engines report the first in
+    /// their own order, which can take more choices).
     #[default]
     Auto,
     /// [`crate::layered`]: layer by layer in the order of (next instant, crashes), keeping only
@@ -205,7 +205,8 @@ pub enum Search {
     /// [`crate::depth`]: depth first over the crash schedules, holding only the current path
     /// (no fingerprints: without choices left to the checker the state graph is a tree once
     /// the crashes before one instant are taken in rank order); the same result on any number
-    /// of threads. For models with choices it still explores every path, but a state reached
+    /// of threads, but for the count of a search stopped early because every property has a
+    /// discovery. For models with choices it still explores every path, but a state reached
     /// by several is explored once per path.
     Depth,
 }

@@ -211,11 +211,14 @@ fn expand<A: Checkable>(
     let mut expanded = 0usize;
     let mut spares = Vec::new();
     let mut actions = Vec::new();
-    while waiting.len() < frontier && !model.halt.is_halted() {
+    // Before the operation every crash set is its own initial state and its run a chain of
+    // steps: those are the subtrees already.
+    let chains = model.timing == crate::timed::CrashTiming::Pre;
+    while waiting.len() < frontier && !chains && !model.halt.is_halted() {
         let Some(first) = waiting.first_entry() else {
             break;
         };
-        if first.key().0 >= model.max_crashes && model.timing == crate::timed::CrashTiming::Any {
+        if first.key().0 >= model.max_crashes {
             break;
         }
         let node = first.remove();

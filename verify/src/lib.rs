@@ -456,12 +456,13 @@ where
     model.crashes_at_events_only |= budget.crashes_at_events_only;
     model.crashes_before_sends_only |= budget.crashes_before_sends_only;
     let halt = model.halt.clone();
-    let bfs = match budget.search {
-        budget::Search::Auto => model.choices.is_some(),
-        budget::Search::Layered | budget::Search::Depth => false,
-        budget::Search::Bfs => true,
+    let search = match budget.search {
+        budget::Search::Auto if model.choices.is_some() => budget::Search::Bfs,
+        budget::Search::Auto => budget::Search::Depth,
+        chosen => chosen,
     };
-    if budget.search == budget::Search::Depth {
+    let bfs = search == budget::Search::Bfs;
+    if search == budget::Search::Depth {
         // It holds no states: only a state budget caps it (memory is still watched).
         if let Some(cap) = budget.max_states {
             halt.cap(cap.saturating_sub(initial), Stop::States);

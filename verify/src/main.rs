@@ -582,26 +582,28 @@ struct BudgetArgs {
     #[arg(long, value_name = "SECONDS", value_parser = timeout, allow_hyphen_values = true)]
     timeout: Option<Duration>,
     /// Memory budget, e.g. 512M or 8G (16M up to the machine's MemTotal): a cap of SIZE / 256
-    /// generated states (timed model, layered search; 4096 with `--search bfs`, 1024 for the
-    /// async model), and the resident memory checked while running.
-    /// Default: half of MemAvailable.
+    /// generated states for the layered search (4096 with `--search bfs`, 1024 for the async
+    /// model; none for the depth-first search, which holds no states), and the resident memory
+    /// checked while running. Default: half of MemAvailable.
     #[arg(long, value_name = "SIZE", value_parser = memory_limit, allow_hyphen_values = true)]
     memory_limit: Option<u64>,
     /// Worker threads of the search (1 to 256; default 1). Verdicts and state counts do not
-    /// depend on it, nor, with the layered search, anything else; with `bfs` and more than one,
-    /// a counterexample's trace may differ between runs (whichever thread reaches a violation
-    /// first). `explore` ignores it.
+    /// depend on it, nor, with the depth-first or layered search, anything else (but the count
+    /// of a depth-first search stopped because every property has a discovery); with `bfs` and
+    /// more than one, a counterexample's trace may differ between runs (whichever thread
+    /// reaches a violation first). `explore` ignores it.
     #[arg(long, value_name = "N", value_parser = threads, allow_hyphen_values = true)]
     threads: Option<u32>,
-    /// Search engine of the timed model: `layered` (keeps only the layers of (instant,
-    /// crashes) in progress; the same result on any number of threads), `bfs` (stateright's
-    /// breadth-first search) or `auto` (default: `bfs` where the model chooses gossip targets,
-    /// so counterexamples are the shortest, else `layered`). The async model always uses `bfs`;
-    /// `explore` ignores it.
+    /// Search engine of the timed model: `depth` (depth first over the crash schedules,
+    /// holding only the current path: no fingerprints, no memory per state), `layered` (keeps
+    /// only the layers of (instant, crashes) in progress), `bfs` (stateright's breadth-first
+    /// search) or `auto` (default: `bfs` where the model chooses gossip targets, so
+    /// counterexamples are the shortest, else `depth`); docs/design.md compares them. The
+    /// async model always uses `bfs`; `explore` ignores it.
     #[arg(long, value_name = "ENGINE", value_parser = search_engine)]
     search: Option<budget::Search>,
     /// Layered search: once N states wait in its layers, hold new ones as compressed bytes
-    /// (0 to 2^48; default 65536; 0: every one). Results do not depend on it: less memory per
+    /// (0 to 2^48; default 0: every one). Results do not depend on it: less memory per
     /// held state, more time (docs/design.md, "The layered search"). `explore` ignores it.
     #[arg(long, value_name = "N", value_parser = pack_from, allow_hyphen_values = true)]
     pack_from: Option<usize>,
