@@ -1,6 +1,7 @@
 //! Unique states per second of the timed and asynchronous models (issue 4, item 5), of the
-//! timed model's two search engines on one and two threads, and of the layered search holding
-//! its waiting states whole or as bytes (issue 13, item 4).
+//! timed model's three search engines on one and two threads, and of the layered search holding
+//! its waiting states whole or as bytes (issue 13, item 4). The cases without an engine named
+//! use the default (`Search::Auto`: the depth-first search for the timed model).
 //!
 //! Run: `cargo bench -p ftcoll-verify --bench checker`. Criterion reports the throughput in
 //! states/s (elements/s) for each model.
@@ -66,12 +67,13 @@ fn states_per_second(c: &mut Criterion) {
             b.iter(|| check(&spec, crashes, timing, model).unwrap().states)
         });
     }
-    // The two engines of the timed model (`Budget::search`, `ftcoll-verify check --search`),
+    // The three engines of the timed model (`Budget::search`, `ftcoll-verify check --search`),
     // each on one and on two threads (`Budget::threads`, `--threads`); and the layered search
     // holding its waiting states whole (`Budget::pack_from` above any count, `--pack-from`)
     // against as compressed bytes (the default): what the smaller memory costs in time.
     let spec = spec(CorrectionSpec::Checked, StartMode::Synchronized, 11);
     let engines = [
+        (Search::Depth, 0, "depth"),
         (Search::Layered, 0, "layered"),
         (Search::Bfs, 0, "bfs"),
         (Search::Layered, usize::MAX, "layered, held whole"),

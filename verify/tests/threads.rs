@@ -105,14 +105,16 @@ fn record_thread<A: ftcoll::automaton::Automaton>(
 
 /// `threads` is not ignored: with two, the states are checked on two threads (stateright's
 /// BFS: exactly its two workers; the layered search: scoped threads, two per round it splits,
-/// so at least two).
+/// so at least two; the depth-first search: its two workers and the expansion before them).
 #[test]
 fn two_threads_do_the_work_on_two_threads() {
-    for search in [Search::Bfs, Search::Layered] {
+    for search in [Search::Bfs, Search::Layered, Search::Depth] {
         SEEN.lock().unwrap().clear();
         let threads = checking_threads(search);
         match search {
             Search::Bfs => assert_eq!(threads, 2),
+            // Two workers, and the calling thread's expansion.
+            Search::Depth => assert!(threads >= 3, "{threads} threads"),
             _ => assert!(threads >= 2, "{threads} threads"),
         }
     }
