@@ -575,7 +575,7 @@ impl<A: Automaton> TimedModel<A> {
     /// [`TimedState::acted_after_done`].
     pub fn step(&self, state: &mut TimedState<A>) {
         let watch = state.acted_after_done.is_none();
-        let before: Vec<(Rank, u64)> = if watch {
+        let before: smallvec::SmallVec<[(Rank, u64); 16]> = if watch {
             (0..self.procs)
                 .filter(|&r| {
                     state
@@ -586,7 +586,7 @@ impl<A: Automaton> TimedModel<A> {
                 .map(|r| (r, activity(state.sim.report(), r)))
                 .collect()
         } else {
-            Vec::new()
+            smallvec::SmallVec::new()
         };
         if let Err(e) = state.sim.step(&self.config) {
             state.error = Some(e);
