@@ -40,8 +40,10 @@ use std::sync::{mpsc, Mutex};
 use ftcoll::{Rank, Time};
 
 use crate::budget::{Budget, Watch};
-use crate::layered::{layer_of, model_properties, rebuild, terminal, Exploration, Layer, Named};
-use crate::timed::{Checkable, Expectation, TimedAction, TimedModel, TimedState};
+use crate::layered::{
+    discovers, layer_of, model_properties, rebuild, terminal, Exploration, Layer, Named,
+};
+use crate::timed::{Checkable, TimedAction, TimedModel, TimedState};
 
 /// States the expansion leaves waiting before the workers start: enough subtrees for two threads
 /// to share the work evenly, few enough to hold whole (a few kilobytes each).
@@ -325,16 +327,11 @@ impl Checker {
         origin: u32,
         moves: &[TimedAction],
     ) {
-        for (p, &(_, expectation, condition)) in names.iter().enumerate() {
+        for (p, named) in names.iter().enumerate() {
             if self.found_here[p] || shared.lowest[p].load(Ordering::Relaxed) < rank.0 {
                 continue;
             }
-            let holds = condition(model, state);
-            let discovered = match expectation {
-                Expectation::Always => !holds,
-                Expectation::Sometimes => holds,
-            };
-            if discovered {
+            if discovers(model, named, state) {
                 self.found_here[p] = true;
                 shared.record(p, (rank, origin, moves.to_vec(), layer_of(state)));
             }

@@ -654,20 +654,29 @@ impl<A: Automaton> Work<A> {
         origin: u32,
         moves: &[TimedAction],
     ) {
-        for (p, &(_, expectation, condition)) in names.iter().enumerate() {
+        for (p, named) in names.iter().enumerate() {
             if found[p] || self.found[p] {
                 continue;
             }
-            let holds = condition(model, state);
-            let discovered = match expectation {
-                Expectation::Always => !holds,
-                Expectation::Sometimes => holds,
-            };
-            if discovered {
+            if discovers(model, named, state) {
                 self.found[p] = true;
                 self.paths[p] = Some((origin, moves.to_vec(), layer_of(state)));
             }
         }
+    }
+}
+
+/// Whether `state` is a discovery of the property `named`: a counterexample of an `always`
+/// property, an example of a `sometimes` one.
+pub(crate) fn discovers<A: Automaton>(
+    model: &TimedModel<A>,
+    &(_, expectation, condition): &Named<A>,
+    state: &TimedState<A>,
+) -> bool {
+    let holds = condition(model, state);
+    match expectation {
+        Expectation::Always => !holds,
+        Expectation::Sometimes => holds,
     }
 }
 

@@ -461,29 +461,8 @@ where
         budget::Search::Auto => budget::Search::Depth,
         chosen => chosen,
     };
-    let bfs = search == budget::Search::Bfs;
-    if search == budget::Search::Depth {
-        // It holds no states: only a state budget caps it (memory is still watched).
-        if let Some(cap) = budget.max_states {
-            halt.cap(cap.saturating_sub(initial), Stop::States);
-        }
-        let explored = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            depth::explore(&model, budget, start, progress)
-        }))
-        .map_err(|_| CheckError::CheckerFailed)?;
-        let stopped = halt.reason();
-        halt.release();
-        let discovery = |name: &'static str| explored.discoveries.get(name).cloned();
-        let mut result = discoveries_result(&model, discovery, explored.unique, start);
-        result.stopped = stopped;
-        return Ok(result);
-    }
-    let cap = budget.state_cap(if bfs {
-        budget::bytes_per_state(ModelKind::Timed)
-    } else {
-        budget::LAYERED_BYTES_PER_STATE
-    });
-    if bfs {
+    if search == budget::Search::Bfs {
+        let cap = budget.state_cap(budget::bytes_per_state(ModelKind::Timed));
         let checker = run_budgeted(model.clone(), &halt, initial, cap, budget, start, progress)?;
         let stopped = halt.reason();
         halt.release();
@@ -491,11 +470,23 @@ where
         result.stopped = stopped;
         return Ok(result);
     }
+    let depth_first = search == budget::Search::Depth;
+    // The depth-first search holds no states: only a state budget caps it (the resident memory
+    // is still watched).
+    let cap = if depth_first {
+        budget.max_states.map(|n| (n, Stop::States))
+    } else {
+        budget.state_cap(budget::LAYERED_BYTES_PER_STATE)
+    };
     if let Some((cap, by)) = cap {
         halt.cap(cap.saturating_sub(initial), by);
     }
     let explored = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        layered::explore(&model, budget, start, progress)
+        if depth_first {
+            depth::explore(&model, budget, start, progress)
+        } else {
+            layered::explore(&model, budget, start, progress)
+        }
     }))
     .map_err(|_| CheckError::CheckerFailed)?;
     let stopped = halt.reason();

@@ -164,20 +164,24 @@ fn the_split_between_workers_changes_nothing() {
     assert!(large >= 3, "only {large} models larger than the frontier");
 }
 
+/// Either engine stops at a state budget with a partial verdict and at most that many states.
 #[test]
-fn a_state_budget_stops_the_depth_first_search_with_a_partial_verdict() {
+fn a_state_budget_stops_the_search_with_a_partial_verdict() {
     let spec = ProtocolSpec::interleaved(
         TreeKind::Binomial,
         CorrectionSpec::Checked,
         StartMode::Synchronized,
         8,
     );
-    let capped = Budget {
-        max_states: Some(500),
-        ..budget(Search::Depth, 2, false, false)
-    };
-    let result = check_within(&spec, 2, CrashTiming::Any, ModelKind::Timed, &capped, None).unwrap();
-    assert_eq!(result.stopped, Some(Stop::States));
-    assert_eq!(result.verdict(), Verdict::Partial);
-    assert!(result.states <= 500, "{} states", result.states);
+    for (search, threads) in [(Search::Depth, 2), (Search::Depth, 1), (Search::Layered, 1)] {
+        let capped = Budget {
+            max_states: Some(500),
+            ..budget(search, threads, false, false)
+        };
+        let result =
+            check_within(&spec, 2, CrashTiming::Any, ModelKind::Timed, &capped, None).unwrap();
+        assert_eq!(result.stopped, Some(Stop::States), "{search:?}");
+        assert_eq!(result.verdict(), Verdict::Partial, "{search:?}");
+        assert!(result.states <= 500, "{search:?}: {} states", result.states);
+    }
 }

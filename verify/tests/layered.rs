@@ -5,7 +5,7 @@
 //! one thread or two. Broadcasts (every correction variant, both start modes, both crash
 //! timings), Corrected Gossip cells (choices made by the model) and FTCO.
 
-use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
+use ftcoll::protocols::corrected_tree::StartMode;
 use ftcoll::topology::ftco::{Collective, FtcoKind};
 use ftcoll::topology::TreeKind;
 use ftcoll_verify::budget::Search;
@@ -127,24 +127,6 @@ fn ftco_explores_the_same_states_and_reaches_the_same_verdicts() {
             assert_same(&what, &run(Search::Layered), &run(Search::Bfs), true);
         }
     }
-}
-
-#[test]
-fn a_state_budget_stops_the_layered_search_with_a_partial_verdict() {
-    let spec = ProtocolSpec::interleaved(
-        TreeKind::Binomial,
-        CorrectionSpec::Checked,
-        StartMode::Synchronized,
-        8,
-    );
-    let capped = Budget {
-        max_states: Some(500),
-        ..Budget::UNLIMITED
-    };
-    let result = check_within(&spec, 2, CrashTiming::Any, ModelKind::Timed, &capped, None).unwrap();
-    assert_eq!(result.stopped, Some(ftcoll_verify::budget::Stop::States));
-    assert_eq!(result.verdict(), ftcoll_verify::Verdict::Partial);
-    assert!(result.states <= 500, "{} states", result.states);
 }
 
 /// A budget that holds states as bytes from the `pack_from`-th held state on.
