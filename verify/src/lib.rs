@@ -19,9 +19,11 @@
 //! Each is shown able to fail by a mutant in [`mutants`] (tests in `tests/mutants.rs`), and
 //! `sometimes` properties show the interesting states are reached.
 //!
-//! The timed model is searched by [`layered`] (layer by layer in the order of (instant,
-//! crashes), keeping only the layers in progress; the same result on any number of threads) or
-//! by stateright's breadth-first search ([`budget::Search`]); the asynchronous model by BFS.
+//! The timed model is searched by [`depth`] (depth first over the crash schedules, each state
+//! visited once with nothing held per state: without choices its graph is a tree; the default),
+//! by [`layered`] (layer by layer in the order of (instant, crashes), keeping only the layers in
+//! progress) or by stateright's breadth-first search (models with choices: gossip targets),
+//! see [`budget::Search`]; the asynchronous model by BFS.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
