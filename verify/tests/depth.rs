@@ -8,8 +8,11 @@
 //! correction variant, both start modes, both crash timings, every crash-instant reduction) and
 //! FTCO; the split between threads and its size change nothing.
 
+mod common;
+
 use std::time::Instant;
 
+use common::assert_same;
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
 use ftcoll::topology::ftco::{Collective, FtcoKind};
 use ftcoll::topology::TreeKind;
@@ -17,8 +20,7 @@ use ftcoll_verify::budget::{Search, Stop};
 use ftcoll_verify::corrected_tree::EVERY_VARIANT;
 use ftcoll_verify::ftco::{self, FtcoSpec};
 use ftcoll_verify::{
-    check_within, depth, layered, Budget, CheckResult, CrashTiming, ModelKind, ProtocolSpec,
-    TimedModel, Verdict,
+    check_within, depth, layered, Budget, CrashTiming, ModelKind, ProtocolSpec, TimedModel, Verdict,
 };
 
 fn budget(search: Search, threads: u32, events: bool, sends: bool) -> Budget {
@@ -29,19 +31,6 @@ fn budget(search: Search, threads: u32, events: bool, sends: bool) -> Budget {
         crashes_before_sends_only: sends,
         ..Budget::UNLIMITED
     }
-}
-
-/// Everything but the run time.
-fn assert_same(what: &str, layered: &CheckResult, depth: &CheckResult) {
-    assert_eq!(layered.states, depth.states, "{what}: states");
-    assert_eq!(layered.verdict(), depth.verdict(), "{what}: verdict");
-    assert_eq!(layered.reached, depth.reached, "{what}: examples reached");
-    assert_eq!(
-        layered.cut_by_horizon, depth.cut_by_horizon,
-        "{what}: horizon"
-    );
-    assert_eq!(layered.stopped, depth.stopped, "{what}: budget");
-    assert_eq!(layered.violations, depth.violations, "{what}: traces");
 }
 
 #[test]
@@ -79,8 +68,8 @@ fn broadcasts_visit_each_state_once_and_reach_the_same_verdicts() {
                         .expect("valid spec")
                     };
                     let layered = run(Search::Layered, 1);
-                    assert_same(&what, &layered, &run(Search::Depth, 1));
-                    assert_same(&what, &layered, &run(Search::Depth, 2));
+                    assert_same(&what, &layered, &run(Search::Depth, 1), true);
+                    assert_same(&what, &layered, &run(Search::Depth, 2), true);
                     violated += usize::from(!layered.violations.is_empty());
                     compared += 1;
                 }
@@ -116,8 +105,8 @@ fn ftco_visits_each_state_once_and_reaches_the_same_verdicts() {
                 .unwrap()
             };
             let layered = run(Search::Layered, 1);
-            assert_same(&what, &layered, &run(Search::Depth, 1));
-            assert_same(&what, &layered, &run(Search::Depth, 2));
+            assert_same(&what, &layered, &run(Search::Depth, 1), true);
+            assert_same(&what, &layered, &run(Search::Depth, 2), true);
         }
     }
 }

@@ -5,6 +5,9 @@
 //! one thread or two. Broadcasts (every correction variant, both start modes, both crash
 //! timings), Corrected Gossip cells (choices made by the model) and FTCO.
 
+mod common;
+
+use common::assert_same;
 use ftcoll::protocols::corrected_tree::StartMode;
 use ftcoll::topology::ftco::{Collective, FtcoKind};
 use ftcoll::topology::TreeKind;
@@ -19,24 +22,6 @@ fn budget(search: Search, threads: u32) -> Budget {
         search,
         threads,
         ..Budget::UNLIMITED
-    }
-}
-
-/// What must not depend on the engine: everything but the run time, and the traces only when
-/// `traces` (models without choices minimize their counterexamples the same way).
-fn assert_same(what: &str, layered: &CheckResult, bfs: &CheckResult, traces: bool) {
-    assert_eq!(layered.states, bfs.states, "{what}: unique states");
-    assert_eq!(layered.verdict(), bfs.verdict(), "{what}: verdict");
-    assert_eq!(layered.reached, bfs.reached, "{what}: examples reached");
-    assert_eq!(
-        layered.cut_by_horizon, bfs.cut_by_horizon,
-        "{what}: horizon"
-    );
-    assert_eq!(layered.stopped, bfs.stopped, "{what}: budget");
-    let names = |r: &CheckResult| r.violations.iter().map(|v| v.property).collect::<Vec<_>>();
-    assert_eq!(names(layered), names(bfs), "{what}: violated properties");
-    if traces {
-        assert_eq!(layered.violations, bfs.violations, "{what}: traces");
     }
 }
 
