@@ -163,8 +163,9 @@ pub struct Budget {
     /// Bytes: the state cap `memory / bytes per state` ([`bytes_per_state`]), and the resident
     /// memory the process may reach while the check runs.
     pub memory: Option<u64>,
-    /// Worker threads of the search; 0 and 1 mean one. The layered search gives the same
-    /// result on any number. With stateright's BFS one thread is deterministic; with more, a
+    /// Worker threads of the search; 0 and 1 mean one. The depth-first and the layered search
+    /// give the same result on any number (the depth-first search's count excepted when it
+    /// stops because every property has a discovery). With stateright's BFS one thread is deterministic; with more, a
     /// search that runs to its end still finds the same unique states and the same verdicts,
     /// but which shortest path first reaches a violation is a race between the threads, so a
     /// counterexample's trace (minimized the same way afterwards) can differ from run to run,
@@ -342,8 +343,8 @@ impl Halt {
 }
 
 /// The time and memory budgets of a running search and its progress line, looked at between
-/// pieces of work by either engine (stateright's BFS every 10 ms, the layered search after each
-/// round).
+/// pieces of work by every engine (stateright's BFS and the depth-first search every 10 ms, the
+/// layered search after each round).
 pub(crate) struct Watch<'a> {
     start: std::time::Instant,
     deadline: Option<std::time::Instant>,

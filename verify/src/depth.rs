@@ -373,20 +373,8 @@ fn work<A: Checkable>(model: &TimedModel<A>, names: &[Named<A>], shared: &Shared
         };
         let mut checker = Checker::new(names.len());
         let mut order = 0u64;
-        // The subtree's root and moves were allocated by the expansion's thread: copied into
-        // this worker's own storage, so that the allocator never frees or grows another
-        // thread's memory state after state (with glibc, two workers doing so contend for the
-        // expanding thread's arena lock: a quarter of the time in futex calls, perf).
         moves.clear();
         moves.extend_from_slice(&node.moves);
-        let root = match spares.pop() {
-            Some(mut spare) => {
-                spare.clone_from(&node.state);
-                spare
-            }
-            None => Box::new((*node.state).clone()),
-        };
-        drop(node.state);
         let origin = node.origin;
         // Visits a state: checks it and, unless it is terminal, pushes its frame.
         let mut visit = |state: Box<TimedState<A>>,
@@ -420,7 +408,7 @@ fn work<A: Checkable>(model: &TimedModel<A>, names: &[Named<A>], shared: &Shared
             });
         };
         visit(
-            root,
+            node.state,
             node.after,
             &moves,
             &mut frames,

@@ -1,4 +1,5 @@
-//! The layered search (`ftcoll_verify::layered`, the default engine of the timed model) against
+//! The layered search (`ftcoll_verify::layered`, the timed model's default engine before the
+//! depth-first search; `tests/depth.rs` compares that one with it) against
 //! stateright's breadth-first search on the same models: the same unique states, the same
 //! verdicts, the same examples reached and — where counterexamples are minimized afterwards
 //! (every model without choices) — the same traces; and the same result, traces included, on
