@@ -210,16 +210,22 @@ pub enum Search {
     /// discovery. For models with choices it still explores every path, but a state reached
     /// by several is explored once per path.
     Depth,
+    /// [`crate::dpor`], the asynchronous model only (the timed model takes [`Self::Auto`]'s
+    /// engine): one run per Mazurkiewicz trace (dynamic partial-order reduction), holding only
+    /// the current run. Its count is events executed, not unique states; its counterexamples
+    /// are the first runs found, not the shortest.
+    Dpor,
 }
 
 impl Search {
-    /// `auto`, `layered`, `bfs` or `depth`.
+    /// `auto`, `layered`, `bfs`, `depth` or `dpor`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Auto => "auto",
             Self::Layered => "layered",
             Self::Bfs => "bfs",
             Self::Depth => "depth",
+            Self::Dpor => "dpor",
         }
     }
 }
@@ -389,15 +395,16 @@ impl<'a> Watch<'a> {
     }
 }
 
-/// Parses `--search`: `auto`, `layered`, `bfs` or `depth`.
+/// Parses `--search`: `auto`, `layered`, `bfs`, `depth` or `dpor`.
 pub fn parse_search(text: &str) -> Result<Search, String> {
     match text {
         "auto" => Ok(Search::Auto),
         "layered" => Ok(Search::Layered),
         "bfs" => Ok(Search::Bfs),
         "depth" => Ok(Search::Depth),
+        "dpor" => Ok(Search::Dpor),
         _ => Err(format!(
-            "'{text}' is not a search engine: allowed auto, layered, bfs, depth"
+            "'{text}' is not a search engine: allowed auto, layered, bfs, depth, dpor"
         )),
     }
 }

@@ -32,6 +32,7 @@ pub mod asynchronous;
 pub mod budget;
 pub mod corrected_tree;
 pub mod depth;
+pub mod dpor;
 pub mod ftco;
 pub mod gossip;
 pub mod layered;
@@ -403,6 +404,40 @@ pub fn check_within(
             let model = TimedModel::corrected_tree(spec, crashes, timing)?;
             check_timed(model, initial, budget, start, progress)
         }
+        ModelKind::Async if budget.search == budget::Search::Dpor => {
+            let model = AsyncModel::corrected_tree(spec, crashes)?;
+            if let Some(cap) = budget.max_states {
+                model.halt.cap(cap.saturating_sub(initial), Stop::States);
+            }
+            let explored = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                dpor::explore(&model, budget, start, progress)
+            }))
+            .map_err(|_| CheckError::CheckerFailed)?;
+            let stopped = model.halt.reason();
+            model.halt.release();
+            let violations = property::ALL
+                .iter()
+                .filter_map(|&name| {
+                    explored.discoveries.get(name).map(|trace| Violation {
+                        property: name,
+                        trace: trace.clone(),
+                    })
+                })
+                .collect();
+            let reached = [property::SOMETIMES_QUIESCENT]
+                .into_iter()
+                .filter(|n| explored.discoveries.contains_key(n))
+                .collect();
+            Ok(CheckResult {
+                violations,
+                states: usize::try_from(explored.events).unwrap_or(usize::MAX),
+                seconds: start.elapsed().as_secs_f64(),
+                reached,
+                stopped,
+                properties: property::ALL.to_vec(),
+                cut_by_horizon: Vec::new(),
+            })
+        }
         ModelKind::Async => {
             let model = AsyncModel::corrected_tree(spec, crashes)?;
             let halt = model.halt.clone();
@@ -459,8 +494,10 @@ where
     model.crashes_before_sends_only |= budget.crashes_before_sends_only;
     let halt = model.halt.clone();
     let search = match budget.search {
-        budget::Search::Auto if model.choices.is_some() => budget::Search::Bfs,
-        budget::Search::Auto => budget::Search::Depth,
+        budget::Search::Auto | budget::Search::Dpor if model.choices.is_some() => {
+            budget::Search::Bfs
+        }
+        budget::Search::Auto | budget::Search::Dpor => budget::Search::Depth,
         chosen => chosen,
     };
     if search == budget::Search::Bfs {

@@ -599,7 +599,9 @@ struct BudgetArgs {
     /// only the layers of (instant, crashes) in progress), `bfs` (stateright's breadth-first
     /// search) or `auto` (default: `bfs` where the model chooses gossip targets, so
     /// counterexamples are the shortest, else `depth`); docs/design.md compares them. The
-    /// async model always uses `bfs`; `explore` ignores it.
+    /// async model takes `bfs` (auto) or `dpor` (one run per way the processes can order
+    /// what they see, holding only the current run; its count is events, not unique states);
+    /// `explore` ignores it.
     #[arg(long, value_name = "ENGINE", value_parser = search_engine)]
     search: Option<budget::Search>,
     /// Layered search: once N states wait in its layers, hold new ones as compressed bytes

@@ -1,0 +1,628 @@
+//! Dynamic partial-order reduction of the asynchronous model: one run per way the processes
+//! can order what they see, instead of every interleaving of the whole machine.
+//!
+//! **Why most interleavings are redundant.** In [`AsyncModel`] an action happens at one
+//! process: a delivery at its receiver, a timer, a send slot or a crash at its owner. Actions
+//! at two different processes commute — each changes only its own process, takes a message out
+//! of or adds messages to the network (a multiset), and neither disables the other — provided
+//! an automaton's behaviour depends on its own history only. So this search gives each process
+//! its own logical clock (`now` is the number of events the process has taken: time moves
+//! forward at every process, and no process reads another's), where the breadth-first
+//! search passes the number of actions taken by the whole machine. The two agree on every
+//! automaton that does not read `now` beyond setting timers (timers fire at any moment here),
+//! which is every variant the asynchronous rows check (overlapped start: the correction never
+//! waits for an instant). Two runs that differ only in the order of commuting actions
+//! (the same Mazurkiewicz trace) reach the same state, so it suffices to explore one run per
+//! trace, and every property checked here is decided by the runs' last states:
+//!
+//! - integrity, no duplicates and the contract (termination's "no broken automaton") can only
+//!   go from true to false along a run, and the state graph is acyclic and finite, so a state
+//!   that violates one extends to a final state that violates it too, and every final state
+//!   is the last state of a run of its trace;
+//! - liveness and "quiescent" are about final states (nothing left to happen) by definition;
+//! - a run longer than the horizon has every run of its trace as long.
+//!
+//! **The algorithm** is Source-DPOR with sleep sets (Abdulla, Aronis, Jonsson, Sagonas,
+//! "Optimal dynamic partial order reduction", POPL 2014, Algorithm 1). Its "threads" are the
+//! model's actions by identity — deliver a message with this sender, receiver and content,
+//! fire this timer, offer this process a send slot, crash this process — each performed by
+//! one process, and two events are dependent exactly when the same process performs them.
+//! Happens-before is program order at each process plus send-before-delivery, kept as vector
+//! clocks. When an event races with the previous event of its process (dependent, neither
+//! ordered through a third event, and the later one could have been taken first), the search
+//! schedules, at the state before the earlier event, a thread that begins a run reversing the
+//! race, unless one already is.
+//!
+//! **Crashes.** "At most `f` crashes" would make every crash depend on every other (a shared
+//! budget). Instead the search explores each crash set of at most `f` non-root ranks in turn
+//! (fewest first), and a member of the set may crash at any moment, a local event like the
+//! others. A run of [`AsyncModel`] whose crashed set is `C` is a run of the search for `C`
+//! that ends with the same state. The search for `C` also lets a member crash after the rest
+//! of the machine fell quiet, which [`AsyncModel`] does not; such a crash changes no
+//! delivery and excuses one more process from liveness, so it cannot add a violation, and the
+//! run without it is explored in the search for the smaller set.
+//!
+//! **What it reports.** The count is the number of events executed (each a state visited,
+//! possibly the same state again from another run; nothing is held but the current run).
+//! Discoveries are ranked by crash set, then by depth-first order, so the result is the same on
+//! any number of threads; a counterexample is the run found first in that order, not the
+//! shortest. `verify/tests/dpor.rs` compares the verdicts with the breadth-first search's.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use ftcoll::automaton::{Action, Automaton, Outbox, TimerId};
+use ftcoll::{Rank, Time};
+
+use crate::asynchronous::{AsyncAction, AsyncModel};
+use crate::budget::{Budget, Watch};
+use crate::property;
+
+/// How often (in events) a worker publishes its count.
+const SLICE: u64 = 1 << 12;
+
+/// What the search found.
+#[derive(Clone, Debug, Default)]
+pub struct Explored {
+    /// Events executed (states visited, with repetitions across runs), initial states included.
+    pub events: u64,
+    /// Runs explored to their end (quiescent, or cut at the horizon).
+    pub runs: u64,
+    /// For each property with a discovery: the run that shows it, as actions.
+    pub discoveries: BTreeMap<&'static str, Vec<String>>,
+}
+
+/// The state of the machine during the search.
+#[derive(Clone, Debug)]
+struct Machine<A: Automaton> {
+    nodes: Vec<A>,
+    crashed: Vec<bool>,
+    /// Members of the crash set that may still crash.
+    may_crash: Vec<bool>,
+    /// Messages in flight `(from, to, msg, sent by event)`, sorted; `NONE` for `on_start`.
+    network: Vec<(Rank, Rank, A::Msg, u32)>,
+    /// Pending timers, sorted.
+    timers: Vec<(Rank, TimerId)>,
+    /// Deliveries per process and the first value delivered.
+    deliveries: Vec<(u32, Option<A::Value>)>,
+    /// Events per process: its logical clock.
+    clock: Vec<u32>,
+    /// Whether a send slot would change anything at each process (false once crashed).
+    pollable: Vec<bool>,
+    /// An automaton broke the contract.
+    broken: bool,
+}
+
+/// No event: a message sent by `on_start`, or no previous event.
+const NONE: u32 = u32::MAX;
+
+/// One event of the current run.
+#[derive(Clone, Debug)]
+struct Event<M> {
+    thread: AsyncAction<M>,
+    /// 1-based index among its process's events.
+    index: u32,
+    /// The previous event of the same process (`NONE`: none).
+    previous: u32,
+    /// Vector clock: for each process, how many of its events happen before or at this one.
+    clock: Vec<u32>,
+}
+
+/// A state on the current run and the threads to explore from it.
+struct Frame<A: Automaton> {
+    machine: Machine<A>,
+    backtrack: Vec<AsyncAction<A::Msg>>,
+    sleep: Vec<AsyncAction<A::Msg>>,
+    /// The thread being explored from this state.
+    current: Option<AsyncAction<A::Msg>>,
+}
+
+/// The process that performs an action.
+fn process<M>(action: &AsyncAction<M>) -> Rank {
+    match action {
+        AsyncAction::Deliver(_, to, _) => *to,
+        AsyncAction::Timer(rank, _) | AsyncAction::Poll(rank) | AsyncAction::Crash(rank) => *rank,
+    }
+}
+
+/// Every crash set of at most `f` ranks among `1..procs`, fewest first, then in lexicographic
+/// order.
+pub fn crash_sets(procs: u32, f: u32) -> Vec<Vec<Rank>> {
+    let mut sets = vec![Vec::new()];
+    let mut last: Vec<Vec<Rank>> = vec![Vec::new()];
+    for _ in 0..f.min(procs.saturating_sub(1)) {
+        let mut next = Vec::new();
+        for set in &last {
+            let from = set.last().map_or(1, |&r| r + 1);
+            for r in from..procs {
+                let mut s = set.clone();
+                s.push(r);
+                next.push(s);
+            }
+        }
+        sets.extend(next.iter().cloned());
+        last = next;
+    }
+    sets
+}
+
+struct Search<'m, A: Automaton> {
+    model: &'m AsyncModel<A>,
+    events: Vec<Event<A::Msg>>,
+    /// The latest event of each process on the current run.
+    latest: Vec<u32>,
+    frames: Vec<Frame<A>>,
+    found: BTreeMap<&'static str, Vec<String>>,
+    explored: u64,
+    runs: u64,
+    unpublished: u64,
+}
+
+impl<A> AsyncModel<A>
+where
+    A: Automaton,
+    A::Msg: Ord,
+{
+    fn machine_absorb(
+        &self,
+        m: &mut Machine<A>,
+        rank: Rank,
+        out: &mut Outbox<A::Msg, A::Value>,
+        send_slot: bool,
+        event: u32,
+    ) {
+        let mut sent = 0;
+        for action in out.drain() {
+            match action {
+                Action::Send { to, msg } => {
+                    sent += 1;
+                    if !send_slot || sent > 1 || to >= self.procs {
+                        m.broken = true;
+                    } else {
+                        let at = m.network.partition_point(|(f, t, x, e)| {
+                            (*f, *t, x, *e) < (rank, to, &msg, event)
+                        });
+                        m.network.insert(at, (rank, to, msg, event));
+                    }
+                }
+                Action::SetTimer { id, .. } => {
+                    if let Err(at) = m.timers.binary_search(&(rank, id)) {
+                        m.timers.insert(at, (rank, id));
+                    }
+                }
+                Action::CancelTimer { id } => m.timers.retain(|&t| t != (rank, id)),
+                Action::Deliver(value) => {
+                    let entry = &mut m.deliveries[rank as usize];
+                    entry.0 += 1;
+                    entry.1.get_or_insert(value);
+                }
+                Action::Complete(_) | Action::Ignored(_) => {}
+            }
+        }
+    }
+
+    fn machine_pollable(&self, m: &Machine<A>, rank: Rank) -> bool {
+        if m.crashed[rank as usize] {
+            return false;
+        }
+        let mut node = m.nodes[rank as usize].clone();
+        let mut out = Outbox::new();
+        let now = Time::from(m.clock[rank as usize] + 1);
+        node.on_send_slot(&self.config, now, &mut out);
+        !out.is_empty() || node != m.nodes[rank as usize]
+    }
+
+    fn initial_machine(&self, crash_set: &[Rank]) -> Machine<A> {
+        let n = self.procs as usize;
+        let mut m = Machine {
+            nodes: (0..self.procs).map(|r| A::new(&self.config, r)).collect(),
+            crashed: vec![false; n],
+            may_crash: vec![false; n],
+            network: Vec::new(),
+            timers: Vec::new(),
+            deliveries: vec![(0, None); n],
+            clock: vec![0; n],
+            pollable: vec![false; n],
+            broken: false,
+        };
+        for &r in crash_set {
+            m.may_crash[r as usize] = true;
+        }
+        for rank in 0..self.procs {
+            let mut out = Outbox::new();
+            m.nodes[rank as usize].on_start(&self.config, 0, &mut out);
+            self.machine_absorb(&mut m, rank, &mut out, false, NONE);
+        }
+        for rank in 0..self.procs {
+            m.pollable[rank as usize] = self.machine_pollable(&m, rank);
+        }
+        m
+    }
+
+    /// The enabled threads, in a fixed order: deliveries, timers, send slots, crashes.
+    fn enabled(&self, m: &Machine<A>, threads: &mut Vec<AsyncAction<A::Msg>>) {
+        threads.clear();
+        for (i, (from, to, msg, _)) in m.network.iter().enumerate() {
+            // Copies of one message are adjacent: one thread delivers them in sending order.
+            if i > 0 && {
+                let (f, t, x, _) = &m.network[i - 1];
+                (f, t, x) == (from, to, msg)
+            } {
+                continue;
+            }
+            threads.push(AsyncAction::Deliver(*from, *to, msg.clone()));
+        }
+        threads.extend(m.timers.iter().map(|&(r, id)| AsyncAction::Timer(r, id)));
+        for rank in 0..self.procs {
+            if m.pollable[rank as usize] {
+                threads.push(AsyncAction::Poll(rank));
+            }
+        }
+        for rank in 0..self.procs {
+            if m.may_crash[rank as usize] && !m.crashed[rank as usize] {
+                threads.push(AsyncAction::Crash(rank));
+            }
+        }
+    }
+
+    /// Whether `thread` is enabled in `m`.
+    fn is_enabled(&self, m: &Machine<A>, thread: &AsyncAction<A::Msg>) -> bool {
+        match thread {
+            AsyncAction::Deliver(from, to, msg) => m
+                .network
+                .iter()
+                .any(|(f, t, x, _)| f == from && t == to && x == msg),
+            AsyncAction::Timer(rank, id) => m.timers.binary_search(&(*rank, *id)).is_ok(),
+            AsyncAction::Poll(rank) => m.pollable[*rank as usize],
+            AsyncAction::Crash(rank) => m.may_crash[*rank as usize] && !m.crashed[*rank as usize],
+        }
+    }
+
+    /// The event that sent the message `thread` would deliver next (`NONE`: `on_start`).
+    fn sender_event(m: &Machine<A>, thread: &AsyncAction<A::Msg>) -> u32 {
+        match thread {
+            AsyncAction::Deliver(from, to, msg) => m
+                .network
+                .iter()
+                .find(|(f, t, x, _)| f == from && t == to && x == msg)
+                .map_or(NONE, |e| e.3),
+            _ => NONE,
+        }
+    }
+
+    /// Executes `thread` (enabled) as event number `event`.
+    fn execute(&self, m: &mut Machine<A>, thread: &AsyncAction<A::Msg>, event: u32) {
+        let rank = process(thread);
+        let r = rank as usize;
+        m.clock[r] += 1;
+        let now = Time::from(m.clock[r]);
+        let mut out = Outbox::new();
+        match thread {
+            AsyncAction::Deliver(from, to, msg) => {
+                let Some(i) = m
+                    .network
+                    .iter()
+                    .position(|(f, t, x, _)| f == from && t == to && x == msg)
+                else {
+                    return;
+                };
+                let (_, _, msg, _) = m.network.remove(i);
+                if !m.crashed[r] {
+                    m.nodes[r].on_message(&self.config, now, *from, msg, &mut out);
+                    self.machine_absorb(m, rank, &mut out, false, event);
+                }
+            }
+            AsyncAction::Timer(_, id) => {
+                m.timers.retain(|&t| t != (rank, *id));
+                if !m.crashed[r] {
+                    m.nodes[r].on_timer(&self.config, now, *id, &mut out);
+                    self.machine_absorb(m, rank, &mut out, false, event);
+                }
+            }
+            AsyncAction::Poll(_) => {
+                m.nodes[r].on_send_slot(&self.config, now, &mut out);
+                self.machine_absorb(m, rank, &mut out, true, event);
+            }
+            AsyncAction::Crash(_) => {
+                m.crashed[r] = true;
+                m.timers.retain(|&(t, _)| t != rank);
+            }
+        }
+        m.pollable[r] = self.machine_pollable(m, rank);
+    }
+}
+
+impl<'m, A> Search<'m, A>
+where
+    A: Automaton,
+    A::Msg: Ord,
+{
+    fn new(model: &'m AsyncModel<A>) -> Self {
+        Self {
+            model,
+            events: Vec::new(),
+            latest: vec![NONE; model.procs as usize],
+            frames: Vec::new(),
+            found: BTreeMap::new(),
+            explored: 0,
+            runs: 0,
+            unpublished: 0,
+        }
+    }
+
+    fn trace(&self) -> Vec<String> {
+        self.events
+            .iter()
+            .map(|e| format!("{:?}", e.thread))
+            .collect()
+    }
+
+    fn discover(&mut self, name: &'static str) {
+        if !self.found.contains_key(name) {
+            let trace = self.trace();
+            self.found.insert(name, trace);
+        }
+    }
+
+    /// The stable properties, checked at every state.
+    fn check_state(&mut self, m: &Machine<A>) {
+        let model = self.model;
+        if m.deliveries
+            .iter()
+            .any(|(_, v)| v.as_ref().is_some_and(|v| *v != model.payload))
+        {
+            self.discover(property::INTEGRITY);
+        }
+        if m.deliveries.iter().any(|(d, _)| *d > 1) {
+            self.discover(property::NO_DUPLICATES);
+        }
+        if m.broken {
+            self.discover(property::TERMINATION);
+        }
+    }
+
+    /// The properties of a final state (nothing left to happen).
+    fn check_final(&mut self, m: &Machine<A>) {
+        self.discover(property::SOMETIMES_QUIESCENT);
+        let undelivered = (0..m.nodes.len()).any(|r| !m.crashed[r] && m.deliveries[r].0 == 0);
+        if undelivered {
+            self.discover(property::LIVENESS);
+        }
+    }
+
+    /// The race of the next event of `thread` (at the state of the top frame) with the
+    /// previous event of its process, if there is one: then a thread that starts a run
+    /// reversing it is scheduled at the state before that event.
+    fn reverse_race(&mut self, thread: &AsyncAction<A::Msg>) {
+        let rank = process(thread);
+        let r = rank as usize;
+        let last = self.latest[r];
+        if last == NONE {
+            return;
+        }
+        let e = &self.events[last as usize];
+        if e.thread == *thread {
+            return;
+        }
+        let e_index = e.index;
+        let top = &self.frames.last().expect("a frame").machine;
+        let sent = AsyncModel::<A>::sender_event(top, thread);
+        // Ordered through the message's sender: the delivery cannot come first.
+        if sent != NONE && sent >= last && self.events[sent as usize].clock[r] >= e_index {
+            return;
+        }
+        let before = &self.frames[last as usize].machine;
+        let enabled_before = match thread {
+            AsyncAction::Deliver(..) => true,
+            other => self.model.is_enabled(before, other),
+        };
+        if !enabled_before {
+            return;
+        }
+        // v = notdep(e, E).thread: the events after e that do not happen after it, then the
+        // thread's event; its initials are the threads whose first event in v has no
+        // predecessor in v.
+        let procs = self.latest.len();
+        let mut first_in_v = vec![u32::MAX; procs];
+        let notdep: Vec<usize> = ((last as usize + 1)..self.events.len())
+            .filter(|&j| self.events[j].clock[r] < e_index)
+            .collect();
+        for &j in &notdep {
+            let p = process(&self.events[j].thread) as usize;
+            first_in_v[p] = first_in_v[p].min(self.events[j].index);
+        }
+        let mut initials: Vec<&AsyncAction<A::Msg>> = Vec::new();
+        for &j in &notdep {
+            let ev = &self.events[j];
+            let p = process(&ev.thread) as usize;
+            let has_predecessor = (0..procs).any(|q| {
+                if q == p {
+                    first_in_v[q] < ev.index
+                } else {
+                    ev.clock[q] >= first_in_v[q]
+                }
+            });
+            if !has_predecessor && !initials.contains(&&ev.thread) {
+                initials.push(&ev.thread);
+            }
+        }
+        let thread_initial = !(sent != NONE && sent > last);
+        if thread_initial && !initials.contains(&thread) {
+            initials.push(thread);
+        }
+        let backtrack = &self.frames[last as usize].backtrack;
+        if initials.iter().any(|t| backtrack.contains(t)) {
+            return;
+        }
+        let pick = if thread_initial {
+            thread.clone()
+        } else {
+            initials[0].clone()
+        };
+        self.frames[last as usize].backtrack.push(pick);
+    }
+
+    /// Pushes the event of `thread` on the run.
+    fn push_event(&mut self, thread: &AsyncAction<A::Msg>, sent: u32) {
+        let r = process(thread) as usize;
+        let previous = self.latest[r];
+        let mut clock = if previous == NONE {
+            vec![0; self.latest.len()]
+        } else {
+            self.events[previous as usize].clock.clone()
+        };
+        if sent != NONE {
+            for (c, s) in clock.iter_mut().zip(&self.events[sent as usize].clock) {
+                *c = (*c).max(*s);
+            }
+        }
+        clock[r] += 1;
+        let index = clock[r];
+        self.latest[r] = self.events.len() as u32;
+        self.events.push(Event {
+            thread: thread.clone(),
+            index,
+            previous,
+            clock,
+        });
+    }
+
+    fn pop_event(&mut self) {
+        if let Some(e) = self.events.pop() {
+            self.latest[process(&e.thread) as usize] = e.previous;
+        }
+    }
+
+    /// Opens the frame of a state reached: checks it and picks its first thread. Returns
+    /// false if nothing is to be explored from it.
+    fn open(&mut self, machine: Machine<A>, sleep: Vec<AsyncAction<A::Msg>>) -> bool {
+        self.explored += 1;
+        self.unpublished += 1;
+        self.check_state(&machine);
+        let mut enabled = Vec::new();
+        self.model.enabled(&machine, &mut enabled);
+        let depth = self.events.len() as Time;
+        let mut backtrack = Vec::new();
+        if enabled.is_empty() {
+            self.runs += 1;
+            self.check_final(&machine);
+        } else if depth >= self.model.horizon {
+            self.runs += 1;
+            self.discover(property::TERMINATION);
+        } else if let Some(p) = enabled.iter().find(|t| !sleep.contains(t)) {
+            backtrack.push(p.clone());
+        }
+        let open = !backtrack.is_empty();
+        self.frames.push(Frame {
+            machine,
+            backtrack,
+            sleep,
+            current: None,
+        });
+        open
+    }
+
+    /// Explores every run from the initial state of `crash_set`.
+    fn run(&mut self, crash_set: &[Rank], halt: &crate::budget::Halt, shared: &AtomicU64) {
+        let machine = self.model.initial_machine(crash_set);
+        self.open(machine, Vec::new());
+        while let Some(top) = self.frames.last_mut() {
+            if let Some(done) = top.current.take() {
+                top.sleep.push(done);
+            }
+            let next = top
+                .backtrack
+                .iter()
+                .find(|t| !top.sleep.contains(t))
+                .cloned();
+            let Some(thread) = next.filter(|_| !halt.is_halted()) else {
+                self.frames.pop();
+                self.pop_event();
+                continue;
+            };
+            if !halt.admit() {
+                continue;
+            }
+            self.reverse_race(&thread);
+            let top = self.frames.last_mut().expect("a frame");
+            top.current = Some(thread.clone());
+            let sleep: Vec<_> = top
+                .sleep
+                .iter()
+                .filter(|q| process(*q) != process(&thread))
+                .cloned()
+                .collect();
+            let mut machine = top.machine.clone();
+            let sent = AsyncModel::<A>::sender_event(&machine, &thread);
+            let event = self.events.len() as u32;
+            self.model.execute(&mut machine, &thread, event);
+            self.push_event(&thread, sent);
+            if !self.open(machine, sleep) {
+                self.frames.pop();
+                self.pop_event();
+            }
+            if self.unpublished >= SLICE {
+                shared.fetch_add(self.unpublished, Ordering::Relaxed);
+                self.unpublished = 0;
+            }
+        }
+    }
+}
+
+/// Searches every crash set of at most the model's `f` ranks, the sets shared among
+/// [`Budget::threads`] workers in order; the budget is looked at every 10 ms by the calling
+/// thread. The model's `halt` is left set if a budget stopped the search.
+pub fn explore<A>(
+    model: &AsyncModel<A>,
+    budget: &Budget,
+    start: std::time::Instant,
+    progress: Option<crate::Progress<'_>>,
+) -> Explored
+where
+    A: Automaton + Send + Sync,
+    A::Msg: Ord + Send + Sync,
+    A::Value: Send + Sync,
+    A::Config: Sync,
+{
+    let sets = crash_sets(model.procs, model.max_crashes);
+    let next = AtomicUsize::new(0);
+    let visited = AtomicU64::new(0);
+    let results: Mutex<Vec<Option<Explored>>> = Mutex::new(vec![None; sets.len()]);
+    let threads = budget.threads.max(1) as usize;
+    let mut watch = Watch::new(budget, start, progress);
+    let halt = &model.halt;
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= sets.len() || halt.is_halted() {
+                        break;
+                    }
+                    let mut search = Search::new(model);
+                    search.run(&sets[i], halt, &visited);
+                    visited.fetch_add(search.unpublished, Ordering::Relaxed);
+                    results.lock().expect("results")[i] = Some(Explored {
+                        events: search.explored,
+                        runs: search.runs,
+                        discoveries: search.found,
+                    });
+                })
+            })
+            .collect();
+        while !workers.iter().all(|w| w.is_finished()) {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            watch.look(halt, || visited.load(Ordering::Relaxed) as usize);
+        }
+    });
+    let mut total = Explored::default();
+    for found in results.into_inner().expect("results").into_iter().flatten() {
+        total.events += found.events;
+        total.runs += found.runs;
+        for (name, trace) in found.discoveries {
+            total.discoveries.entry(name).or_insert(trace);
+        }
+    }
+    total
+}

@@ -1,0 +1,223 @@
+//! The dynamic partial-order reduction of the asynchronous model (`ftcoll_verify::dpor`)
+//! against stateright's breadth-first search of every interleaving (`--search bfs`): on every
+//! correction variant with overlapped start, three trees, P = 2 … 4 and f = 0 … 2, both
+//! engines violate the same properties and reach the same examples. A reduction that drops a
+//! run it needs (e.g. one that never reverses a race) misses violations here.
+
+use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
+use ftcoll::topology::{LogP, Order, TreeKind};
+use ftcoll_verify::budget::{Budget, Search};
+use ftcoll_verify::dpor::{crash_sets, explore};
+use ftcoll_verify::mutants::{Bug, Mutant, MutantConfig};
+use ftcoll_verify::{
+    check_within, property, AsyncModel, CheckResult, CrashTiming, Halt, ModelKind, ProtocolSpec,
+    Stop,
+};
+
+/// States (or events) after which a comparison is skipped: both engines must finish.
+const CAP: u64 = 100_000;
+
+fn spec(tree: TreeKind, correction: CorrectionSpec, procs: u32) -> ProtocolSpec {
+    ProtocolSpec {
+        tree,
+        order: Order::Interleaved,
+        correction,
+        start: StartMode::Overlapped,
+        procs,
+        logp: LogP::default(),
+    }
+}
+
+fn run(spec: &ProtocolSpec, f: u32, search: Search, threads: u32) -> CheckResult {
+    let budget = Budget {
+        max_states: Some(CAP),
+        threads,
+        search,
+        ..Budget::UNLIMITED
+    };
+    check_within(spec, f, CrashTiming::Any, ModelKind::Async, &budget, None).unwrap()
+}
+
+fn violated(r: &CheckResult) -> Vec<&'static str> {
+    r.violations.iter().map(|v| v.property).collect()
+}
+
+/// Both engines decide the same verdicts wherever both finish within the budget.
+#[test]
+fn same_verdicts_as_every_interleaving() {
+    let corrections = [
+        CorrectionSpec::None,
+        CorrectionSpec::Ack,
+        CorrectionSpec::Opportunistic { distance: 1 },
+        CorrectionSpec::Opportunistic { distance: 2 },
+        CorrectionSpec::Optimized { distance: 1 },
+        CorrectionSpec::Optimized { distance: 2 },
+        CorrectionSpec::Checked,
+    ];
+    let trees = [TreeKind::Lame(2), TreeKind::KAry(2), TreeKind::Binomial];
+    let (mut compared, mut with_violation, mut holding) = (0, 0, 0);
+    for tree in trees {
+        for correction in corrections {
+            for procs in 2..=4 {
+                for f in 0..=2 {
+                    let s = spec(tree, correction, procs);
+                    let what = format!("{} f={f}", s.name());
+                    let bfs = run(&s, f, Search::Bfs, 1);
+                    let dpor = run(&s, f, Search::Dpor, 2);
+                    if bfs.stopped.is_some() || dpor.stopped.is_some() {
+                        continue;
+                    }
+                    compared += 1;
+                    assert_eq!(violated(&bfs), violated(&dpor), "{what}: violated");
+                    assert_eq!(bfs.reached, dpor.reached, "{what}: reached");
+                    if bfs.violations.is_empty() {
+                        holding += 1;
+                    } else {
+                        with_violation += 1;
+                    }
+                }
+            }
+        }
+    }
+    // The grid must not shrink unnoticed: 3 trees × 7 variants × 3 sizes × 3 bounds = 189.
+    assert!(compared >= 150, "compared only {compared}");
+    assert!(with_violation >= 6, "only {with_violation} violating");
+    assert!(holding >= 100, "only {holding} holding");
+}
+
+/// The asynchronous model of a mutant (`ftcoll_verify::mutants`).
+fn mutant_model(bug: Bug, correction: CorrectionSpec, procs: u32, f: u32) -> AsyncModel<Mutant> {
+    let real = AsyncModel::corrected_tree(&spec(TreeKind::KAry(2), correction, procs), f).unwrap();
+    AsyncModel {
+        config: MutantConfig {
+            inner: real.config.clone(),
+            bug,
+        },
+        procs,
+        payload: real.payload,
+        max_crashes: f,
+        horizon: real.horizon,
+        halt: Halt::new(),
+    }
+}
+
+/// Every property can fail under both engines: the mutants that break integrity, no
+/// duplicates, liveness and the send-slot contract are caught by the reduction as by the
+/// search of every interleaving, and in the same configurations.
+#[test]
+fn mutants_caught_by_both() {
+    use stateright::{Checker, Model};
+    let cases = [
+        (Bug::CorruptsRelayedPayload, CorrectionSpec::None),
+        (
+            Bug::DeliversEveryCopy,
+            CorrectionSpec::Opportunistic { distance: 1 },
+        ),
+        (Bug::ConfusesDirections, CorrectionSpec::Checked),
+        (
+            Bug::EchoesCorrection,
+            CorrectionSpec::Opportunistic { distance: 1 },
+        ),
+    ];
+    let mut caught = 0;
+    for (bug, correction) in cases {
+        for procs in 2..=4 {
+            for f in 0..=1 {
+                let model = mutant_model(bug, correction, procs, f);
+                let properties: Vec<&'static str> =
+                    model.properties().iter().map(|p| p.name).collect();
+                let always = |n: &&str| *n != property::SOMETIMES_QUIESCENT;
+                model.halt.cap(CAP, Stop::States);
+                let bfs = model.clone().checker().spawn_bfs().join();
+                let bfs_stopped = model.halt.reason().is_some();
+                model.halt.release();
+                let bfs_violated: Vec<&str> = properties
+                    .iter()
+                    .copied()
+                    .filter(|n| always(n) && bfs.discovery(n).is_some())
+                    .collect();
+                model.halt.cap(CAP, Stop::States);
+                let budget = Budget {
+                    threads: 2,
+                    ..Budget::UNLIMITED
+                };
+                let explored = explore(&model, &budget, std::time::Instant::now(), None);
+                let dpor_stopped = model.halt.reason().is_some();
+                model.halt.release();
+                let dpor_violated: Vec<&str> = properties
+                    .iter()
+                    .copied()
+                    .filter(|n| always(n) && explored.discoveries.contains_key(n))
+                    .collect();
+                let what = format!("{bug:?} P={procs} f={f}");
+                match (bfs_stopped, dpor_stopped) {
+                    (false, false) => assert_eq!(bfs_violated, dpor_violated, "{what}"),
+                    // A violation is definite even when a budget stopped the search.
+                    (false, true) => assert!(
+                        dpor_violated.iter().all(|n| bfs_violated.contains(n)),
+                        "{what}: {dpor_violated:?} not in {bfs_violated:?}"
+                    ),
+                    _ => continue,
+                }
+                caught += usize::from(!dpor_violated.is_empty());
+            }
+        }
+    }
+    assert!(caught >= 12, "only {caught} caught");
+}
+
+/// A violation's run replays in the model it claims: the trace names the actions in order,
+/// and its crashes are a crash set the search explores.
+#[test]
+fn counterexamples_are_runs_with_their_crashes() {
+    let s = spec(TreeKind::KAry(2), CorrectionSpec::None, 4);
+    let dpor = run(&s, 1, Search::Dpor, 1);
+    let liveness = &dpor.violations[0];
+    assert!(
+        liveness.property.contains("liveness"),
+        "{:?}",
+        dpor.violations
+    );
+    assert!(
+        liveness.trace.iter().any(|a| a == "Crash(1)"),
+        "{:?}",
+        liveness.trace
+    );
+    // Fewest crashes first: with f = 2 the counterexample still crashes one process.
+    let two = run(&s, 2, Search::Dpor, 2);
+    let crashes = two.violations[0]
+        .trace
+        .iter()
+        .filter(|a| a.starts_with("Crash"))
+        .count();
+    assert_eq!(crashes, 1, "{:?}", two.violations[0].trace);
+}
+
+/// Crash sets: every set of at most f non-root ranks, fewest first.
+#[test]
+fn crash_sets_fewest_first() {
+    assert_eq!(
+        crash_sets(4, 2),
+        vec![
+            vec![],
+            vec![1],
+            vec![2],
+            vec![3],
+            vec![1, 2],
+            vec![1, 3],
+            vec![2, 3]
+        ]
+    );
+    assert_eq!(crash_sets(2, 3), vec![vec![], vec![1]]);
+    assert_eq!(crash_sets(1, 1), vec![Vec::<u32>::new()]);
+}
+
+/// The same result on any number of threads.
+#[test]
+fn thread_independent() {
+    let s = spec(TreeKind::Lame(2), CorrectionSpec::Ack, 4);
+    let one = run(&s, 2, Search::Dpor, 1);
+    let two = run(&s, 2, Search::Dpor, 2);
+    assert_eq!(one.states, two.states);
+    assert_eq!(one.violations, two.violations);
+}
