@@ -133,6 +133,51 @@ fn states_per_second(c: &mut Criterion) {
             });
         }
     }
+    // The asynchronous model's two exhaustive engines (`--search bfs`, the default, and
+    // `--search dpor`) on one and two threads, and its random runs (`dpor::walks`), at P = 4
+    // with one crash: the reduction counts events (states visited again across runs), the BFS
+    // unique states, so compare the times.
+    let optimized = crate::spec(
+        CorrectionSpec::Optimized { distance: 2 },
+        StartMode::Overlapped,
+        4,
+    );
+    for (search, name) in [(Search::Bfs, "bfs"), (Search::Dpor, "dpor")] {
+        for threads in [1, 2] {
+            let budget = Budget {
+                threads,
+                search,
+                ..Budget::UNLIMITED
+            };
+            let run = || {
+                check_within(
+                    &optimized,
+                    1,
+                    CrashTiming::Any,
+                    ModelKind::Async,
+                    &budget,
+                    None,
+                )
+                .unwrap()
+                .states
+            };
+            group.throughput(Throughput::Elements(run() as u64));
+            group.bench_function(
+                format!("async optimized:2 P=4 f=1, {name}, {threads} thread(s)"),
+                |b| b.iter(run),
+            );
+        }
+    }
+    let six = ftcoll_verify::AsyncModel::corrected_tree(
+        &crate::spec(CorrectionSpec::Checked, StartMode::Overlapped, 6),
+        2,
+    )
+    .unwrap();
+    let walk = || ftcoll_verify::dpor::walks(&six, 10_000, 1, 1).events;
+    group.throughput(Throughput::Elements(walk()));
+    group.bench_function("async checked P=6 f=2, 10000 random runs, 1 thread", |b| {
+        b.iter(walk)
+    });
     group.finish();
 }
 

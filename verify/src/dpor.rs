@@ -626,3 +626,88 @@ where
     }
     total
 }
+
+/// Random runs of the asynchronous model, for sizes no exhaustive search reaches.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Walked {
+    /// Runs drawn.
+    pub walks: u64,
+    /// Events executed over all runs.
+    pub events: u64,
+    /// For each property with a discovery: the lowest walk that made it, and its run.
+    pub found: BTreeMap<&'static str, (u64, Vec<String>)>,
+}
+
+/// Draws `walks` random runs of `model`: walk `i` uses stream `i` of `seed`
+/// ([`ftcoll::rng::SplitMix64::stream`]) to pick one of [`crash_sets`] and then, at every state,
+/// one of the enabled actions uniformly (a crash among them, so crashes fall at any moment),
+/// until nothing is left to happen or the horizon. Every state is checked as in [`explore`];
+/// a discovery is kept from the lowest walk that made it, so the result is the same on any
+/// number of `threads`. Finding nothing is "not violated in N walks", never "holds".
+pub fn walks<A>(model: &AsyncModel<A>, walks: u64, seed: u64, threads: u32) -> Walked
+where
+    A: Automaton + Send + Sync,
+    A::Msg: Ord + Send + Sync,
+    A::Value: Send + Sync,
+    A::Config: Sync,
+{
+    let sets = crash_sets(model.procs, model.max_crashes);
+    let next = std::sync::atomic::AtomicU64::new(0);
+    let total = Mutex::new(Walked {
+        walks,
+        ..Walked::default()
+    });
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            scope.spawn(|| {
+                let mut mine = Walked::default();
+                let mut search = Search::new(model);
+                let mut enabled = Vec::new();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= walks {
+                        break;
+                    }
+                    let mut rng = ftcoll::rng::SplitMix64::stream(seed, i);
+                    let set = &sets[rng.below(sets.len() as u64) as usize];
+                    let mut machine = model.initial_machine(set);
+                    search.events.clear();
+                    // Walks come in increasing order on a thread: what it already found, a later
+                    // walk cannot improve (placeholders keep `discover` from copying runs).
+                    search.found = mine.found.keys().map(|&k| (k, Vec::new())).collect();
+                    search.latest.iter_mut().for_each(|l| *l = NONE);
+                    loop {
+                        mine.events += 1;
+                        search.check_state(&machine);
+                        model.enabled(&machine, &mut enabled);
+                        if enabled.is_empty() {
+                            search.check_final(&machine);
+                            break;
+                        }
+                        if search.events.len() as Time >= model.horizon {
+                            search.discover(property::TERMINATION);
+                            break;
+                        }
+                        let thread = enabled[rng.below(enabled.len() as u64) as usize].clone();
+                        let sent = AsyncModel::<A>::sender_event(&machine, &thread);
+                        let event = search.events.len() as u32;
+                        model.execute(&mut machine, &thread, event);
+                        search.push_event(&thread, sent);
+                    }
+                    for (name, trace) in std::mem::take(&mut search.found) {
+                        mine.found.entry(name).or_insert((i, trace));
+                    }
+                }
+                let mut total = total.lock().expect("walks");
+                total.events += mine.events;
+                for (name, found) in mine.found {
+                    let better = total.found.get(name).is_none_or(|(w, _)| *w > found.0);
+                    if better {
+                        total.found.insert(name, found);
+                    }
+                }
+            });
+        }
+    });
+    total.into_inner().expect("walks")
+}

@@ -103,9 +103,100 @@ struct SearchArgs {
     /// Worker threads (1..=256).
     #[arg(long, default_value = "2", value_parser = clap::value_parser!(u32).range(1..=256))]
     threads: u32,
+    /// `timed` (default): the guided search above. `async`: uniform random runs of the
+    /// asynchronous model (any delivery order), each with a crash set drawn from those of at
+    /// most --crashes ranks, crashes at any moment; --pre, --during and --unguided do not apply.
+    #[arg(long, value_enum, default_value = "timed")]
+    model: ModelArg,
+    /// Asynchronous model: at most this many crashes (0..P-1).
+    #[arg(long, default_value = "2", value_parser = clap::value_parser!(u32).range(0..=65535))]
+    crashes: u32,
     /// Output format.
     #[arg(long, value_enum, default_value = "json")]
     format: Format,
+}
+
+/// Runs `ftcoll-verify search --model async`: random runs of the asynchronous model.
+fn run_async_walks(a: &SearchArgs, spec: &ProtocolSpec) -> ExitCode {
+    if a.crashes >= a.procs {
+        eprintln!(
+            "error: --crashes: {} is out of range: allowed 0..={} (P - 1)",
+            a.crashes,
+            a.procs - 1
+        );
+        return ExitCode::from(2);
+    }
+    let model = match ftcoll_verify::AsyncModel::corrected_tree(spec, a.crashes) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: --tree/--procs: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let start = std::time::Instant::now();
+    let result = ftcoll_verify::dpor::walks(&model, a.walks, a.seed, a.threads);
+    let seconds = start.elapsed().as_secs_f64();
+    let violated: Vec<(&str, &(u64, Vec<String>))> = ftcoll_verify::property::ALL
+        .iter()
+        .filter_map(|&p| result.found.get(p).map(|f| (p, f)))
+        .collect();
+    let mut out = String::new();
+    match a.format {
+        Format::Text => {
+            let _ = writeln!(
+                out,
+                "{}: {} random runs of the asynchronous model (at most {} crashes at any moment, seed {}), {} events, {:.2} s",
+                spec.name(),
+                result.walks,
+                a.crashes,
+                a.seed,
+                result.events,
+                seconds
+            );
+            for p in ftcoll_verify::property::ALL {
+                match result.found.get(p) {
+                    None => {
+                        let _ = writeln!(out, "  not violated in {} walks  {p}", result.walks);
+                    }
+                    Some((walk, _)) => {
+                        let _ = writeln!(out, "  violated (walk {walk})  {p}");
+                    }
+                }
+            }
+            for (p, (_, trace)) in &violated {
+                let _ = writeln!(out, "counterexample for \"{p}\":");
+                for line in trace {
+                    let _ = writeln!(out, "  {line}");
+                }
+            }
+        }
+        Format::Json => {
+            let found: Vec<String> = violated
+                .iter()
+                .map(|(p, (walk, trace))| {
+                    let trace: Vec<String> = trace.iter().map(|l| json_string(l)).collect();
+                    format!(
+                        "{{\"property\":{},\"walk\":{walk},\"trace\":[{}]}}",
+                        json_string(p),
+                        trace.join(",")
+                    )
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "{{\"protocol\":{},\"model\":\"async\",\"walks\":{},\"crashes\":{},\"seed\":{},\"events\":{},\"seconds\":{:.3},\"found\":[{}]}}",
+                json_string(&spec.name()),
+                result.walks,
+                a.crashes,
+                a.seed,
+                result.events,
+                seconds,
+                found.join(",")
+            );
+        }
+    }
+    let _ = std::io::stdout().write_all(out.as_bytes());
+    ExitCode::SUCCESS
 }
 
 /// Runs `ftcoll-verify search`.
@@ -114,6 +205,12 @@ fn run_search(a: &SearchArgs) -> ExitCode {
         eprintln!("error: {message}");
         ExitCode::from(2)
     };
+    if matches!(a.model, ModelArg::Async) {
+        return match a.protocol.spec(a.procs) {
+            Ok(spec) => run_async_walks(a, &spec),
+            Err(m) => usage(m),
+        };
+    }
     let total = u64::from(a.pre) + u64::from(a.during);
     if total >= u64::from(a.procs) {
         return usage(format!(
@@ -828,13 +925,37 @@ fn watch_explorer(budget: Budget) {
     });
 }
 
+/// What a check's count counts and what its counterexample is: unique states and a shortest
+/// (or minimized) counterexample, except for the asynchronous model's `dpor` engine (events,
+/// and the first run found).
+#[derive(Clone, Copy)]
+struct Counted {
+    unit: &'static str,
+    /// The unit in "no violation found within N …".
+    within: &'static str,
+    counterexample: &'static str,
+}
+
+const UNIQUE: Counted = Counted {
+    unit: "unique states",
+    within: "states",
+    counterexample: "shortest counterexample",
+};
+
+const EVENTS: Counted = Counted {
+    unit: "events (states visited, repeated across runs)",
+    within: "events",
+    counterexample: "counterexample (the first run found)",
+};
+
 /// Prints a check's verdict (JSON or text) and returns the exit status: 0 decided, 3 partial.
 fn print_result(
     result: &ftcoll_verify::CheckResult,
     name: &str,
     crashes: u32,
-    timing: CrashTiming,
+    timing: &str,
     format: Format,
+    counted: Counted,
 ) -> ExitCode {
     // Written at once, ignoring a closed pipe (`| head`): output is not worth a panic.
     let mut out = String::new();
@@ -843,8 +964,8 @@ fn print_result(
     let unresolved = result.unresolved();
     let within = |stop: Stop| {
         format!(
-            "no violation found within {} states (budget: {stop})",
-            result.states
+            "no violation found within {} {} (budget: {stop})",
+            result.states, counted.within
         )
     };
     if format == Format::Json {
@@ -897,8 +1018,8 @@ fn print_result(
         }
         let _ = writeln!(
             out,
-            "  {} unique states in {:.3} s",
-            result.states, result.seconds
+            "  {} {} in {:.3} s",
+            result.states, counted.unit, result.seconds
         );
         if let Some(stop) = result.stopped {
             let _ = writeln!(
@@ -908,7 +1029,7 @@ fn print_result(
             );
         }
         if let Some(v) = first {
-            let _ = writeln!(out, "shortest counterexample for \"{}\":", v.property);
+            let _ = writeln!(out, "{} for \"{}\":", counted.counterexample, v.property);
             for line in &v.trace {
                 let _ = writeln!(out, "  {line}");
             }
@@ -969,13 +1090,27 @@ fn main() -> ExitCode {
                 },
             );
             match checked {
-                Ok(result) => print_result(
-                    &result,
-                    &spec.name(),
-                    a.spec.crashes,
-                    timing(a.timing),
-                    a.format,
-                ),
+                Ok(result) => {
+                    let dpor = a.budget.search == Some(budget::Search::Dpor);
+                    // The asynchronous model crashes at any moment whatever --timing says.
+                    let when = match model {
+                        ModelKind::Async => "any".to_string(),
+                        ModelKind::Timed => timing(a.timing).to_string(),
+                    };
+                    let counted = if dpor && model == ModelKind::Async {
+                        EVENTS
+                    } else {
+                        UNIQUE
+                    };
+                    print_result(
+                        &result,
+                        &spec.name(),
+                        a.spec.crashes,
+                        &when,
+                        a.format,
+                        counted,
+                    )
+                }
                 Err(exit) => exit,
             }
         }
@@ -1042,9 +1177,14 @@ fn main() -> ExitCode {
                 },
             );
             match checked {
-                Ok(result) => {
-                    print_result(&result, &spec.name(), a.crashes, timing(a.timing), a.format)
-                }
+                Ok(result) => print_result(
+                    &result,
+                    &spec.name(),
+                    a.crashes,
+                    &timing(a.timing).to_string(),
+                    a.format,
+                    UNIQUE,
+                ),
                 Err(exit) => exit,
             }
         }
@@ -1061,7 +1201,14 @@ fn main() -> ExitCode {
                 gossip::check(&spec, crashes, timing, budget, progress)
             });
             match checked {
-                Ok(result) => print_result(&result, &spec.name(), crashes, timing, a.format),
+                Ok(result) => print_result(
+                    &result,
+                    &spec.name(),
+                    crashes,
+                    &timing.to_string(),
+                    a.format,
+                    UNIQUE,
+                ),
                 Err(exit) => exit,
             }
         }

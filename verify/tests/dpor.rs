@@ -221,3 +221,52 @@ fn thread_independent() {
     assert_eq!(one.states, two.states);
     assert_eq!(one.violations, two.violations);
 }
+
+/// Random runs (`dpor::walks`) find what the exhaustive search finds, beyond its reach too, and
+/// report the same on any number of threads.
+#[test]
+fn random_runs_find_violations() {
+    use ftcoll_verify::dpor::walks;
+    let liveness = property::ALL[2];
+    // Exhaustively violated at P = 4 (the grid above): the runs find it too.
+    let none =
+        AsyncModel::corrected_tree(&spec(TreeKind::KAry(2), CorrectionSpec::None, 4), 1).unwrap();
+    let found = walks(&none, 200, 1, 1);
+    assert!(
+        found.found.contains_key(liveness),
+        "{:?}",
+        found.found.keys()
+    );
+    // Distance 1 does not cover two adjacent crashes: at P = 6, f = 2, beyond exhaustive reach.
+    let short = AsyncModel::corrected_tree(
+        &spec(
+            TreeKind::Lame(2),
+            CorrectionSpec::Opportunistic { distance: 1 },
+            6,
+        ),
+        2,
+    )
+    .unwrap();
+    let one = walks(&short, 2000, 1, 1);
+    let two = walks(&short, 2000, 1, 2);
+    assert!(one.found.contains_key(liveness), "{:?}", one.found.keys());
+    assert_eq!(one, two, "walks depend on threads");
+    // The real row holds in as many runs (the matrix draws 100,000).
+    let real = AsyncModel::corrected_tree(
+        &spec(
+            TreeKind::Lame(2),
+            CorrectionSpec::Opportunistic { distance: 2 },
+            6,
+        ),
+        2,
+    )
+    .unwrap();
+    let held = walks(&real, 2000, 1, 2);
+    let violated: Vec<_> = held
+        .found
+        .keys()
+        .filter(|k| **k != property::SOMETIMES_QUIESCENT)
+        .collect();
+    assert!(violated.is_empty(), "{violated:?}");
+    assert!(held.found.contains_key(property::SOMETIMES_QUIESCENT));
+}
