@@ -52,7 +52,7 @@ pub struct AsyncState<A: Automaton> {
     pub crashes: u32,
     /// Logical time: actions taken.
     pub clock: Time,
-    /// An automaton broke the contract.
+    /// An automaton broke the contract (reported as a termination violation; the run goes on).
     pub broken: bool,
     /// Derived from the fields above, once per state (`settle`): whether offering each rank a
     /// send slot would change anything (false for crashed ranks). Actions and three properties
@@ -136,7 +136,8 @@ where
     fn poll_changes(&self, state: &AsyncState<A>, rank: Rank) -> bool {
         let mut node = state.nodes[rank as usize].clone();
         let mut out = Outbox::new();
-        node.on_send_slot(&self.config, state.clock, &mut out);
+        // The send slot would be the next action: the time `next_state` passes it.
+        node.on_send_slot(&self.config, state.clock + 1, &mut out);
         !out.is_empty() || node != state.nodes[rank as usize]
     }
 
@@ -150,10 +151,7 @@ where
 
     /// Nothing is left to happen.
     pub fn quiescent(&self, state: &AsyncState<A>) -> bool {
-        state.broken
-            || (state.network.is_empty()
-                && state.timers.is_empty()
-                && !state.pollable.contains(&true))
+        state.network.is_empty() && state.timers.is_empty() && !state.pollable.contains(&true)
     }
 
     fn live_delivered(&self, state: &AsyncState<A>) -> bool {
@@ -192,7 +190,7 @@ where
     }
 
     fn actions(&self, state: &Self::State, actions: &mut Vec<Self::Action>) {
-        if state.broken || state.clock >= self.horizon || self.halt.is_halted() {
+        if state.clock >= self.horizon || self.halt.is_halted() {
             return;
         }
         // The network is sorted: copies of one message are adjacent.

@@ -28,19 +28,27 @@
 //! fire this timer, offer this process a send slot, crash this process — each performed by
 //! one process, and two events are dependent exactly when the same process performs them.
 //! Happens-before is program order at each process plus send-before-delivery, kept as vector
-//! clocks. When an event races with the previous event of its process (dependent, neither
-//! ordered through a third event, and the later one could have been taken first), the search
-//! schedules, at the state before the earlier event, a thread that begins a run reversing the
-//! race, unless one already is.
+//! clocks. When an event races with the previous event of its process (dependent, and not also
+//! ordered through the message's sender), the search schedules, at the state before the earlier
+//! event, a thread that begins a run reversing the race, unless one already is: the new
+//! event's own thread if it is enabled there (an action of the process that was enabled before
+//! its previous event, or a delivery whose message was sent by then), else the first event of
+//! the run in between that nothing in it precedes (the sender of the message, say).
+//! Actions of one process can disable each other (a message that cancels a timer or leaves a
+//! send slot nothing to send, a crash): such an action never runs below, so no race reveals
+//! it, and the search schedules it before the action that disabled it directly.
 //!
 //! **Crashes.** "At most `f` crashes" would make every crash depend on every other (a shared
 //! budget). Instead the search explores each crash set of at most `f` non-root ranks in turn
 //! (fewest first), and a member of the set may crash at any moment, a local event like the
 //! others. A run of [`AsyncModel`] whose crashed set is `C` is a run of the search for `C`
 //! that ends with the same state. The search for `C` also lets a member crash after the rest
-//! of the machine fell quiet, which [`AsyncModel`] does not; such a crash changes no
-//! delivery and excuses one more process from liveness, so it cannot add a violation, and the
-//! run without it is explored in the search for the smaller set.
+//! of the machine fell quiet, which [`AsyncModel`] does not: a state with only crashes left
+//! is checked as quiescent (liveness), and the horizon does not count such crashes; the runs
+//! go on only so that reversing their races places the crashes earlier.
+//!
+//! An automaton that breaks the contract (a send outside a send slot) is reported as a
+//! termination violation and the run goes on, in both engines.
 //!
 //! **What it reports.** The count is the number of events executed (each a state visited,
 //! possibly the same state again from another run; nothing is held but the current run).
@@ -263,6 +271,33 @@ where
             if m.may_crash[rank as usize] && !m.crashed[rank as usize] {
                 threads.push(AsyncAction::Crash(rank));
             }
+        }
+    }
+
+    /// The enabled threads performed by `rank`, in [`Self::enabled`]'s order.
+    fn local_enabled(&self, m: &Machine<A>, rank: Rank, threads: &mut Vec<AsyncAction<A::Msg>>) {
+        for (i, (from, to, msg, _)) in m.network.iter().enumerate() {
+            if *to != rank
+                || i > 0 && {
+                    let (f, t, x, _) = &m.network[i - 1];
+                    (f, t, x) == (from, to, msg)
+                }
+            {
+                continue;
+            }
+            threads.push(AsyncAction::Deliver(*from, *to, msg.clone()));
+        }
+        threads.extend(
+            m.timers
+                .iter()
+                .filter(|t| t.0 == rank)
+                .map(|&(r, id)| AsyncAction::Timer(r, id)),
+        );
+        if m.pollable[rank as usize] {
+            threads.push(AsyncAction::Poll(rank));
+        }
+        if m.may_crash[rank as usize] && !m.crashed[rank as usize] {
+            threads.push(AsyncAction::Crash(rank));
         }
     }
 
@@ -504,12 +539,20 @@ where
         self.model.enabled(&machine, &mut enabled);
         let depth = self.events.len() as Time;
         let mut backtrack = Vec::new();
+        // Nothing left but crashes: quiescent as `AsyncModel` sees it (it offers no crash then).
+        // The crashes are still explored (reversing their races moves them earlier), and the
+        // horizon does not count them.
+        let quiet = enabled.iter().all(|t| matches!(t, AsyncAction::Crash(_)));
+        if quiet {
+            self.check_final(&machine);
+        }
         if enabled.is_empty() {
             self.runs += 1;
-            self.check_final(&machine);
         } else if depth >= self.model.horizon {
             self.runs += 1;
-            self.discover(property::TERMINATION);
+            if !quiet {
+                self.discover(property::TERMINATION);
+            }
         } else if let Some(p) = enabled.iter().find(|t| !sleep.contains(t)) {
             backtrack.push(p.clone());
         }
@@ -557,6 +600,20 @@ where
             let sent = AsyncModel::<A>::sender_event(&machine, &thread);
             let event = self.events.len() as u32;
             self.model.execute(&mut machine, &thread, event);
+            // An action of the same process that this one disables (a cancelled timer, a send
+            // slot with nothing left to send, anything after a crash) never runs below, so no
+            // race reveals that it could have come first: schedule it here.
+            let rank = process(&thread);
+            let mut before = Vec::new();
+            self.model.local_enabled(&top.machine, rank, &mut before);
+            for q in before {
+                if q != thread
+                    && !self.model.is_enabled(&machine, &q)
+                    && !top.backtrack.contains(&q)
+                {
+                    top.backtrack.push(q);
+                }
+            }
             self.push_event(&thread, sent);
             if !self.open(machine, sleep) {
                 self.frames.pop();
@@ -680,7 +737,9 @@ where
                         mine.events += 1;
                         search.check_state(&machine);
                         model.enabled(&machine, &mut enabled);
-                        if enabled.is_empty() {
+                        let quiet = enabled.iter().all(|t| matches!(t, AsyncAction::Crash(_)));
+                        if quiet {
+                            // Quiescent as `AsyncModel` sees it: later crashes change nothing.
                             search.check_final(&machine);
                             break;
                         }

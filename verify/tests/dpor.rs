@@ -270,3 +270,112 @@ fn random_runs_find_violations() {
     assert!(violated.is_empty(), "{violated:?}");
     assert!(held.found.contains_key(property::SOMETIMES_QUIESCENT));
 }
+
+/// A protocol whose bug shows in one order only: rank 2 would send `Wrong` to rank 0 at its
+/// send slot, unless rank 1's `Hush` reached it first (then it has nothing to send). The
+/// delivery of `Hush` disables rank 2's send slot, so the run in which the slot comes first is
+/// never revealed by a race: the reduction must schedule a disabled action of the same process
+/// itself.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Hush {
+    rank: u32,
+    hushed: bool,
+    sent: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum HushMsg {
+    Hush,
+    Wrong,
+}
+
+impl ftcoll::automaton::Message for HushMsg {
+    fn phase(&self) -> ftcoll::automaton::Phase {
+        ftcoll::automaton::Phase::Dissemination
+    }
+}
+
+impl ftcoll::automaton::Automaton for Hush {
+    type Msg = HushMsg;
+    type Value = u64;
+    type Config = ();
+
+    fn new(_: &(), rank: u32) -> Self {
+        Self {
+            rank,
+            hushed: false,
+            sent: false,
+        }
+    }
+
+    fn on_start(&mut self, _: &(), _: u64, out: &mut ftcoll::automaton::Outbox<HushMsg, u64>) {
+        if self.rank != 0 {
+            out.deliver(7);
+        }
+    }
+
+    fn on_message(
+        &mut self,
+        _: &(),
+        _: u64,
+        _: u32,
+        msg: HushMsg,
+        out: &mut ftcoll::automaton::Outbox<HushMsg, u64>,
+    ) {
+        match msg {
+            HushMsg::Hush => self.hushed = true,
+            HushMsg::Wrong => out.deliver(8),
+        }
+    }
+
+    fn on_timer(
+        &mut self,
+        _: &(),
+        _: u64,
+        _: ftcoll::automaton::TimerId,
+        _: &mut ftcoll::automaton::Outbox<HushMsg, u64>,
+    ) {
+    }
+
+    fn on_send_slot(&mut self, _: &(), _: u64, out: &mut ftcoll::automaton::Outbox<HushMsg, u64>) {
+        match self.rank {
+            1 if !self.sent => {
+                self.sent = true;
+                out.send(2, HushMsg::Hush);
+            }
+            2 if !self.sent && !self.hushed => {
+                self.sent = true;
+                out.send(0, HushMsg::Wrong);
+            }
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn an_action_disabled_by_its_own_process_is_still_tried_first() {
+    use stateright::{Checker, Model};
+    let model = AsyncModel::<Hush> {
+        config: (),
+        procs: 3,
+        payload: 7,
+        max_crashes: 0,
+        horizon: 100,
+        halt: Halt::new(),
+    };
+    let integrity = property::ALL[0];
+    let bfs = model.clone().checker().spawn_bfs().join();
+    assert!(bfs.discovery(integrity).is_some(), "the BFS finds it");
+    let explored = explore(&model, &Budget::UNLIMITED, std::time::Instant::now(), None);
+    let trace = explored
+        .discoveries
+        .get(integrity)
+        .expect("the reduction finds it");
+    assert_eq!(
+        trace.first().map(String::as_str),
+        Some("Poll(1)"),
+        "the first order explored is Hush first: {trace:?}"
+    );
+    let walked = ftcoll_verify::dpor::walks(&model, 100, 1, 1);
+    assert!(walked.found.contains_key(integrity));
+}
