@@ -103,33 +103,18 @@ where
         out: &mut Outbox<A::Msg, A::Value>,
         send_slot: bool,
     ) {
-        let mut sent = 0;
-        for action in out.drain() {
-            match action {
-                Action::Send { to, msg } => {
-                    sent += 1;
-                    if !send_slot || sent > 1 || to >= self.procs {
-                        state.broken = true;
-                    } else {
-                        state.network.push((rank, to, msg));
-                    }
-                }
-                Action::SetTimer { id, .. } => {
-                    if !state.timers.contains(&(rank, id)) {
-                        state.timers.push((rank, id));
-                    }
-                }
-                Action::CancelTimer { id } => state.timers.retain(|&t| t != (rank, id)),
-                Action::Deliver(value) => {
-                    let entry = &mut state.deliveries[rank as usize];
-                    entry.0 += 1;
-                    entry.1.get_or_insert(value);
-                }
-                Action::Complete(_) | Action::Ignored(_) => {}
-            }
-        }
+        let network = &mut state.network;
+        apply_outbox(
+            out,
+            rank,
+            self.procs,
+            send_slot,
+            &mut state.timers,
+            &mut state.deliveries[rank as usize],
+            &mut state.broken,
+            |to, msg| network.push((rank, to, msg)),
+        );
         state.network.sort();
-        state.timers.sort();
     }
 
     /// Whether offering `rank` a send slot would change anything.
@@ -156,6 +141,47 @@ where
 
     fn live_delivered(&self, state: &AsyncState<A>) -> bool {
         (0..self.procs as usize).all(|r| state.crashed[r] || state.deliveries[r].0 > 0)
+    }
+}
+
+/// Applies one handler's outbox at `rank` to a model's state (this model's and
+/// [`crate::dpor`]'s): at most one send, only in a send slot and to a rank below `procs`, is
+/// handed to `send` (anything else breaks the contract); `timers` stays a sorted set; a
+/// delivery is counted and its first value kept.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn apply_outbox<M, V>(
+    out: &mut Outbox<M, V>,
+    rank: Rank,
+    procs: u32,
+    send_slot: bool,
+    timers: &mut Vec<(Rank, TimerId)>,
+    delivered: &mut (u32, Option<V>),
+    broken: &mut bool,
+    mut send: impl FnMut(Rank, M),
+) {
+    let mut sent = 0;
+    for action in out.drain() {
+        match action {
+            Action::Send { to, msg } => {
+                sent += 1;
+                if !send_slot || sent > 1 || to >= procs {
+                    *broken = true;
+                } else {
+                    send(to, msg);
+                }
+            }
+            Action::SetTimer { id, .. } => {
+                if let Err(at) = timers.binary_search(&(rank, id)) {
+                    timers.insert(at, (rank, id));
+                }
+            }
+            Action::CancelTimer { id } => timers.retain(|&t| t != (rank, id)),
+            Action::Deliver(value) => {
+                delivered.0 += 1;
+                delivered.1.get_or_insert(value);
+            }
+            Action::Complete(_) | Action::Ignored(_) => {}
+        }
     }
 }
 

@@ -60,7 +60,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use ftcoll::automaton::{Action, Automaton, Outbox, TimerId};
+use ftcoll::automaton::{Automaton, Outbox, TimerId};
 use ftcoll::{Rank, Time};
 
 use crate::asynchronous::{AsyncAction, AsyncModel};
@@ -180,34 +180,21 @@ where
         send_slot: bool,
         event: u32,
     ) {
-        let mut sent = 0;
-        for action in out.drain() {
-            match action {
-                Action::Send { to, msg } => {
-                    sent += 1;
-                    if !send_slot || sent > 1 || to >= self.procs {
-                        m.broken = true;
-                    } else {
-                        let at = m.network.partition_point(|(f, t, x, e)| {
-                            (*f, *t, x, *e) < (rank, to, &msg, event)
-                        });
-                        m.network.insert(at, (rank, to, msg, event));
-                    }
-                }
-                Action::SetTimer { id, .. } => {
-                    if let Err(at) = m.timers.binary_search(&(rank, id)) {
-                        m.timers.insert(at, (rank, id));
-                    }
-                }
-                Action::CancelTimer { id } => m.timers.retain(|&t| t != (rank, id)),
-                Action::Deliver(value) => {
-                    let entry = &mut m.deliveries[rank as usize];
-                    entry.0 += 1;
-                    entry.1.get_or_insert(value);
-                }
-                Action::Complete(_) | Action::Ignored(_) => {}
-            }
-        }
+        let network = &mut m.network;
+        crate::asynchronous::apply_outbox(
+            out,
+            rank,
+            self.procs,
+            send_slot,
+            &mut m.timers,
+            &mut m.deliveries[rank as usize],
+            &mut m.broken,
+            |to, msg| {
+                let at = network
+                    .partition_point(|(f, t, x, e)| (*f, *t, x, *e) < (rank, to, &msg, event));
+                network.insert(at, (rank, to, msg, event));
+            },
+        );
     }
 
     fn machine_pollable(&self, m: &Machine<A>, rank: Rank) -> bool {
