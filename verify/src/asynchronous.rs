@@ -140,7 +140,7 @@ where
     }
 
     fn live_delivered(&self, state: &AsyncState<A>) -> bool {
-        (0..self.procs as usize).all(|r| state.crashed[r] || state.deliveries[r].0 > 0)
+        live_ones_delivered(&state.deliveries, &state.crashed)
     }
 }
 
@@ -298,14 +298,37 @@ where
     }
 }
 
-fn integrity<A: Automaton>(m: &AsyncModel<A>, s: &AsyncState<A>) -> bool {
-    s.deliveries
+/// Integrity over the deliveries (shared with [`crate::dpor`]): every value delivered is the
+/// root's payload.
+pub(crate) fn delivered_payload_only<V: PartialEq>(
+    deliveries: &[(u32, Option<V>)],
+    payload: &V,
+) -> bool {
+    deliveries
         .iter()
-        .all(|(_, v)| v.as_ref().is_none_or(|v| *v == m.payload))
+        .all(|(_, v)| v.as_ref().is_none_or(|v| v == payload))
+}
+
+/// No duplicates over the deliveries (shared with [`crate::dpor`]).
+pub(crate) fn delivered_at_most_once<V>(deliveries: &[(u32, Option<V>)]) -> bool {
+    deliveries.iter().all(|(d, _)| *d <= 1)
+}
+
+/// Liveness's condition at quiescence (shared with [`crate::dpor`]): every process that has not
+/// crashed delivered.
+pub(crate) fn live_ones_delivered<V>(deliveries: &[(u32, Option<V>)], crashed: &[bool]) -> bool {
+    deliveries
+        .iter()
+        .zip(crashed)
+        .all(|((d, _), &c)| c || *d > 0)
+}
+
+fn integrity<A: Automaton>(m: &AsyncModel<A>, s: &AsyncState<A>) -> bool {
+    delivered_payload_only(&s.deliveries, &m.payload)
 }
 
 fn no_duplicates<A: Automaton>(_: &AsyncModel<A>, s: &AsyncState<A>) -> bool {
-    s.deliveries.iter().all(|(d, _)| *d <= 1)
+    delivered_at_most_once(&s.deliveries)
 }
 
 fn liveness<A: Automaton>(m: &AsyncModel<A>, s: &AsyncState<A>) -> bool

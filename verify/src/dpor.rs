@@ -63,7 +63,9 @@ use std::sync::Mutex;
 use ftcoll::automaton::{Automaton, Outbox, TimerId};
 use ftcoll::{Rank, Time};
 
-use crate::asynchronous::{AsyncAction, AsyncModel};
+use crate::asynchronous::{
+    delivered_at_most_once, delivered_payload_only, live_ones_delivered, AsyncAction, AsyncModel,
+};
 use crate::budget::{Budget, Watch};
 use crate::property;
 
@@ -238,54 +240,50 @@ where
     /// The enabled threads, in a fixed order: deliveries, timers, send slots, crashes.
     fn enabled(&self, m: &Machine<A>, threads: &mut Vec<AsyncAction<A::Msg>>) {
         threads.clear();
-        for (i, (from, to, msg, _)) in m.network.iter().enumerate() {
-            // Copies of one message are adjacent: one thread delivers them in sending order.
-            if i > 0 && {
-                let (f, t, x, _) = &m.network[i - 1];
-                (f, t, x) == (from, to, msg)
-            } {
-                continue;
-            }
-            threads.push(AsyncAction::Deliver(*from, *to, msg.clone()));
-        }
-        threads.extend(m.timers.iter().map(|&(r, id)| AsyncAction::Timer(r, id)));
-        for rank in 0..self.procs {
-            if m.pollable[rank as usize] {
-                threads.push(AsyncAction::Poll(rank));
-            }
-        }
-        for rank in 0..self.procs {
-            if m.may_crash[rank as usize] && !m.crashed[rank as usize] {
-                threads.push(AsyncAction::Crash(rank));
-            }
-        }
+        self.threads_of(m, None, threads);
     }
 
     /// The enabled threads performed by `rank`, in [`Self::enabled`]'s order.
     fn local_enabled(&self, m: &Machine<A>, rank: Rank, threads: &mut Vec<AsyncAction<A::Msg>>) {
+        self.threads_of(m, Some(rank), threads);
+    }
+
+    /// Appends the enabled threads (of `only`, if given): deliveries, timers, send slots,
+    /// crashes.
+    fn threads_of(
+        &self,
+        m: &Machine<A>,
+        only: Option<Rank>,
+        threads: &mut Vec<AsyncAction<A::Msg>>,
+    ) {
+        let mine = |rank: Rank| only.is_none_or(|o| o == rank);
         for (i, (from, to, msg, _)) in m.network.iter().enumerate() {
-            if *to != rank
-                || i > 0 && {
-                    let (f, t, x, _) = &m.network[i - 1];
-                    (f, t, x) == (from, to, msg)
-                }
-            {
-                continue;
+            // Copies of one message are adjacent: one thread delivers them in sending order.
+            let copy = i > 0 && {
+                let (f, t, x, _) = &m.network[i - 1];
+                (f, t, x) == (from, to, msg)
+            };
+            if mine(*to) && !copy {
+                threads.push(AsyncAction::Deliver(*from, *to, msg.clone()));
             }
-            threads.push(AsyncAction::Deliver(*from, *to, msg.clone()));
         }
         threads.extend(
             m.timers
                 .iter()
-                .filter(|t| t.0 == rank)
+                .filter(|t| mine(t.0))
                 .map(|&(r, id)| AsyncAction::Timer(r, id)),
         );
-        if m.pollable[rank as usize] {
-            threads.push(AsyncAction::Poll(rank));
-        }
-        if m.may_crash[rank as usize] && !m.crashed[rank as usize] {
-            threads.push(AsyncAction::Crash(rank));
-        }
+        let ranks = || (0..self.procs).filter(|&r| mine(r));
+        threads.extend(
+            ranks()
+                .filter(|&r| m.pollable[r as usize])
+                .map(AsyncAction::Poll),
+        );
+        threads.extend(
+            ranks()
+                .filter(|&r| m.may_crash[r as usize] && !m.crashed[r as usize])
+                .map(AsyncAction::Crash),
+        );
     }
 
     /// Whether `thread` is enabled in `m`.
@@ -389,14 +387,10 @@ where
 
     /// The stable properties, checked at every state.
     fn check_state(&mut self, m: &Machine<A>) {
-        let model = self.model;
-        if m.deliveries
-            .iter()
-            .any(|(_, v)| v.as_ref().is_some_and(|v| *v != model.payload))
-        {
+        if !delivered_payload_only(&m.deliveries, &self.model.payload) {
             self.discover(property::INTEGRITY);
         }
-        if m.deliveries.iter().any(|(d, _)| *d > 1) {
+        if !delivered_at_most_once(&m.deliveries) {
             self.discover(property::NO_DUPLICATES);
         }
         if m.broken {
@@ -407,8 +401,7 @@ where
     /// The properties of a final state (nothing left to happen).
     fn check_final(&mut self, m: &Machine<A>) {
         self.discover(property::SOMETIMES_QUIESCENT);
-        let undelivered = (0..m.nodes.len()).any(|r| !m.crashed[r] && m.deliveries[r].0 == 0);
-        if undelivered {
+        if !live_ones_delivered(&m.deliveries, &m.crashed) {
             self.discover(property::LIVENESS);
         }
     }
