@@ -167,6 +167,10 @@ struct Search<'m, A: Automaton> {
     explored: u64,
     runs: u64,
     unpublished: u64,
+    /// Buffers reused by every step (a step used to allocate them).
+    scratch_threads: Vec<AsyncAction<A::Msg>>,
+    scratch_first: Vec<u32>,
+    scratch_notdep: Vec<usize>,
 }
 
 impl<A> AsyncModel<A>
@@ -368,6 +372,9 @@ where
             explored: 0,
             runs: 0,
             unpublished: 0,
+            scratch_threads: Vec::new(),
+            scratch_first: Vec::new(),
+            scratch_notdep: Vec::new(),
         }
     }
 
@@ -439,10 +446,14 @@ where
         // thread's event; its initials are the threads whose first event in v has no
         // predecessor in v.
         let procs = self.latest.len();
-        let mut first_in_v = vec![u32::MAX; procs];
-        let notdep: Vec<usize> = ((last as usize + 1)..self.events.len())
-            .filter(|&j| self.events[j].clock[r] < e_index)
-            .collect();
+        let mut first_in_v = std::mem::take(&mut self.scratch_first);
+        first_in_v.clear();
+        first_in_v.resize(procs, u32::MAX);
+        let mut notdep = std::mem::take(&mut self.scratch_notdep);
+        notdep.clear();
+        notdep.extend(
+            ((last as usize + 1)..self.events.len()).filter(|&j| self.events[j].clock[r] < e_index),
+        );
         for &j in &notdep {
             let p = process(&self.events[j].thread) as usize;
             first_in_v[p] = first_in_v[p].min(self.events[j].index);
@@ -467,15 +478,19 @@ where
             initials.push(thread);
         }
         let backtrack = &self.frames[last as usize].backtrack;
-        if initials.iter().any(|t| backtrack.contains(t)) {
-            return;
-        }
-        let pick = if thread_initial {
-            thread.clone()
+        let pick = if initials.iter().any(|t| backtrack.contains(t)) {
+            None
+        } else if thread_initial {
+            Some(thread.clone())
         } else {
-            initials[0].clone()
+            Some(initials[0].clone())
         };
-        self.frames[last as usize].backtrack.push(pick);
+        drop(initials);
+        self.scratch_first = first_in_v;
+        self.scratch_notdep = notdep;
+        if let Some(pick) = pick {
+            self.frames[last as usize].backtrack.push(pick);
+        }
     }
 
     /// Pushes the event of `thread` on the run.
@@ -584,9 +599,10 @@ where
             // slot with nothing left to send, anything after a crash) never runs below, so no
             // race reveals that it could have come first: schedule it here.
             let rank = process(&thread);
-            let mut before = Vec::new();
+            let mut before = std::mem::take(&mut self.scratch_threads);
+            before.clear();
             self.model.local_enabled(&top.machine, rank, &mut before);
-            for q in before {
+            for q in before.drain(..) {
                 if q != thread
                     && !self.model.is_enabled(&machine, &q)
                     && !top.backtrack.contains(&q)
@@ -594,6 +610,7 @@ where
                     top.backtrack.push(q);
                 }
             }
+            self.scratch_threads = before;
             self.push_event(&thread, sent);
             if !self.open(machine, sleep) {
                 self.frames.pop();
