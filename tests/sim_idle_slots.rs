@@ -161,11 +161,9 @@ fn ftco_case(rng: &mut SplitMix64, case: u64) -> u64 {
     same_run::<FtcoNode<Sum>>(&config, procs, &scenario, &format!("FTCO case {case}"))
 }
 
-fn ct_case(rng: &mut SplitMix64, case: u64) -> u64 {
+fn ct_setup(rng: &mut SplitMix64) -> Option<(CorrectedTreeConfig, u32, Scenario)> {
     let (latency, o) = (rng.below(6), 1 + rng.below(3));
-    let Ok(logp) = LogP::new(latency, o) else {
-        return 0;
-    };
+    let logp = LogP::new(latency, o).ok()?;
     let kind = [
         TreeKind::Binomial,
         TreeKind::KAry(2),
@@ -173,9 +171,7 @@ fn ct_case(rng: &mut SplitMix64, case: u64) -> u64 {
         TreeKind::Optimal,
     ][rng.below(4) as usize];
     let procs = 2 + rng.below(60) as u32;
-    let Ok(tree) = Tree::new(kind, Order::Interleaved, u64::from(procs), logp) else {
-        return 0;
-    };
+    let tree = Tree::new(kind, Order::Interleaved, u64::from(procs), logp).ok()?;
     let spec = [
         "checked",
         "opportunistic:2",
@@ -204,6 +200,13 @@ fn ct_case(rng: &mut SplitMix64, case: u64) -> u64 {
         crashes: crashes(rng, procs, 1, 6 * (latency + o) + 10),
         ..Default::default()
     };
+    Some((config, procs, scenario))
+}
+
+fn ct_case(rng: &mut SplitMix64, case: u64) -> u64 {
+    let Some((config, procs, scenario)) = ct_setup(rng) else {
+        return 0;
+    };
     same_run::<CorrectedTreeNode>(&config, procs, &scenario, &format!("CT case {case}"))
 }
 
@@ -215,22 +218,65 @@ fn skipping_idle_send_slots_changes_no_run() {
         ftco_saved += ftco_case(&mut rng, case);
         ftco_runs += 1;
     }
+    let (mut ct_saved, mut ct_runs) = (0, 0);
     for case in 0..2_000 {
-        ct_case(&mut rng, case);
+        ct_saved += ct_case(&mut rng, case);
+        ct_runs += 1;
     }
-    // The comparison means something only if FTCO runs do skip slots.
+    // The comparison means something only if the runs do skip slots.
     assert!(
         ftco_saved > 10 * ftco_runs,
         "FTCO skipped only {ftco_saved} slots in {ftco_runs} runs"
     );
+    assert!(
+        ct_saved > 10 * ct_runs,
+        "Corrected Trees skipped only {ct_saved} slots in {ct_runs} runs"
+    );
+}
+
+/// Steps a run and, after every instant, asks four random processes whether a slot at `at`
+/// (now or later) would be idle; each `true` is checked on a copy: `on_send_slot` at `at` emits
+/// nothing and leaves the copy equal to the process. Returns how many answers were checked.
+fn check_idle_answers<A: Automaton>(
+    config: &A::Config,
+    procs: u32,
+    scenario: &Scenario,
+    rng: &mut SplitMix64,
+    what: &str,
+) -> u64 {
+    let mut idle_answers = 0;
+    let mut sim = Sim::<A>::new(config, procs, scenario).expect("valid run");
+    while let Some(now) = sim.next_time().filter(|&t| t <= HORIZON) {
+        sim.step(config).expect("the run follows the contract");
+        for _ in 0..4 {
+            let rank = rng.below(u64::from(procs)) as Rank;
+            let node = sim.automaton(rank).expect("rank in range");
+            for at in [now, now + 1, now + 2, now + 7] {
+                if !node.send_slot_is_idle(config, at) {
+                    continue;
+                }
+                idle_answers += 1;
+                let mut copy = node.clone();
+                let mut out = Outbox::new();
+                copy.on_send_slot(config, at, &mut out);
+                assert!(
+                    out.is_empty() && copy == *node,
+                    "{what}: rank {rank} declared a slot at {at} idle (state of t = {now}), \
+                     but it acts: {:?}",
+                    out.actions()
+                );
+            }
+        }
+    }
+    idle_answers
 }
 
 /// The promise itself, independent of the order in which a driver applies simultaneous events:
-/// in every state a run passes through, whenever an FTCO process answers that a slot at `at`
-/// (now or later) would be idle, `on_send_slot` at `at` on a copy emits nothing and leaves the
-/// copy equal to the process. (The LogP driver applies a timer due at `at` before the slot, so
-/// `tests/sim_idle_slots.rs`'s run comparison cannot see a hint that forgets such a timer;
-/// this test does.)
+/// in every state a run passes through, whenever a process (FTCO, or Corrected Trees of every
+/// variant) answers that a slot at `at` (now or later) would be idle, `on_send_slot` at `at` on
+/// a copy emits nothing and leaves the copy equal to the process. (The LogP driver applies a
+/// timer due at `at` before the slot, so the run comparison above cannot see a hint that
+/// forgets such a timer; this test does.)
 #[test]
 fn an_idle_answer_keeps_its_promise() {
     let mut rng = SplitMix64::new(17);
@@ -239,32 +285,25 @@ fn an_idle_answer_keeps_its_promise() {
         let Some((config, procs, scenario)) = ftco_setup(&mut rng, case) else {
             continue;
         };
-        let mut sim = Sim::<FtcoNode<Sum>>::new(&config, procs, &scenario).expect("valid run");
-        while let Some(now) = sim.next_time().filter(|&t| t <= HORIZON) {
-            sim.step(&config).expect("the run follows the contract");
-            for _ in 0..4 {
-                let rank = rng.below(u64::from(procs)) as Rank;
-                let node = sim.automaton(rank).expect("rank in range");
-                for at in [now, now + 1, now + 2, now + 7] {
-                    if !node.send_slot_is_idle(&config, at) {
-                        continue;
-                    }
-                    idle_answers += 1;
-                    let mut copy = node.clone();
-                    let mut out = Outbox::new();
-                    copy.on_send_slot(&config, at, &mut out);
-                    assert!(
-                        out.is_empty() && copy == *node,
-                        "case {case}: rank {rank} declared a slot at {at} idle (state of \
-                         t = {now}), but it acts: {:?}",
-                        out.actions()
-                    );
-                }
-            }
-        }
+        let what = format!("FTCO case {case}");
+        idle_answers +=
+            check_idle_answers::<FtcoNode<Sum>>(&config, procs, &scenario, &mut rng, &what);
     }
     assert!(
         idle_answers > 10_000,
-        "only {idle_answers} idle answers checked"
+        "only {idle_answers} FTCO idle answers checked"
+    );
+    let mut ct_answers = 0u64;
+    for case in 0..1_500 {
+        let Some((config, procs, scenario)) = ct_setup(&mut rng) else {
+            continue;
+        };
+        let what = format!("CT case {case}");
+        ct_answers +=
+            check_idle_answers::<CorrectedTreeNode>(&config, procs, &scenario, &mut rng, &what);
+    }
+    assert!(
+        ct_answers > 10_000,
+        "only {ct_answers} Corrected Tree idle answers checked"
     );
 }

@@ -404,6 +404,43 @@ impl Automaton for CorrectedTreeNode {
         }
     }
 
+    /// [`Self::on_send_slot`] step by step, each step that would send, emit or change the state
+    /// answering `false` (issue 16: half the polls of a Corrected Tree run were such idle ones,
+    /// each an event of the driver). `at` is not read: only delayed correction's first send reads
+    /// the time, and that poll is not idle.
+    fn send_slot_is_idle(&self, config: &Self::Config, _at: Time) -> bool {
+        if self.coloring == Coloring::Uncolored {
+            return true;
+        }
+        // 1. A tree send, or noting that they are over.
+        if self.next_child != NOT_FORWARDING {
+            return false;
+        }
+        // 2. The acknowledgment (or the root's completion).
+        if config.acknowledgments()
+            && self.coloring == Coloring::Tree
+            && !self.flag(ACK_SENT)
+            && self.corrector.acks_missing() == 0
+        {
+            return false;
+        }
+        // 3. Beginning the correction (which changes nothing without one).
+        let begins = self.coloring == Coloring::Tree
+            && !self.corrector.has_begun()
+            && !matches!(
+                self.corrector.state(),
+                super::correction::Correction::None { .. }
+            )
+            && match config.start {
+                StartMode::Synchronized => self.flag(START_REACHED),
+                StartMode::Overlapped => true,
+            };
+        !begins
+            && self
+                .corrector
+                .poll_is_idle(config.tree.procs(), config.rule())
+    }
+
     fn on_send_slot(&mut self, config: &Self::Config, now: Time, out: &mut Outbox<Msg>) {
         let Some(value) = self.payload() else { return };
         let rank = self.rank();

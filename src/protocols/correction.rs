@@ -610,44 +610,14 @@ impl Corrector {
         now: Time,
         out: &mut Outbox<Msg>,
     ) -> Option<(Rank, CorrectionMsg)> {
-        match (&mut self.state, kind) {
-            (Correction::Opportunistic(o), CorrectionKind::Opportunistic { distance: d }) => o
-                .sweep
-                .pick(&ring, |_, reached| (reached < d).then_some(reached + 1))
-                .map(|(side, dist)| {
-                    (
-                        ring.neighbor(side, dist),
-                        CorrectionMsg::Ring { toward: side },
-                    )
-                }),
-            (Correction::Optimized(o), CorrectionKind::Optimized { distance: d }) => {
-                let covered = o.covered;
-                o.sweep
-                    .pick(&ring, |side, reached| {
-                        let next = reached.max(covered[side.index()]) + 1;
-                        (next <= d).then_some(next)
-                    })
-                    .map(|(side, dist)| {
-                        (
-                            ring.neighbor(side, dist),
-                            CorrectionMsg::Ring { toward: side },
-                        )
-                    })
+        let sent = match (&mut self.state, kind) {
+            (Correction::Opportunistic(o), CorrectionKind::Opportunistic { distance }) => {
+                o.pick(&ring, distance)
             }
-            (Correction::Checked(c), _) => {
-                let nearest = c.nearest;
-                c.sweep
-                    .pick(&ring, |side, reached| {
-                        let n = nearest[side.index()];
-                        checked_next(reached, (n != NOT_HEARD).then_some(n))
-                    })
-                    .map(|(side, dist)| {
-                        (
-                            ring.neighbor(side, dist),
-                            CorrectionMsg::Ring { toward: side },
-                        )
-                    })
+            (Correction::Optimized(o), CorrectionKind::Optimized { distance }) => {
+                o.pick(&ring, distance)
             }
+            (Correction::Checked(c), _) => c.pick(&ring),
             (Correction::Delayed(dl), CorrectionKind::Delayed { delay }) => {
                 if !dl.replies.is_empty() {
                     return Some((dl.replies.remove(0), CorrectionMsg::Stop));
@@ -656,37 +626,106 @@ impl Corrector {
                     dl.first_sent = true;
                     out.set_timer(DELAY_TIMER, now + delay);
                     let first = dl.first;
-                    return dl
-                        .sweep
-                        .pick(&ring, |side, reached| {
-                            (side == first && reached == 0).then_some(1)
-                        })
-                        .map(|(side, dist)| {
-                            (
-                                ring.neighbor(side, dist),
-                                CorrectionMsg::Ring { toward: side },
-                            )
-                        });
+                    dl.sweep.pick(&ring, |side, reached| {
+                        (side == first && reached == 0).then_some(1)
+                    })
+                } else if dl.delay_over && !dl.heard_from_other_side {
+                    dl.sweep.toward(&ring, dl.first.other())
+                } else {
+                    None
                 }
-                if dl.delay_over && !dl.heard_from_other_side {
-                    let sweep_side = dl.first.other();
-                    return dl
-                        .sweep
-                        .pick(&ring, |side, reached| {
-                            (side == sweep_side).then_some(reached + 1)
-                        })
-                        .map(|(side, dist)| {
-                            (
-                                ring.neighbor(side, dist),
-                                CorrectionMsg::Ring { toward: side },
-                            )
-                        });
-                }
-                None
             }
-            (Correction::FailProof(fp), _) => fp.poll_send(ring),
+            (Correction::FailProof(fp), _) => return fp.poll_send(ring),
             _ => None,
+        };
+        sent.map(|(side, dist)| {
+            (
+                ring.neighbor(side, dist),
+                CorrectionMsg::Ring { toward: side },
+            )
+        })
+    }
+
+    /// Whether [`Corrector::poll_send`] now would send nothing, emit nothing and change
+    /// nothing, and no delivery is owed ([`Corrector::take_delivery`]): what lets a driver skip
+    /// the poll ([`Automaton::send_slot_is_idle`](crate::automaton::Automaton::send_slot_is_idle),
+    /// issue 16). Exact: each arm is its variant's poll with every step that would act or
+    /// change the state answered `false`, the sweeps' picks tried on copies.
+    pub(crate) fn poll_is_idle(&self, procs: u32, kind: CorrectionKind) -> bool {
+        if self.deliver_pending {
+            return false;
         }
+        let ring = self.ring(procs);
+        if let Correction::FailProof(fp) = &self.state {
+            if let Some(next) = fp.sos_next {
+                // `poll_sos` sends while ranks are left.
+                return next > ring.others();
+            }
+        }
+        if !self.begun {
+            return true;
+        }
+        match (&self.state, kind) {
+            (Correction::Opportunistic(o), CorrectionKind::Opportunistic { distance }) => {
+                { *o }.pick(&ring, distance).is_none()
+            }
+            (Correction::Optimized(o), CorrectionKind::Optimized { distance }) => {
+                { *o }.pick(&ring, distance).is_none()
+            }
+            (Correction::Checked(c), _) => { *c }.pick(&ring).is_none(),
+            (Correction::Delayed(dl), CorrectionKind::Delayed { .. }) => {
+                dl.replies.is_empty()
+                    && dl.first_sent
+                    && !(dl.delay_over && !dl.heard_from_other_side && { dl.sweep }
+                        .toward(&ring, dl.first.other())
+                        .is_some())
+            }
+            // `poll_send`: no final round to start and no side sending; then `poll_sos` has
+            // nothing either (`sos_next` is `None`).
+            (Correction::FailProof(fp), _) => [Side::Left, Side::Right]
+                .into_iter()
+                .all(|side| !fp.would_start_final(side) && !fp.sending[side.index()]),
+            _ => true,
+        }
+    }
+}
+
+impl Opportunistic {
+    /// The next send: `distance` neighbors per side, alternating (CT §3.1).
+    fn pick(&mut self, ring: &Ring, distance: u32) -> Option<(Side, u32)> {
+        self.sweep.pick(ring, |_, reached| {
+            (reached < distance).then_some(reached + 1)
+        })
+    }
+}
+
+impl Optimized {
+    /// The next send: up to `distance` per side, skipping what others covered (CT §3.3).
+    fn pick(&mut self, ring: &Ring, distance: u32) -> Option<(Side, u32)> {
+        let covered = self.covered;
+        self.sweep.pick(ring, |side, reached| {
+            let next = reached.max(covered[side.index()]) + 1;
+            (next <= distance).then_some(next)
+        })
+    }
+}
+
+impl Checked {
+    /// The next send: one past the farthest reached, until a corrector is reached (CT §3.1).
+    fn pick(&mut self, ring: &Ring) -> Option<(Side, u32)> {
+        let nearest = self.nearest;
+        self.sweep.pick(ring, |side, reached| {
+            let n = nearest[side.index()];
+            checked_next(reached, (n != NOT_HEARD).then_some(n))
+        })
+    }
+}
+
+impl Sweep {
+    /// One more step toward `only`: delayed correction's sweep once the delay is over without
+    /// word from that side (CT §3.3).
+    fn toward(&mut self, ring: &Ring, only: Side) -> Option<(Side, u32)> {
+        self.pick(ring, |side, reached| (side == only).then_some(reached + 1))
     }
 }
 
@@ -712,11 +751,17 @@ impl FailProof {
     /// Line 24: knowing `f` correctors on `side.other()` starts the final round toward `side`.
     fn maybe_start_final(&mut self, side: Side) {
         let i = side.index();
-        if !self.final_round[i] && self.known[side.other().index()].len() >= self.faults as usize {
+        if self.would_start_final(side) {
             self.final_round[i] = true;
             self.offset[i] = 0;
             self.sending[i] = true;
         }
+    }
+
+    /// Whether [`FailProof::maybe_start_final`] would start the round toward `side` now.
+    fn would_start_final(&self, side: Side) -> bool {
+        !self.final_round[side.index()]
+            && self.known[side.other().index()].len() >= self.faults as usize
     }
 
     /// Merges `from` and `list` into `known[side]`, keeping the `f + 1` nearest on that side.

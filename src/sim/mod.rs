@@ -23,8 +23,8 @@
 //!
 //! # Idle send slots
 //!
-//! A send-port poll the automaton declares idle ([`Automaton::send_slot_is_idle`]) after a send
-//! or a received message is not scheduled: it would do nothing. Runs are the same either way
+//! A send-port poll the automaton declares idle ([`Automaton::send_slot_is_idle`]) after a send,
+//! a received message or a start is not scheduled: it would do nothing. Runs are the same either way
 //! (`tests/sim_idle_slots.rs`) but for [`Report::events`]; [`Sim::offer_every_send_slot`]
 //! schedules every poll, as the model checker does.
 //!
@@ -211,6 +211,15 @@ enum Carried<M> {
 #[cold]
 fn contract(rank: Rank, time: Time, what: &'static str) -> SimError {
     SimError::Contract { rank, time, what }
+}
+
+/// The input an automaton just reacted to ([`Sim::apply`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Input {
+    Start,
+    Message,
+    Timer,
+    SendSlot,
 }
 
 /// Events whose records [`Sim::warm`] reads ahead.
@@ -1058,7 +1067,7 @@ impl<A: Automaton> Sim<A> {
         let p = &mut self.procs[to as usize];
         p.automaton
             .on_message(config, now, from, msg, &mut self.outbox);
-        self.apply(config, to, now, Some(phase), false)
+        self.apply(config, to, now, Some(phase), Input::Message)
     }
 
     fn on_timer(&mut self, config: &A::Config, event: Event) -> Result<(), SimError> {
@@ -1075,7 +1084,7 @@ impl<A: Automaton> Sim<A> {
         };
         let p = &mut self.procs[rank as usize];
         p.automaton.on_timer(config, now, id, &mut self.outbox);
-        self.apply(config, rank, now, None, false)
+        self.apply(config, rank, now, None, Input::Timer)
     }
 
     fn on_start(&mut self, config: &A::Config, event: Event) -> Result<(), SimError> {
@@ -1098,7 +1107,7 @@ impl<A: Automaton> Sim<A> {
             } else {
                 None
             },
-            false,
+            Input::Start,
         );
         if self.model == PortModel::SinglePort && !self.queues[rank as usize].is_empty() {
             self.schedule_poll(rank, now);
@@ -1162,7 +1171,7 @@ impl<A: Automaton> Sim<A> {
         }
         let p = &mut self.procs[rank as usize];
         p.automaton.on_send_slot(config, now, &mut self.outbox);
-        self.apply(config, rank, now, None, true)
+        self.apply(config, rank, now, None, Input::SendSlot)
     }
 
     /// Applies the actions an automaton just emitted.
@@ -1172,8 +1181,9 @@ impl<A: Automaton> Sim<A> {
         rank: Rank,
         now: Time,
         cause: Option<Phase>,
-        send_slot: bool,
+        input: Input,
     ) -> Result<(), SimError> {
+        let send_slot = input == Input::SendSlot;
         let mut sent = false;
         if !self.outbox.is_empty() {
             self.outbox.start_taking();
@@ -1193,11 +1203,12 @@ impl<A: Automaton> Sim<A> {
             let free = self.time(rank, PORT_FREE);
             if free <= now || !self.every_slot {
                 // (While the port is busy a slot at `free` is pending, unless it was skipped
-                // as idle: then this input may have changed that.) Only after a message is
-                // the automaton asked whether the slot is idle: after a start or a timer the
+                // as idle: then this input may have changed that.) Only after a message or a
+                // start is the automaton asked whether the slot is idle: after a timer the
                 // slot is rarely idle, and asking costs the automaton a scan
-                // (docs/performance.md, FTCO, stop 26).
-                if cause.is_some() {
+                // (docs/performance.md, FTCO, stop 26); a start leaves every Corrected Tree
+                // process but the root idle (issue 16).
+                if input != Input::Timer {
                     self.offer_slot(config, rank, now);
                 } else {
                     self.schedule_poll(rank, now);
