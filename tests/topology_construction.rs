@@ -58,6 +58,28 @@ fn assert_matches_oracle(
         assert_eq!(tree.parent(r), expected.parent[i], "{what}: parent({r})");
         let children: Vec<u32> = tree.children(r).collect();
         assert_eq!(children, expected.children[i], "{what}: children({r})");
+        // `nth` jumps (issue 16) where `next` steps: the same child, or none past the last,
+        // however far, and the iterator goes on from there.
+        let expect = &expected.children[i];
+        for n in (0..expect.len() + 2).chain([1 << 20, usize::MAX]) {
+            let mut it = tree.children(r);
+            assert_eq!(
+                it.nth(n),
+                expect.get(n).copied(),
+                "{what}: children({r}).nth({n})"
+            );
+            let rest = expect.get(n.saturating_add(1)..).unwrap_or(&[]);
+            assert_eq!(
+                it.collect::<Vec<_>>(),
+                rest,
+                "{what}: children({r}) after nth({n})"
+            );
+        }
+        if let Some(n) = expect.len().checked_sub(2) {
+            let mut it = tree.children(r);
+            assert_eq!(it.next(), expect.first().copied(), "{what}");
+            assert_eq!(it.nth(n), expect.last().copied(), "{what}: nth after next");
+        }
         assert_eq!(tree.level(r), Some(levels[i]), "{what}: level({r})");
         assert_eq!(
             tree.subtree_size(r),

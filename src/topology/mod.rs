@@ -295,6 +295,13 @@ impl Iterator for ShapeChildren<'_> {
             Self::Schedule(c) => c.next(),
         }
     }
+
+    fn nth(&mut self, n: usize) -> Option<Rank> {
+        match self {
+            Self::KAry(c) => c.nth(n),
+            Self::Schedule(c) => c.nth(n),
+        }
+    }
 }
 
 /// A broadcast tree over ranks `0..P` rooted at 0, with its fault-free LogP timing.
@@ -534,6 +541,19 @@ impl Iterator for Children<'_> {
                 let rank = *next;
                 *next += shape.subtree_size(u64::from(child));
                 Some(rank as Rank)
+            }
+        }
+    }
+
+    fn nth(&mut self, n: usize) -> Option<Rank> {
+        match &mut self.inner {
+            ChildrenInner::Interleaved(c) => c.nth(n),
+            // (Each child's rank follows from the previous one's subtree: one by one.)
+            ChildrenInner::InOrder { .. } => {
+                for _ in 0..n {
+                    self.next()?;
+                }
+                self.next()
             }
         }
     }
