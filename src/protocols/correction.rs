@@ -16,6 +16,7 @@
 
 use alloc::boxed::Box;
 use smallvec::SmallVec;
+use thin_vec::ThinVec;
 
 use super::message::{Body, CorrectionMsg, Correctors, Msg};
 use super::ring::{Ring, Side};
@@ -181,12 +182,14 @@ pub struct Delayed {
     first_sent: bool,
     delay_over: bool,
     heard_from_other_side: bool,
-    /// Sweepers waiting for a `Stop` reply, oldest first.
-    replies: RankList,
+    /// Sweepers waiting for a `Stop` reply, oldest first: one pointer, no allocation while
+    /// empty (most correctors never reply), so the state fits inline in [`Correction`] (issue
+    /// 16). Equal, hashed and encoded as the inline list it replaces.
+    replies: ThinVec<Rank>,
 }
 
 /// A short list of ranks held inline up to four: a failure-proof process's correctors (up to
-/// `f + 1` per list) and a delayed corrector's sweepers waiting for a reply. A heap list each
+/// `f + 1` per list). A heap list each
 /// cost every such process up to three allocations, and the model checker as many per copy of
 /// a state (issue 16, issue 13). Equal, hashed and encoded as a `Vec`.
 type RankList = SmallVec<[Rank; 4]>;
@@ -235,9 +238,9 @@ pub enum Correction {
     Optimized(Optimized),
     /// See [`Checked`].
     Checked(Checked),
-    /// See [`Delayed`] (boxed, like [`FailProof`], so the variants without lists keep every
-    /// process's state small).
-    Delayed(Box<Delayed>),
+    /// See [`Delayed`] (inline: with its list of replies as one pointer it fits the room the
+    /// other variants take, where a box cost every process 48 B more; issue 16).
+    Delayed(Delayed),
     /// See [`FailProof`].
     FailProof(Box<FailProof>),
 }
@@ -379,14 +382,14 @@ impl Corrector {
                 sweep,
                 nearest: [NOT_HEARD, NOT_HEARD],
             }),
-            CorrectionKind::Delayed { .. } => Correction::Delayed(Box::new(Delayed {
+            CorrectionKind::Delayed { .. } => Correction::Delayed(Delayed {
                 sweep,
                 first,
                 first_sent: false,
                 delay_over: false,
                 heard_from_other_side: false,
-                replies: RankList::new(),
-            })),
+                replies: ThinVec::new(),
+            }),
             CorrectionKind::FailProof {
                 faults,
                 sos_timeout,
@@ -620,7 +623,12 @@ impl Corrector {
             (Correction::Checked(c), _) => c.pick(&ring),
             (Correction::Delayed(dl), CorrectionKind::Delayed { delay }) => {
                 if !dl.replies.is_empty() {
-                    return Some((dl.replies.remove(0), CorrectionMsg::Stop));
+                    let to = dl.replies.remove(0);
+                    if dl.replies.is_empty() {
+                        // Replies are rare (a sweeper reached us): give the list's room back.
+                        dl.replies = ThinVec::new();
+                    }
+                    return Some((to, CorrectionMsg::Stop));
                 }
                 if !dl.first_sent {
                     dl.first_sent = true;

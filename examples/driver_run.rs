@@ -1,0 +1,109 @@
+//! One Corrected Tree run on the general LogP driver (`ftcoll::sim::run`), timed, with the
+//! driver's counts: what docs/performance.md quotes for events per message (issue 16) and what
+//! a profiler is pointed at (`valgrind --tool=callgrind`, `perf record`). The configuration is
+//! `benches/driver.rs`'s: binomial tree, `L = 2, o = 1`, dual-port LogP, `round(fraction·P)`
+//! non-root ranks failed before the operation (seed 1, run 0).
+//!
+//! ```sh
+//! cargo run --release --example driver_run -- 65536 checked sync 0.01 20
+//! # prints: messages 382138 events 1014889 40.836 ms 9.36 M msg/s   (the mean of 20 runs)
+//! ```
+//!
+//! Arguments: `PROCS CORRECTION START FRACTION [REPEATS]` — `PROCS` in `2..=2^24`,
+//! `CORRECTION` as `simulate --correction` spells it, `START` `sync` or `overlap`, `FRACTION`
+//! in `0..=1`, `REPEATS` ≥ 1 (default 1). The time is wall time over the repeats (setup of the tree and the fault draw
+//! excluded); benchmarks of record are `cargo bench --bench driver`.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use ftcoll::protocols::corrected_tree::{
+    CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
+};
+use ftcoll::sim::scenario::{ArrivalSpec, FaultSpec, ScenarioSpec};
+use ftcoll::sim::{self, PortModel};
+use ftcoll::topology::{LogP, Order, Tree, TreeKind};
+
+/// The largest `P` this example runs (the issue's largest run; memory grows with `P`).
+const MAX_PROCS: u32 = 1 << 24;
+
+const USAGE: &str = "usage: driver_run PROCS CORRECTION START(sync|overlap) FRACTION [REPEATS]";
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(line) => {
+            println!("{line}");
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("driver_run: {message}\n{USAGE}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<String, String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if !(4..=5).contains(&args.len()) {
+        return Err(format!("expected 4 or 5 arguments, got {}", args.len()));
+    }
+    let procs: u32 = args[0]
+        .parse()
+        .ok()
+        .filter(|p| (2..=MAX_PROCS).contains(p))
+        .ok_or("PROCS must be an integer in 2..=16777216")?;
+    let spec: CorrectionSpec = args[1].parse().map_err(|e| format!("CORRECTION: {e}"))?;
+    let start = match args[2].as_str() {
+        "sync" => StartMode::Synchronized,
+        "overlap" => StartMode::Overlapped,
+        _ => return Err("START must be sync or overlap".into()),
+    };
+    let fraction: f64 = args[3]
+        .parse()
+        .ok()
+        .filter(|f: &f64| (0.0..=1.0).contains(f))
+        .ok_or("FRACTION must be a number in 0..=1")?;
+    let repeats: u32 = match args.get(4) {
+        None => 1,
+        Some(r) => r
+            .parse()
+            .ok()
+            .filter(|&r| r >= 1)
+            .ok_or("REPEATS must be an integer in 1..=4294967295")?,
+    };
+    let logp = LogP::new(2, 1).map_err(|e| e.to_string())?;
+    let tree = Tree::new(
+        TreeKind::Binomial,
+        Order::Interleaved,
+        u64::from(procs),
+        logp,
+    )
+    .map_err(|e| format!("PROCS: {e}"))?;
+    let config = CorrectedTreeConfig::new(tree, spec, start);
+    let scenario = ScenarioSpec {
+        procs,
+        logp,
+        model: PortModel::DualPort,
+        immune: 1,
+        faults: FaultSpec::Count((fraction * f64::from(procs)).round() as u32),
+        crash_at: Vec::new(),
+        arrivals: ArrivalSpec::None,
+    }
+    .build(1, 0)
+    .map_err(|e| format!("scenario: {e}"))?
+    .0;
+    let began = Instant::now();
+    let mut last = None;
+    for _ in 0..repeats {
+        let report = sim::run::<CorrectedTreeNode>(&config, procs, &scenario, u64::MAX)
+            .map_err(|e| format!("simulation: {e}"))?;
+        last = Some((report.messages_total(), report.events));
+    }
+    let seconds = began.elapsed().as_secs_f64() / f64::from(repeats);
+    let (messages, events) = last.ok_or("no run")?;
+    Ok(format!(
+        "messages {messages} events {events} {:.3} ms {:.2} M msg/s",
+        seconds * 1e3,
+        messages as f64 / seconds / 1e6
+    ))
+}
