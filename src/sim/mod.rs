@@ -134,8 +134,8 @@ pub enum SimError {
         /// Events processed.
         events: u64,
     },
-    /// More than the driver numbers with 32 bits: 2^32 messages in flight at once, or 2^32
-    /// timer events scheduled for one instant, stale ones included (far beyond the memory of
+    /// More than the driver numbers with 32 bits: 2^32 messages in flight at once, or 2^31
+    /// timer events of generations 2^31 or later scheduled for one instant, stale ones included (far beyond the memory of
     /// any machine this runs on).
     Capacity {
         /// What overflowed.

@@ -28,13 +28,21 @@ pub(crate) const TIMER_CLASS: usize = 2;
 /// The delivery class, which may carry messages ([`Queue::push_delivery`]).
 pub(crate) const DELIVER_CLASS: usize = 1;
 
-/// `(rank, data)`: the message slot, 0, or for [`TIMER_CLASS`] the index of the generation in
-/// the bucket's `generations`. 32 bits of data instead of 64 halve each entry (8 B instead of
+/// `(rank, data)`: the message slot, 0, or for [`TIMER_CLASS`] the generation itself (below
+/// [`FAR_GENERATION`]) or [`FAR_GENERATION`] plus the index of the generation in the bucket's
+/// `generations`. 32 bits of data instead of 64 halve each entry (8 B instead of
 /// 16 B) and what the sorts move (docs/performance.md, issue 16's third slice).
 pub(crate) type Entry = (Rank, u32);
 
-/// More events of one kind than 32 bits number: at one instant, timer events beyond 2^32; in
-/// all, message slots beyond 2^32 (checked by the driver).
+/// A timer entry's data at or above this bit is an index into its bucket's `generations`: the
+/// generation is 2^31 or more (more timers set in one run than that), or 0. Below it the data
+/// is the generation itself, so that a timer event costs its entry's 8 B and not 8 more for the
+/// generation (a synchronized delayed correction sets every process's delay timer at one
+/// instant: 268 MB at P = 2^24; issue 16).
+pub(crate) const FAR_GENERATION: u32 = 1 << 31;
+
+/// More events of one kind than 32 bits number: at one instant, timer events of generations
+/// 2^31 or later beyond 2^31; in all, message slots beyond 2^32 (checked by the driver).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Full;
 
@@ -416,8 +424,9 @@ struct Bucket<M> {
     /// delivery class and are applied after its entries (a run uses one kind or the other;
     /// see [`Queue::push_delivery`]).
     deliveries: Carried<M>,
-    /// The generations of the timer events, in the order they were added; a timer entry holds
-    /// its index here, which sorting the list by rank carries along.
+    /// The generations of the timer events that do not fit their entry's data
+    /// ([`FAR_GENERATION`]), in the order they were added; such an entry holds its index here,
+    /// which sorting the list by rank carries along. Empty in every run of this crate's tools.
     generations: Vec<u64>,
     /// Next entry to apply in each list (entries before it are done).
     cursor: [usize; CLASSES],
@@ -495,8 +504,9 @@ impl<M> Bucket<M> {
     /// index outside `generations`, which only a corrupted deserialized queue holds, reads as
     /// generation 0, which no timer has: the event is stale and fires nothing.)
     fn data(&self, class: usize, data: u32) -> u64 {
-        if class == TIMER_CLASS {
-            self.generations.get(data as usize).copied().unwrap_or(0)
+        if class == TIMER_CLASS && data >= FAR_GENERATION {
+            let index = (data - FAR_GENERATION) as usize;
+            self.generations.get(index).copied().unwrap_or(0)
         } else {
             u64::from(data)
         }
@@ -666,9 +676,18 @@ impl<M> Queue<M> {
         generation: u64,
     ) -> Result<(), Full> {
         let bucket = self.bucket(time);
-        let index = u32::try_from(bucket.generations.len()).map_err(|_| Full)?;
-        bucket.generations.push(generation);
-        Self::insert(bucket, TIMER_CLASS, (rank, index));
+        let data = match u32::try_from(generation) {
+            Ok(g) if g != 0 && g < FAR_GENERATION => g,
+            _ => {
+                let index = u32::try_from(bucket.generations.len())
+                    .ok()
+                    .filter(|&i| i < FAR_GENERATION)
+                    .ok_or(Full)?;
+                bucket.generations.push(generation);
+                FAR_GENERATION + index
+            }
+        };
+        Self::insert(bucket, TIMER_CLASS, (rank, data));
         Ok(())
     }
 
@@ -1084,6 +1103,51 @@ mod tests {
                 .map(|i| list.get(i))
                 .eq(model.iter().copied()));
         }
+    }
+
+    /// A timer event's generation reads back as it was added, held in the entry below
+    /// [`FAR_GENERATION`] and aside at or above it (or 0): only those take room in
+    /// `generations`, and queues holding the same generations are equal and hash alike.
+    #[test]
+    fn timer_generations_read_back_near_and_far() {
+        let generations = [
+            1,
+            5,
+            u64::from(FAR_GENERATION) - 1,
+            u64::from(FAR_GENERATION),
+            (1 << 32) + 7,
+            u64::MAX,
+            0,
+            3,
+        ];
+        let mut queue: Queue<()> = Queue::new(false);
+        for (rank, &generation) in generations.iter().enumerate() {
+            queue.push_timer(9, rank as Rank, generation).expect("room");
+        }
+        let slot = queue.index[&9] as usize;
+        assert_eq!(
+            queue.slab[slot].generations.len(),
+            4,
+            "far generations only"
+        );
+        let mut again: Queue<()> = Queue::new(false);
+        for (rank, &generation) in generations.iter().enumerate().rev() {
+            again.push_timer(9, rank as Rank, generation).expect("room");
+        }
+        assert!(queue == again);
+        let hash = |q: &Queue<()>| {
+            let mut h = DefaultHasher::new();
+            q.hash(&mut h);
+            h.finish()
+        };
+        assert_eq!(hash(&queue), hash(&again));
+        for (rank, &generation) in generations.iter().enumerate() {
+            assert_eq!(
+                queue.pop(9),
+                Some(Popped::Event(TIMER_CLASS, rank as Rank, generation))
+            );
+        }
+        assert_eq!(queue.pop(9), None);
     }
 
     /// A list whose data is not as long as its ranks (only a corrupted deserialized state holds
