@@ -23,8 +23,8 @@
 //!   ([`Automaton::send_slot_is_idle`]: it would emit nothing and change nothing); a driver may
 //!   then skip it, which saves work and changes no run. The LogP driver asks after a send,
 //!   after a received message (where 522 K of the 528 K empty polls of a 64 K-process FTCO run
-//!   were) and after a start (every Corrected Tree process but the root waits for the payload),
-//!   not after a timer, whose poll is rarely empty.
+//!   were) and after a start (a broadcast's processes but the root wait for the payload), not
+//!   after a timer, whose poll is rarely empty.
 //! - **Messages that arrive before `on_start`.** A process has not joined the operation before
 //!   `on_start`, so drivers hold back every message that reaches it earlier and hand them over,
 //!   in arrival order, right after `on_start` (the LogP driver starts their receive overhead at

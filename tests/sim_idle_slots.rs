@@ -307,3 +307,67 @@ fn an_idle_answer_keeps_its_promise() {
         "only {ct_answers} Corrected Tree idle answers checked"
     );
 }
+
+/// A state no run shows between two instants: a synchronized corrector whose start timer has
+/// just fired, its tree sends over, its correction not begun (the driver polls it at the same
+/// instant, and that poll begins it). The idle question must say what the poll does there too:
+/// every correcting variant sends (or at least begins), the plain tree and the tree with
+/// acknowledgments do nothing; checked for every non-root rank of a 16-process binomial tree.
+#[test]
+fn a_corrector_about_to_begin_is_not_idle() {
+    use ftcoll::protocols::corrected_tree::CORRECTION_START;
+    use ftcoll::protocols::{Body, Msg};
+    let logp = LogP::new(2, 1).expect("valid LogP");
+    let tree = Tree::new(TreeKind::Binomial, Order::Interleaved, 16, logp).expect("tree");
+    for (spec, corrects) in [
+        ("checked", true),
+        ("opportunistic:2", true),
+        ("optimized:2", true),
+        ("delayed:3", true),
+        ("failproof:1", true),
+        ("failproof:0", true),
+        ("none", false),
+        ("ack", false),
+    ] {
+        let correction: CorrectionSpec = spec.parse().expect("parses");
+        let config = CorrectedTreeConfig::new(tree.clone(), correction, StartMode::Synchronized);
+        for rank in 1..16 {
+            let parent = config
+                .tree
+                .parent(rank)
+                .expect("a non-root rank has a parent");
+            let mut node = CorrectedTreeNode::new(&config, rank);
+            let mut out = Outbox::new();
+            node.on_start(&config, 0, &mut out);
+            let tree_msg = Msg {
+                value: config.payload,
+                body: Body::Tree,
+            };
+            node.on_message(&config, 1, parent, tree_msg, &mut out);
+            // Poll until a poll changes nothing: the tree sends (and acknowledgment) are over.
+            let mut settled = false;
+            for t in 2..100 {
+                let before = node.clone();
+                let mut polled = Outbox::new();
+                node.on_send_slot(&config, t, &mut polled);
+                if polled.is_empty() && node == before {
+                    settled = true;
+                    break;
+                }
+            }
+            assert!(settled, "{spec}: rank {rank} keeps acting before the start");
+            let at = config.correction_start;
+            node.on_timer(&config, at, CORRECTION_START, &mut out);
+            let mut copy = node.clone();
+            let mut polled = Outbox::new();
+            copy.on_send_slot(&config, at, &mut polled);
+            let acts = !polled.is_empty() || copy != node;
+            assert_eq!(acts, corrects, "{spec}: rank {rank} at the start instant");
+            assert_eq!(
+                node.send_slot_is_idle(&config, at),
+                !acts,
+                "{spec}: rank {rank}'s idle answer at the start instant"
+            );
+        }
+    }
+}

@@ -248,6 +248,32 @@ impl CorrectedTreeNode {
     fn tree_sends_done(&self) -> bool {
         self.next_child == NOT_FORWARDING
     }
+
+    /// With acknowledgments: every child acknowledged and ours is not sent (the root completes
+    /// instead). Read by the poll and by the idle question alike.
+    fn ack_due(&self, config: &CorrectedTreeConfig) -> bool {
+        config.acknowledgments()
+            && self.coloring == Coloring::Tree
+            && !self.flag(ACK_SENT)
+            && self.corrector.acks_missing() == 0
+    }
+
+    /// A corrector whose tree sends are over begins correcting at this poll: overlapped at
+    /// once, synchronized once the start instant passed. (Without a correction `begin` changes
+    /// nothing, so it is not counted as beginning: the idle question relies on it.)
+    fn correction_begins(&self, config: &CorrectedTreeConfig) -> bool {
+        self.coloring == Coloring::Tree
+            && self.tree_sends_done()
+            && !self.corrector.has_begun()
+            && !matches!(
+                self.corrector.state(),
+                super::correction::Correction::None { .. }
+            )
+            && match config.start {
+                StartMode::Synchronized => self.flag(START_REACHED),
+                StartMode::Overlapped => true,
+            }
+    }
 }
 
 impl Automaton for CorrectedTreeNode {
@@ -416,26 +442,9 @@ impl Automaton for CorrectedTreeNode {
         if self.next_child != NOT_FORWARDING {
             return false;
         }
-        // 2. The acknowledgment (or the root's completion).
-        if config.acknowledgments()
-            && self.coloring == Coloring::Tree
-            && !self.flag(ACK_SENT)
-            && self.corrector.acks_missing() == 0
-        {
-            return false;
-        }
-        // 3. Beginning the correction (which changes nothing without one).
-        let begins = self.coloring == Coloring::Tree
-            && !self.corrector.has_begun()
-            && !matches!(
-                self.corrector.state(),
-                super::correction::Correction::None { .. }
-            )
-            && match config.start {
-                StartMode::Synchronized => self.flag(START_REACHED),
-                StartMode::Overlapped => true,
-            };
-        !begins
+        // 2. The acknowledgment (or the root's completion); 3. beginning the correction.
+        !self.ack_due(config)
+            && !self.correction_begins(config)
             && self
                 .corrector
                 .poll_is_idle(config.tree.procs(), config.rule())
@@ -463,11 +472,7 @@ impl Automaton for CorrectedTreeNode {
             }
         }
         // 2. The acknowledgment to the parent (root: completion).
-        if config.acknowledgments()
-            && self.coloring == Coloring::Tree
-            && !self.flag(ACK_SENT)
-            && self.corrector.acks_missing() == 0
-        {
+        if self.ack_due(config) {
             self.set(ACK_SENT);
             match config.tree.parent(rank) {
                 Some(parent) => {
@@ -484,15 +489,8 @@ impl Automaton for CorrectedTreeNode {
             }
         }
         // 3. Correction.
-        if self.coloring == Coloring::Tree && self.tree_sends_done() && !self.corrector.has_begun()
-        {
-            let start = match config.start {
-                StartMode::Synchronized => self.flag(START_REACHED),
-                StartMode::Overlapped => true,
-            };
-            if start {
-                self.corrector.begin();
-            }
+        if self.correction_begins(config) {
+            self.corrector.begin();
         }
         if let Some((to, msg)) =
             self.corrector

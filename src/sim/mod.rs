@@ -24,8 +24,8 @@
 //! # Idle send slots
 //!
 //! A send-port poll the automaton declares idle ([`Automaton::send_slot_is_idle`]) after a send,
-//! a received message or a start is not scheduled: it would do nothing. Runs are the same either way
-//! (`tests/sim_idle_slots.rs`) but for [`Report::events`]; [`Sim::offer_every_send_slot`]
+//! a received message or a start is not scheduled: it would do nothing. Runs are the same
+//! either way (`tests/sim_idle_slots.rs`) but for [`Report::events`]; [`Sim::offer_every_send_slot`]
 //! schedules every poll, as the model checker does.
 //!
 //! # Arrivals taken at the send
@@ -135,8 +135,8 @@ pub enum SimError {
         events: u64,
     },
     /// More than the driver numbers with 32 bits: 2^32 messages in flight at once, or 2^31
-    /// timer events of generations 2^31 or later scheduled for one instant, stale ones included (far beyond the memory of
-    /// any machine this runs on).
+    /// timer events of generations 2^31 or later scheduled for one instant, stale ones included
+    /// (far beyond the memory of any machine this runs on).
     Capacity {
         /// What overflowed.
         what: &'static str,
@@ -1206,8 +1206,8 @@ impl<A: Automaton> Sim<A> {
                 // as idle: then this input may have changed that.) Only after a message or a
                 // start is the automaton asked whether the slot is idle: after a timer the
                 // slot is rarely idle, and asking costs the automaton a scan
-                // (docs/performance.md, FTCO, stop 26); a start leaves every Corrected Tree
-                // process but the root idle (issue 16).
+                // (docs/performance.md, FTCO, stop 26); a start often leaves a process waiting
+                // for its first message (issue 16).
                 if input != Input::Timer {
                     self.offer_slot(config, rank, now);
                 } else {
