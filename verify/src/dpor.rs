@@ -128,6 +128,21 @@ struct Frame<A: Automaton> {
     current: Option<AsyncAction<A::Msg>>,
 }
 
+/// Where the copy of `msg` from `from` to `to` that a delivery takes is in the network (kept
+/// sorted by sender, receiver, message and sending event: the earliest sent), if one is there.
+fn find_message<A: Automaton>(m: &Machine<A>, from: Rank, to: Rank, msg: &A::Msg) -> Option<usize>
+where
+    A::Msg: Ord,
+{
+    let i = m
+        .network
+        .partition_point(|(f, t, x, _)| (*f, *t, x) < (from, to, msg));
+    m.network
+        .get(i)
+        .filter(|(f, t, x, _)| *f == from && *t == to && x == msg)
+        .map(|_| i)
+}
+
 /// The process that performs an action.
 fn process<M>(action: &AsyncAction<M>) -> Rank {
     match action {
@@ -137,25 +152,9 @@ fn process<M>(action: &AsyncAction<M>) -> Rank {
 }
 
 /// Every crash set of at most `f` ranks among `1..procs`, fewest first, then in lexicographic
-/// order.
-pub fn crash_sets(procs: u32, f: u32) -> Vec<Vec<Rank>> {
-    let mut sets = vec![Vec::new()];
-    let mut last: Vec<Vec<Rank>> = vec![Vec::new()];
-    for _ in 0..f.min(procs.saturating_sub(1)) {
-        let mut next = Vec::new();
-        for set in &last {
-            let from = set.last().map_or(1, |&r| r + 1);
-            for r in from..procs {
-                let mut s = set.clone();
-                s.push(r);
-                next.push(s);
-            }
-        }
-        sets.extend(next.iter().cloned());
-        last = next;
-    }
-    sets
-}
+/// order: the timed model's list ([`crate::timed::crash_sets`]), which the exhaustive search
+/// takes in turn.
+pub use crate::timed::crash_sets;
 
 struct Search<'m, A: Automaton> {
     model: &'m AsyncModel<A>,
@@ -293,10 +292,7 @@ where
     /// Whether `thread` is enabled in `m`.
     fn is_enabled(&self, m: &Machine<A>, thread: &AsyncAction<A::Msg>) -> bool {
         match thread {
-            AsyncAction::Deliver(from, to, msg) => m
-                .network
-                .iter()
-                .any(|(f, t, x, _)| f == from && t == to && x == msg),
+            AsyncAction::Deliver(from, to, msg) => find_message(m, *from, *to, msg).is_some(),
             AsyncAction::Timer(rank, id) => m.timers.binary_search(&(*rank, *id)).is_ok(),
             AsyncAction::Poll(rank) => m.pollable[*rank as usize],
             AsyncAction::Crash(rank) => m.may_crash[*rank as usize] && !m.crashed[*rank as usize],
@@ -306,11 +302,9 @@ where
     /// The event that sent the message `thread` would deliver next (`NONE`: `on_start`).
     fn sender_event(m: &Machine<A>, thread: &AsyncAction<A::Msg>) -> u32 {
         match thread {
-            AsyncAction::Deliver(from, to, msg) => m
-                .network
-                .iter()
-                .find(|(f, t, x, _)| f == from && t == to && x == msg)
-                .map_or(NONE, |e| e.3),
+            AsyncAction::Deliver(from, to, msg) => {
+                find_message(m, *from, *to, msg).map_or(NONE, |i| m.network[i].3)
+            }
             _ => NONE,
         }
     }
@@ -324,11 +318,7 @@ where
         let mut out = Outbox::new();
         match thread {
             AsyncAction::Deliver(from, to, msg) => {
-                let Some(i) = m
-                    .network
-                    .iter()
-                    .position(|(f, t, x, _)| f == from && t == to && x == msg)
-                else {
+                let Some(i) = find_message(m, *from, *to, msg) else {
                     return;
                 };
                 let (_, _, msg, _) = m.network.remove(i);
@@ -415,8 +405,9 @@ where
 
     /// The race of the next event of `thread` (at the state of the top frame) with the
     /// previous event of its process, if there is one: then a thread that starts a run
-    /// reversing it is scheduled at the state before that event.
-    fn reverse_race(&mut self, thread: &AsyncAction<A::Msg>) {
+    /// reversing it is scheduled at the state before that event. `sent`: the sender event of the
+    /// message `thread` delivers (`NONE` otherwise).
+    fn reverse_race(&mut self, thread: &AsyncAction<A::Msg>, sent: u32) {
         let rank = process(thread);
         let r = rank as usize;
         let last = self.latest[r];
@@ -428,8 +419,6 @@ where
             return;
         }
         let e_index = e.index;
-        let top = &self.frames.last().expect("a frame").machine;
-        let sent = AsyncModel::<A>::sender_event(top, thread);
         // Ordered through the message's sender: the delivery cannot come first.
         if sent != NONE && sent >= last && self.events[sent as usize].clock[r] >= e_index {
             return;
@@ -518,6 +507,17 @@ where
         });
     }
 
+    /// A random run's event: its action alone, for the trace (the clocks and links of
+    /// [`Search::push_event`] serve only the reduction; a walk has none to reverse).
+    fn push_action(&mut self, thread: AsyncAction<A::Msg>) {
+        self.events.push(Event {
+            thread,
+            index: 0,
+            previous: NONE,
+            clock: Vec::new(),
+        });
+    }
+
     fn pop_event(&mut self) {
         if let Some(e) = self.events.pop() {
             self.latest[process(&e.thread) as usize] = e.previous;
@@ -582,7 +582,12 @@ where
             if !halt.admit() {
                 continue;
             }
-            self.reverse_race(&thread);
+            // The delivered message's sender event: read by the race and by the new event.
+            let sent = AsyncModel::<A>::sender_event(
+                &self.frames.last().expect("a frame").machine,
+                &thread,
+            );
+            self.reverse_race(&thread, sent);
             let top = self.frames.last_mut().expect("a frame");
             top.current = Some(thread.clone());
             let sleep: Vec<_> = top
@@ -592,7 +597,6 @@ where
                 .cloned()
                 .collect();
             let mut machine = top.machine.clone();
-            let sent = AsyncModel::<A>::sender_event(&machine, &thread);
             let event = self.events.len() as u32;
             self.model.execute(&mut machine, &thread, event);
             // An action of the same process that this one disables (a cancelled timer, a send
@@ -692,20 +696,50 @@ pub struct Walked {
     pub found: BTreeMap<&'static str, (u64, Vec<String>)>,
 }
 
+/// More crash sets than 64 bits number (`crashes` among `procs` ranks): [`walks`] cannot draw one
+/// uniformly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TooManyCrashSets {
+    /// `P`.
+    pub procs: u32,
+    /// The most crashes per run.
+    pub crashes: u32,
+}
+
+impl std::fmt::Display for TooManyCrashSets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} crashes among {} ranks make more than 2^64 crash sets to draw from",
+            self.crashes, self.procs
+        )
+    }
+}
+
+impl std::error::Error for TooManyCrashSets {}
+
 /// Draws `walks` random runs of `model`: walk `i` uses stream `i` of `seed`
-/// ([`ftcoll::rng::SplitMix64::stream`]) to pick one of [`crash_sets`] and then, at every state,
+/// ([`ftcoll::rng::SplitMix64::stream`]) to pick one of [`crash_sets`] (by its number,
+/// [`crate::timed::crash_set_at`], so the list is never built) and then, at every state,
 /// one of the enabled actions uniformly (a crash among them, so crashes fall at any moment),
 /// until nothing is left to happen or the horizon. Every state is checked as in [`explore`];
 /// a discovery is kept from the lowest walk that made it, so the result is the same on any
 /// number of `threads`. Finding nothing is "not violated in N walks", never "holds".
-pub fn walks<A>(model: &AsyncModel<A>, walks: u64, seed: u64, threads: u32) -> Walked
+pub fn walks<A>(
+    model: &AsyncModel<A>,
+    walks: u64,
+    seed: u64,
+    threads: u32,
+) -> Result<Walked, TooManyCrashSets>
 where
     A: Automaton + Send + Sync,
     A::Msg: Ord + Send + Sync,
     A::Value: Send + Sync,
     A::Config: Sync,
 {
-    let sets = crash_sets(model.procs, model.max_crashes);
+    let (procs, crashes) = (model.procs, model.max_crashes);
+    let sets =
+        crate::timed::crash_set_count(procs, crashes).ok_or(TooManyCrashSets { procs, crashes })?;
     let next = std::sync::atomic::AtomicU64::new(0);
     let total = Mutex::new(Walked {
         walks,
@@ -723,8 +757,9 @@ where
                         break;
                     }
                     let mut rng = ftcoll::rng::SplitMix64::stream(seed, i);
-                    let set = &sets[rng.below(sets.len() as u64) as usize];
-                    let mut machine = model.initial_machine(set);
+                    let set = crate::timed::crash_set_at(procs, crashes, rng.below(sets))
+                        .expect("a number below the count names a set");
+                    let mut machine = model.initial_machine(&set);
                     search.events.clear();
                     // Walks come in increasing order on a thread: what it already found, a later
                     // walk cannot improve (placeholders keep `discover` from copying runs).
@@ -745,10 +780,9 @@ where
                             break;
                         }
                         let thread = enabled[rng.below(enabled.len() as u64) as usize].clone();
-                        let sent = AsyncModel::<A>::sender_event(&machine, &thread);
                         let event = search.events.len() as u32;
                         model.execute(&mut machine, &thread, event);
-                        search.push_event(&thread, sent);
+                        search.push_action(thread);
                     }
                     for (name, trace) in std::mem::take(&mut search.found) {
                         mine.found.entry(name).or_insert((i, trace));
@@ -765,5 +799,5 @@ where
             });
         }
     });
-    total.into_inner().expect("walks")
+    Ok(total.into_inner().expect("walks"))
 }

@@ -71,8 +71,9 @@ enum Command {
     /// Check one Corrected Gossip protocol (GOS, OCG, CCG, FCG) with every gossip target
     /// explored, or one of the gossip cells of the matrix (--cell).
     Gossip(GossipArgs),
-    /// Guided random search of the timed model beyond exhaustive sizes (a violation found is
-    /// minimized and printed with its trace; none found is "not violated in N walks").
+    /// Random search beyond exhaustive sizes: guided walks of the timed model (a violation
+    /// found is minimized and printed with its trace), or with --model async uniform random
+    /// runs of the asynchronous model; none found is "not violated in N walks".
     Search(SearchArgs),
     /// Regenerate docs/verification.md and docs/traces/.
     Matrix(matrix::MatrixArgs),
@@ -116,8 +117,27 @@ struct SearchArgs {
     format: Format,
 }
 
+/// The asynchronous model's per-process clocks (`--search dpor`, `search --model async`)
+/// agree with its breadth-first search only for automata that read `now` just to set timers
+/// (`ftcoll_verify::dpor`); synchronized correction compares it with its start instant.
+fn local_clocks_allowed(spec: &ProtocolSpec) -> Result<(), String> {
+    if spec.start == StartMode::Synchronized {
+        return Err(
+            "--start: sync is not allowed with per-process clocks (check --model async \
+                    --search dpor, search --model async): synchronized correction reads the \
+                    clock; allowed: overlap"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
 /// Runs `ftcoll-verify search --model async`: random runs of the asynchronous model.
 fn run_async_walks(a: &SearchArgs, spec: &ProtocolSpec) -> ExitCode {
+    if let Err(message) = local_clocks_allowed(spec) {
+        eprintln!("error: {message}");
+        return ExitCode::from(2);
+    }
     if a.crashes >= a.procs {
         eprintln!(
             "error: --crashes: {} is out of range: allowed 0..={} (P - 1)",
@@ -134,7 +154,13 @@ fn run_async_walks(a: &SearchArgs, spec: &ProtocolSpec) -> ExitCode {
         }
     };
     let start = std::time::Instant::now();
-    let result = ftcoll_verify::dpor::walks(&model, a.walks, a.seed, a.threads);
+    let result = match ftcoll_verify::dpor::walks(&model, a.walks, a.seed, a.threads) {
+        Ok(result) => result,
+        Err(e) => {
+            eprintln!("error: --crashes: {e}; allowed: fewer crashes");
+            return ExitCode::from(2);
+        }
+    };
     let seconds = start.elapsed().as_secs_f64();
     let violated: Vec<(&str, &(u64, Vec<String>))> = ftcoll_verify::property::ALL
         .iter()
@@ -1074,6 +1100,11 @@ fn main() -> ExitCode {
                 ModelArg::Timed => ModelKind::Timed,
                 ModelArg::Async => ModelKind::Async,
             };
+            if model == ModelKind::Async && a.budget.search == Some(budget::Search::Dpor) {
+                if let Err(m) = local_clocks_allowed(&spec) {
+                    return usage(m);
+                }
+            }
             let checked = run_check(
                 &a.budget,
                 &what(&a.spec, a.timing),

@@ -940,7 +940,7 @@ pub fn async_walk_row(row: Row) -> crate::dpor::Walked {
     let model =
         crate::AsyncModel::corrected_tree(&spec(&row, ASYNC_WALK_PROCS), ASYNC_WALK_CRASHES)
             .expect("valid spec");
-    crate::dpor::walks(&model, ASYNC_WALKS, 1, 1)
+    crate::dpor::walks(&model, ASYNC_WALKS, 1, 1).expect("few crash sets at P = 6")
 }
 
 /// The text of an asynchronous row's random-run cell: "not violated in N walks", or each

@@ -115,6 +115,42 @@ fn bad_input_is_one_line_naming_the_flag() {
         &[&base[..], &["--procs", "4", "--model", "quantum"]].concat(),
         "--model",
     );
+    // Per-process clocks would check synchronized correction against another model.
+    let sync_async = ["--procs", "3", "--model", "async", "--start", "sync"];
+    assert_usage_error(
+        &[&base[..], &sync_async, &["--search", "dpor"]].concat(),
+        "--start",
+    );
+    assert_usage_error(
+        &[
+            &["search", "--tree", "lame:2", "--correction", "checked"][..],
+            &sync_async,
+            &["--walks", "10"],
+        ]
+        .concat(),
+        "--start",
+    );
+    // More crash sets than a random run can draw from uniformly.
+    assert_usage_error(
+        &[
+            "search",
+            "--model",
+            "async",
+            "--tree",
+            "lame:2",
+            "--correction",
+            "checked",
+            "--start",
+            "overlap",
+            "--procs",
+            "65536",
+            "--crashes",
+            "5",
+            "--walks",
+            "1",
+        ],
+        "--crashes",
+    );
 }
 
 /// The value of a top-level JSON field of `check`'s one-line output (a string, number, `null` or

@@ -212,12 +212,42 @@ fn crash_sets_fewest_first() {
     assert_eq!(crash_sets(1, 1), vec![Vec::<u32>::new()]);
 }
 
+/// Random runs draw a crash set by its number instead of listing them all (a P = 65,536 run
+/// with 4 crashes has 768,543,971,776,348,161 sets): every number names the set the list has
+/// there, the count is the list's length, and beyond 64 bits the count says so.
+#[test]
+fn crash_sets_are_drawn_by_number() {
+    use ftcoll_verify::timed::{crash_set_at, crash_set_count};
+    for procs in 0..=9 {
+        for max in 0..=4 {
+            let sets = crash_sets(procs, max);
+            assert_eq!(crash_set_count(procs, max), Some(sets.len() as u64));
+            for (i, set) in sets.iter().enumerate() {
+                assert_eq!(crash_set_at(procs, max, i as u64).as_ref(), Some(set));
+            }
+            assert_eq!(crash_set_at(procs, max, sets.len() as u64), None);
+        }
+    }
+    // Σ_{k ≤ 4} C(65535, k), computed apart (Python's math.comb).
+    assert_eq!(crash_set_count(65_536, 4), Some(768_543_971_776_348_161));
+    assert_eq!(crash_set_count(65_536, 5), None);
+    assert_eq!(crash_set_at(65_536, 4, 0), Some(vec![]));
+    assert_eq!(crash_set_at(65_536, 4, 65_535), Some(vec![65_535]));
+    assert_eq!(crash_set_at(65_536, 4, 65_536), Some(vec![1, 2]));
+    assert_eq!(
+        crash_set_at(65_536, 4, 768_543_971_776_348_160),
+        Some(vec![65_532, 65_533, 65_534, 65_535])
+    );
+}
+
 /// The same result on any number of threads.
 #[test]
 fn thread_independent() {
     let s = spec(TreeKind::Lame(2), CorrectionSpec::Ack, 4);
     let one = run(&s, 2, Search::Dpor, 1);
     let two = run(&s, 2, Search::Dpor, 2);
+    // Both whole searches (two runs stopped by the budget could agree by accident).
+    assert!(one.stopped.is_none() && two.stopped.is_none());
     assert_eq!(one.states, two.states);
     assert_eq!(one.violations, two.violations);
 }
@@ -231,7 +261,7 @@ fn random_runs_find_violations() {
     // Exhaustively violated at P = 4 (the grid above): the runs find it too.
     let none =
         AsyncModel::corrected_tree(&spec(TreeKind::KAry(2), CorrectionSpec::None, 4), 1).unwrap();
-    let found = walks(&none, 200, 1, 1);
+    let found = walks(&none, 200, 1, 1).expect("few crash sets");
     assert!(
         found.found.contains_key(liveness),
         "{:?}",
@@ -247,8 +277,8 @@ fn random_runs_find_violations() {
         2,
     )
     .unwrap();
-    let one = walks(&short, 2000, 1, 1);
-    let two = walks(&short, 2000, 1, 2);
+    let one = walks(&short, 2000, 1, 1).expect("few crash sets");
+    let two = walks(&short, 2000, 1, 2).expect("few crash sets");
     assert!(one.found.contains_key(liveness), "{:?}", one.found.keys());
     assert_eq!(one, two, "walks depend on threads");
     // The real row holds in as many runs (the matrix draws 100,000).
@@ -261,7 +291,7 @@ fn random_runs_find_violations() {
         2,
     )
     .unwrap();
-    let held = walks(&real, 2000, 1, 2);
+    let held = walks(&real, 2000, 1, 2).expect("few crash sets");
     let violated: Vec<_> = held
         .found
         .keys()
@@ -376,6 +406,6 @@ fn an_action_disabled_by_its_own_process_is_still_tried_first() {
         Some("Poll(1)"),
         "the first order explored is Hush first: {trace:?}"
     );
-    let walked = ftcoll_verify::dpor::walks(&model, 100, 1, 1);
+    let walked = ftcoll_verify::dpor::walks(&model, 100, 1, 1).expect("few crash sets");
     assert!(walked.found.contains_key(integrity));
 }
