@@ -534,6 +534,11 @@ impl Corrector {
                     // Sent toward our first side: it comes from the other side.
                     dl.heard_from_other_side = true;
                 } else if !dl.replies.contains(&from) {
+                    // Room for one: most lists never hold more, and a first push would
+                    // reserve four (a 48 B heap chunk instead of 32; issue 16).
+                    if dl.replies.capacity() == 0 {
+                        dl.replies.reserve_exact(1);
+                    }
                     dl.replies.push(from);
                 }
                 Receipt::Deliver

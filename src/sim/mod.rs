@@ -318,29 +318,30 @@ impl<A> Process<A> {
     }
 }
 
-/// A pending timer: id, firing time, generation.
-type Timer = (TimerId, Time, u64);
+/// A pending timer: id and generation. Its firing time is not kept: generations are unique
+/// (one per [`Action::SetTimer`] of the run), so the generation alone names the timer, and the
+/// timer's event in the queue, which carries the generation, is at that time.
+type Timer = (TimerId, u64);
 
-/// A process's first pending timer in 16 B instead of a [`Timer`]'s 24: its id, its time as a
-/// 32-bit code ([`Sim::time`]; a far time is `Sim::far_times`' [`FIRST_TIMER_AT`] entry) and its
-/// generation (0: no timer; generations start at 1).
+/// A process's first pending timer in 8 B instead of a [`Timer`]'s 16: its id and its
+/// generation as a 32-bit code (0: no timer, generations start at 1; kept as a time is,
+/// [`time_code`]: a generation of 2^32 − 2 or more is `Sim::far_times`' [`FIRST_TIMER_GENERATION`]
+/// entry). (16 B with its time in it; at P = 2^24 the table is 128 MiB; issue 16.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct FirstTimer {
     id: TimerId,
-    at: u32,
-    generation: u64,
+    generation: u32,
 }
 
 /// No timer.
 const NO_TIMER: FirstTimer = FirstTimer {
     id: TimerId(0),
-    at: 0,
     generation: 0,
 };
 
-/// `Sim::far_times` field of a far first timer's time (after the record's three).
-const FIRST_TIMER_AT: usize = 3;
+/// `Sim::far_times` field of a far first-timer generation (after the record's three times).
+const FIRST_TIMER_GENERATION: usize = 3;
 
 /// A process's pending timers as one list, the first kept inline: most processes have at most
 /// one, and a heap list per process would cost an allocation each.
@@ -517,12 +518,12 @@ pub struct Sim<A: Automaton> {
     /// docs/performance.md.)
     far_crashes: BTreeMap<Rank, Time>,
     /// The record times ([`PORT_FREE`], [`RECEIVE_FREE`], [`POLL_AT`]) and first timers'
-    /// times ([`FIRST_TIMER_AT`]) too large for their 32-bit codes.
+    /// generations ([`FIRST_TIMER_GENERATION`]) too large for their 32-bit codes.
     far_times: FarTimes,
     /// Each process's first pending timer ([`NO_TIMER`] when none); empty while no process has
     /// a timer pending, so that automata without timers pay nothing for them, and a run whose
-    /// timers have all fired no more (a synchronized correction's start timers: 16 B a
-    /// process, 256 MiB at P = 2^24, when its messages in flight peak; issue 16). Empty exactly
+    /// timers have all fired no more (a synchronized correction's start timers: 8 B a
+    /// process, 128 MiB at P = 2^24, when its messages in flight peak; issue 16). Empty exactly
     /// while `first_timers_pending` is 0, so equal states keep equal tables.
     first_timers: Vec<FirstTimer>,
     /// Entries of `first_timers` that hold a timer.
@@ -950,12 +951,12 @@ impl<A: Automaton> Sim<A> {
         // (`put_timers` frees the table if no timer is left pending. Saturating: a deserialized
         // state may hold any count.)
         self.first_timers_pending = self.first_timers_pending.saturating_sub(1);
-        let at = self.decode(rank, FIRST_TIMER_AT, first.at);
-        // The table now says "no timer", whose code holds no far time.
+        let generation = self.decode(rank, FIRST_TIMER_GENERATION, first.generation);
+        // The table now says "no timer", whose code holds no far generation.
         self.far_times
-            .encode(rank, FIRST_TIMER_AT as u8, first.at, 0);
+            .encode(rank, FIRST_TIMER_GENERATION as u8, first.generation, 0);
         Timers {
-            first: Some((first.id, at, first.generation)),
+            first: Some((first.id, generation)),
             rest: self.more_timers.remove(&rank).unwrap_or_default(),
         }
     }
@@ -972,10 +973,12 @@ impl<A: Automaton> Sim<A> {
             self.first_timers = alloc::vec![NO_TIMER; self.procs.len()];
         }
         self.first_timers_pending += 1;
-        let (id, at, generation) = first;
-        // The slot is empty (`take_timers` emptied it): its code holds no far time.
-        let at = self.far_times.encode(rank, FIRST_TIMER_AT as u8, 0, at);
-        self.first_timers[rank as usize] = FirstTimer { id, at, generation };
+        let (id, generation) = first;
+        // The slot is empty (`take_timers` emptied it): its code holds no far generation.
+        let generation = self
+            .far_times
+            .encode(rank, FIRST_TIMER_GENERATION as u8, 0, generation);
+        self.first_timers[rank as usize] = FirstTimer { id, generation };
         debug_assert!(self.timer_generation > 0, "a timer that was never set");
         if !timers.rest.is_empty() {
             self.more_timers.insert(rank, timers.rest);
@@ -1076,7 +1079,8 @@ impl<A: Automaton> Sim<A> {
             return Ok(());
         }
         let mut timers = self.take_timers(rank);
-        let found = timers.position(|&(_, at, generation)| at == now && generation == event.data);
+        // (The generation names the timer; its event is at its time: `Timer`.)
+        let found = timers.position(|&(_, generation)| generation == event.data);
         let id = found.map(|index| timers.swap_remove(index).0);
         self.put_timers(rank, timers);
         let Some(id) = id else {
@@ -1269,8 +1273,8 @@ impl<A: Automaton> Sim<A> {
         let generation = self.timer_generation;
         let at = at.max(now);
         let mut timers = self.take_timers(rank);
-        timers.retain(|&(t, _, _)| t != id);
-        timers.push((id, at, generation));
+        timers.retain(|&(t, _)| t != id);
+        timers.push((id, generation));
         self.put_timers(rank, timers);
         self.events
             .push_timer(at, rank, generation)
@@ -1282,7 +1286,7 @@ impl<A: Automaton> Sim<A> {
     #[inline(never)]
     fn cancel_timer(&mut self, rank: Rank, id: TimerId) {
         let mut timers = self.take_timers(rank);
-        timers.retain(|&(t, _, _)| t != id);
+        timers.retain(|&(t, _)| t != id);
         self.put_timers(rank, timers);
     }
 
@@ -1358,13 +1362,13 @@ mod tests {
     /// The record sizes docs/performance.md states (issue 16): the driver's part of a process
     /// record is 16 B, its three port and poll times and its crash time in 32 bits each (times
     /// too large for them aside) and the arrived flag in the crash word's spare bit; timers are
-    /// in side tables (16 B per process once any timer is set).
+    /// in side tables (8 B per process once any timer is set).
     #[test]
     fn a_corrected_tree_process_record_is_64_bytes() {
         assert_eq!(core::mem::size_of::<CorrectedTreeNode>(), 48);
         assert_eq!(core::mem::size_of::<Process<CorrectedTreeNode>>(), 64);
         // A process's first pending timer, in a table allocated at the first timer.
-        assert_eq!(core::mem::size_of::<FirstTimer>(), 16);
+        assert_eq!(core::mem::size_of::<FirstTimer>(), 8);
     }
 
     /// Whether every far-time map holds exactly the times its records mark far: what makes
@@ -1375,7 +1379,7 @@ mod tests {
                 (0..3).map(move |field| (r as Rank, field as u8, p.times[field]))
             });
         let timers = (sim.first_timers.iter().enumerate())
-            .map(|(r, t)| (r as Rank, FIRST_TIMER_AT as u8, t.at));
+            .map(|(r, t)| (r as Rank, FIRST_TIMER_GENERATION as u8, t.generation));
         sim.far_times.matches(records.chain(timers)) && sim.report.far_times_are_canonical()
     }
 
@@ -1461,6 +1465,60 @@ mod tests {
             }
         }
         assert_eq!(shifted_runs, 12);
+    }
+
+    /// Timer generations past 32 bits (a first timer keeps its generation in a 32-bit code,
+    /// the larger ones aside): a run whose generations start just below 2^32 − 2 is the same
+    /// run, for every variant with timers, and the far-time map stays canonical after every
+    /// instant and holds some generation on the way.
+    #[test]
+    fn timer_generations_beyond_32_bits_read_back() {
+        use crate::protocols::corrected_tree::{CorrectedTreeConfig, CorrectionSpec, StartMode};
+        use crate::topology::{Order, Tree, TreeKind};
+        let logp = LogP::new(2, 1).expect("valid LogP");
+        let tree = Tree::new(TreeKind::Binomial, Order::Interleaved, 16, logp).expect("tree");
+        let specs = [
+            CorrectionSpec::Checked,
+            CorrectionSpec::Delayed { delay: 5 },
+            CorrectionSpec::FailProof {
+                faults: 1,
+                sos_timeout: Some(40),
+            },
+        ];
+        let scenario = Scenario {
+            logp,
+            model: PortModel::DualPort,
+            arrivals: Vec::new(),
+            crashes: alloc::vec![(3, 0), (5, 4), (9, 7), (12, 30)],
+            trace: true,
+        };
+        for spec in specs {
+            // Synchronized: every process sets a start timer, and some set more.
+            let config = CorrectedTreeConfig::new(tree.clone(), spec, StartMode::Synchronized);
+            let stepped = |first_generation: u64| {
+                let mut sim = Sim::<CorrectedTreeNode>::new(&config, 16, &scenario).expect("valid");
+                sim.timer_generation = first_generation;
+                let mut kept_aside = 0;
+                while sim.next_time().is_some() {
+                    sim.step(&config).expect("steps");
+                    assert!(far_maps_are_canonical(&sim), "{spec:?}");
+                    kept_aside = kept_aside.max(sim.far_times.len());
+                }
+                (
+                    sim.report,
+                    kept_aside,
+                    sim.timer_generation - first_generation,
+                )
+            };
+            let (near, near_aside, set) = stepped(0);
+            let (far, far_aside, far_set) = stepped(u64::from(time_code::FAR_CODE) - 6);
+            assert_eq!(far, near, "{spec:?}");
+            assert_eq!((near_aside, far_set), (0, set), "{spec:?}");
+            assert!(
+                set > 6 && far_aside > 0,
+                "{spec:?}: {set} timers, {far_aside} aside"
+            );
+        }
     }
 
     /// A message slot holds the sender and the message only (issue 16): 32 B with a Corrected

@@ -184,6 +184,11 @@ impl<M> Carried<M> {
 
     #[inline(never)]
     fn start_segment(&mut self, to: Rank, from: Rank, msg: M) {
+        if let Some(full) = self.segments.back_mut() {
+            // Its runs are all added: give back the spare room of the list's doublings (up to
+            // half of it; 80 MB of peak RSS at P = 2^24, delayed:2 overlapped; issue 16).
+            full.msgs.shrink_to_fit();
+        }
         let mut pairs = Vec::with_capacity(SEGMENT);
         pairs.push((to, from));
         let msgs = alloc::vec![Some(msg)];
