@@ -1383,8 +1383,8 @@ mod tests {
         sim.far_times.matches(records.chain(timers)) && sim.report.far_times_are_canonical()
     }
 
-    /// A run started 2^40 later is the same run, 2^40 later: every time the record, the first
-    /// timer and the report keep in 32 bits is then kept aside (`far_times`, `far_crashes`),
+    /// A run started 2^40 later is the same run, 2^40 later: every time the record and the
+    /// report keep in 32 bits is then kept aside (`far_times`, `far_crashes`),
     /// and every metric must come out shifted by exactly 2^40, for both port models, the
     /// variants with timers, traced (message slots) and not (deliveries carrying their
     /// messages). Stepped (as a model checker does), the far-time maps stay canonical after

@@ -1,5 +1,5 @@
-//! Times in 32 bits, with the rare larger ones kept aside: what the driver's process records,
-//! first timers and the report's rows store (issue 16).
+//! Times in 32 bits, with the rare larger ones kept aside: what the driver's process records and
+//! the report's rows store (issue 16). First timers keep their generations the same way.
 //!
 //! A code below [`FAR_CODE`] is the time itself, [`NEVER_CODE`] is [`Time::MAX`] (the driver's
 //! "never"), and [`FAR_CODE`] says the time is in a [`FarTimes`] map under the record's rank and
