@@ -166,8 +166,11 @@ struct Search<'m, A: Automaton> {
     explored: u64,
     runs: u64,
     unpublished: u64,
-    /// Buffers reused by every step (a step used to allocate them).
+    /// Buffers reused by every step (`threads_of`, the race search and `open`'s enabled
+    /// threads; each step used to allocate them; the sleep sets and backtrack lists it keeps
+    /// are still allocated per state).
     scratch_threads: Vec<AsyncAction<A::Msg>>,
+    scratch_enabled: Vec<AsyncAction<A::Msg>>,
     scratch_first: Vec<u32>,
     scratch_notdep: Vec<usize>,
 }
@@ -363,6 +366,7 @@ where
             runs: 0,
             unpublished: 0,
             scratch_threads: Vec::new(),
+            scratch_enabled: Vec::new(),
             scratch_first: Vec::new(),
             scratch_notdep: Vec::new(),
         }
@@ -530,7 +534,7 @@ where
         self.explored += 1;
         self.unpublished += 1;
         self.check_state(&machine);
-        let mut enabled = Vec::new();
+        let mut enabled = std::mem::take(&mut self.scratch_enabled);
         self.model.enabled(&machine, &mut enabled);
         let depth = self.events.len() as Time;
         let mut backtrack = Vec::new();
@@ -551,6 +555,7 @@ where
         } else if let Some(p) = enabled.iter().find(|t| !sleep.contains(t)) {
             backtrack.push(p.clone());
         }
+        self.scratch_enabled = enabled;
         let open = !backtrack.is_empty();
         self.frames.push(Frame {
             machine,
@@ -710,9 +715,20 @@ impl std::fmt::Display for TooManyCrashSets {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} crashes among {} ranks make more than 2^64 crash sets to draw from",
-            self.crashes, self.procs
+            "{} crashes among the {} non-root ranks make more than 2^64 crash sets to draw from",
+            self.crashes,
+            self.procs.saturating_sub(1)
         )
+    }
+}
+
+impl TooManyCrashSets {
+    /// The most crashes per run whose crash sets still number at most 2^64 at this `P`.
+    pub fn most_crashes_allowed(&self) -> u32 {
+        (0..self.crashes)
+            .rev()
+            .find(|&f| crate::timed::crash_set_count(self.procs, f).is_some())
+            .unwrap_or(0)
     }
 }
 
@@ -764,7 +780,6 @@ where
                     // Walks come in increasing order on a thread: what it already found, a later
                     // walk cannot improve (placeholders keep `discover` from copying runs).
                     search.found = mine.found.keys().map(|&k| (k, Vec::new())).collect();
-                    search.latest.iter_mut().for_each(|l| *l = NONE);
                     loop {
                         mine.events += 1;
                         search.check_state(&machine);

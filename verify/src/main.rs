@@ -123,9 +123,9 @@ struct SearchArgs {
 fn local_clocks_allowed(spec: &ProtocolSpec) -> Result<(), String> {
     if spec.start == StartMode::Synchronized {
         return Err(
-            "--start: sync is not allowed with per-process clocks (check --model async \
-                    --search dpor, search --model async): synchronized correction reads the \
-                    clock; allowed: overlap"
+            "--start: sync (the default) is not allowed with per-process clocks (check --model \
+                    async --search dpor, search --model async): synchronized correction reads \
+                    the clock; allowed: overlap (pass --start overlap)"
                 .into(),
         );
     }
@@ -146,6 +146,21 @@ fn run_async_walks(a: &SearchArgs, spec: &ProtocolSpec) -> ExitCode {
         );
         return ExitCode::from(2);
     }
+    let too_many = |e: ftcoll_verify::dpor::TooManyCrashSets| {
+        eprintln!(
+            "error: --crashes: {e}; allowed 0..={} at P = {}",
+            e.most_crashes_allowed(),
+            a.procs
+        );
+        ExitCode::from(2)
+    };
+    // Before any work: the walks draw a crash set by its number, which must fit in 64 bits.
+    if ftcoll_verify::timed::crash_set_count(a.procs, a.crashes).is_none() {
+        return too_many(ftcoll_verify::dpor::TooManyCrashSets {
+            procs: a.procs,
+            crashes: a.crashes,
+        });
+    }
     let model = match ftcoll_verify::AsyncModel::corrected_tree(spec, a.crashes) {
         Ok(m) => m,
         Err(e) => {
@@ -156,10 +171,7 @@ fn run_async_walks(a: &SearchArgs, spec: &ProtocolSpec) -> ExitCode {
     let start = std::time::Instant::now();
     let result = match ftcoll_verify::dpor::walks(&model, a.walks, a.seed, a.threads) {
         Ok(result) => result,
-        Err(e) => {
-            eprintln!("error: --crashes: {e}; allowed: fewer crashes");
-            return ExitCode::from(2);
-        }
+        Err(e) => return too_many(e),
     };
     let seconds = start.elapsed().as_secs_f64();
     let violated: Vec<(&str, &(u64, Vec<String>))> = ftcoll_verify::property::ALL

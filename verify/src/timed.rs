@@ -754,7 +754,8 @@ pub fn stopped_stays_silent<A: Automaton>(_: &TimedModel<A>, s: &TimedState<A>) 
     s.acted_after_done.is_none()
 }
 
-/// Non-root subsets of `1..procs` with at most `max` elements, in lexicographic order.
+/// Non-root subsets of `1..procs` with at most `max` elements, fewest first, those of one size
+/// in lexicographic order.
 pub fn crash_sets(procs: u32, max: u32) -> Vec<Vec<Rank>> {
     crash_sets_of(&(1..procs).collect::<Vec<_>>(), max)
 }
@@ -782,7 +783,8 @@ pub fn crash_set_count(procs: u32, max: u32) -> Option<u64> {
 
 /// Set number `index` of [`crash_sets`] (`procs`, `max`) without listing the others (random runs
 /// draw one at sizes whose list would not fit in memory); `None` if `index` is not below
-/// [`crash_set_count`].
+/// [`crash_set_count`]. When that count is beyond `u64`, every `index` still names its set (the
+/// sizes whose blocks fit in `u64` come first).
 pub fn crash_set_at(procs: u32, max: u32, mut index: u64) -> Option<Vec<Rank>> {
     let n = u64::from(procs.saturating_sub(1));
     // The block of sets of `size` elements (fewest first).
@@ -820,7 +822,8 @@ pub fn crash_set_at(procs: u32, max: u32, mut index: u64) -> Option<Vec<Rank>> {
     Some(set)
 }
 
-/// Subsets of `candidates` (ascending) with at most `max` elements, in lexicographic order.
+/// Subsets of `candidates` (ascending) with at most `max` elements, fewest first, those of one
+/// size in lexicographic order.
 pub fn crash_sets_of(candidates: &[Rank], max: u32) -> Vec<Vec<Rank>> {
     let mut sets = vec![Vec::new()];
     let mut frontier: Vec<(usize, Vec<Rank>)> = vec![(0, Vec::new())];

@@ -130,7 +130,7 @@ fn bad_input_is_one_line_naming_the_flag() {
         .concat(),
         "--start",
     );
-    // More crash sets than a random run can draw from uniformly.
+    // `--start` defaults to sync: the refusal says so.
     assert_usage_error(
         &[
             "search",
@@ -140,17 +140,37 @@ fn bad_input_is_one_line_naming_the_flag() {
             "lame:2",
             "--correction",
             "checked",
-            "--start",
-            "overlap",
             "--procs",
-            "65536",
-            "--crashes",
-            "5",
+            "3",
             "--walks",
-            "1",
+            "10",
         ],
-        "--crashes",
+        "--start: sync (the default)",
     );
+    // More crash sets than a random run can draw from uniformly: the error gives the range.
+    // (Σ_{k ≤ 4} C(65535, k) = 768,543,971,776,348,161 < 2^64 < C(65535, 5), Python's math.comb.)
+    let too_many = [
+        "search",
+        "--model",
+        "async",
+        "--tree",
+        "lame:2",
+        "--correction",
+        "checked",
+        "--start",
+        "overlap",
+        "--procs",
+        "65536",
+        "--crashes",
+        "5",
+        "--walks",
+        "1",
+    ];
+    assert_usage_error(
+        &too_many,
+        "--crashes: 5 crashes among the 65535 non-root ranks",
+    );
+    assert_usage_error(&too_many, "allowed 0..=4 at P = 65536");
 }
 
 /// The value of a top-level JSON field of `check`'s one-line output (a string, number, `null` or

@@ -512,6 +512,7 @@ fn counterexamples_replay_in_the_asynchronous_model() {
                             let without = replay_violates(&model, v.property, &crashes);
                             assert_ne!(without, Ok(true), "{what}: {crashes:?}");
                         }
+                        assert!(!v.trace.is_empty(), "{what}: an empty liveness run");
                         let short = &v.trace[..v.trace.len() - 1];
                         assert_eq!(
                             replay_violates(&model, v.property, short),
