@@ -10,12 +10,11 @@
 //! the driver included: building the processes, the queue and the report is part of a run).
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use ftcoll::protocols::corrected_tree::{
-    CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
-};
-use ftcoll::sim::scenario::{ArrivalSpec, FaultSpec, ScenarioSpec};
-use ftcoll::sim::{self, PortModel, Scenario};
-use ftcoll::topology::{LogP, Order, Tree, TreeKind};
+use ftcoll::protocols::corrected_tree::{CorrectedTreeNode, CorrectionSpec, StartMode};
+use ftcoll::sim;
+
+#[path = "support/driver_case.rs"]
+mod driver_case;
 
 /// The three correction variants of the target, spelled as `simulate --correction`
 /// spells them (`failproof:1` gets the CLI's SOS timeout).
@@ -29,36 +28,14 @@ const VARIANTS: [(&str, &str, StartMode); 3] = [
     ("failproof1-sync", "failproof:1", StartMode::Synchronized),
 ];
 
-fn scenario(procs: u32, fraction: f64) -> Scenario {
-    let logp = LogP::new(2, 1).unwrap();
-    let spec = ScenarioSpec {
-        procs,
-        logp,
-        model: PortModel::DualPort,
-        immune: 1,
-        faults: FaultSpec::Count((fraction * f64::from(procs)).round() as u32),
-        crash_at: Vec::new(),
-        arrivals: ArrivalSpec::None,
-    };
-    spec.build(1, 0).unwrap().0
-}
-
 fn group(c: &mut Criterion, name: &str, procs: u32) {
     let mut group = c.benchmark_group(name);
     group.sample_size(10);
-    let logp = LogP::new(2, 1).unwrap();
-    let tree = Tree::new(
-        TreeKind::Binomial,
-        Order::Interleaved,
-        u64::from(procs),
-        logp,
-    )
-    .unwrap();
     for (label, correction, start) in VARIANTS {
         let spec: CorrectionSpec = correction.parse().unwrap();
-        let config = CorrectedTreeConfig::new(tree.clone(), spec, start);
+        let config = driver_case::config(procs, spec, start).unwrap();
         for (faults, fraction) in [("fault-free", 0.0), ("1%", 0.01)] {
-            let scenario = scenario(procs, fraction);
+            let scenario = driver_case::scenario(procs, fraction).unwrap();
             let report =
                 sim::run::<CorrectedTreeNode>(&config, procs, &scenario, u64::MAX).unwrap();
             group.throughput(Throughput::Elements(report.messages_total()));

@@ -1,7 +1,7 @@
 //! One Corrected Tree run on the general LogP driver (`ftcoll::sim::run`), timed, with the
 //! driver's counts: what docs/performance.md quotes for events per message (issue 16) and what
 //! a profiler is pointed at (`valgrind --tool=callgrind`, `perf record`). The configuration is
-//! `benches/driver.rs`'s: binomial tree, `L = 2, o = 1`, dual-port LogP, `round(fraction·P)`
+//! `benches/driver.rs`'s (`benches/support/driver_case.rs`, included by both): binomial tree, `L = 2, o = 1`, dual-port LogP, `round(fraction·P)`
 //! non-root ranks failed before the operation (seed 1, run 0).
 //!
 //! ```sh
@@ -18,12 +18,12 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use ftcoll::protocols::corrected_tree::{
-    CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
-};
-use ftcoll::sim::scenario::{ArrivalSpec, FaultSpec, ScenarioSpec};
-use ftcoll::sim::{self, PortModel};
-use ftcoll::topology::{LogP, Order, Tree, TreeKind};
+use ftcoll::protocols::corrected_tree::{CorrectedTreeNode, CorrectionSpec, StartMode};
+use ftcoll::sim;
+
+// The bench's configuration itself (one definition for both).
+#[path = "../benches/support/driver_case.rs"]
+mod driver_case;
 
 /// The largest `P` this example runs (the issue's largest run; memory grows with `P`).
 const MAX_PROCS: u32 = 1 << 24;
@@ -72,27 +72,8 @@ fn run() -> Result<String, String> {
             .filter(|&r| r >= 1)
             .ok_or("REPEATS must be an integer in 1..=4294967295")?,
     };
-    let logp = LogP::new(2, 1).map_err(|e| e.to_string())?;
-    let tree = Tree::new(
-        TreeKind::Binomial,
-        Order::Interleaved,
-        u64::from(procs),
-        logp,
-    )
-    .map_err(|e| format!("PROCS: {e}"))?;
-    let config = CorrectedTreeConfig::new(tree, spec, start);
-    let scenario = ScenarioSpec {
-        procs,
-        logp,
-        model: PortModel::DualPort,
-        immune: 1,
-        faults: FaultSpec::Count((fraction * f64::from(procs)).round() as u32),
-        crash_at: Vec::new(),
-        arrivals: ArrivalSpec::None,
-    }
-    .build(1, 0)
-    .map_err(|e| format!("scenario: {e}"))?
-    .0;
+    let config = driver_case::config(procs, spec, start).map_err(|e| format!("PROCS: {e}"))?;
+    let scenario = driver_case::scenario(procs, fraction).map_err(|e| format!("scenario: {e}"))?;
     let began = Instant::now();
     let mut last = None;
     for _ in 0..repeats {

@@ -131,25 +131,7 @@ fn bad_input_is_one_line_naming_the_flag() {
         "--start",
     );
     // `--start` defaults to sync: the refusal says so.
-    assert_usage_error(
-        &[
-            "search",
-            "--model",
-            "async",
-            "--tree",
-            "lame:2",
-            "--correction",
-            "checked",
-            "--procs",
-            "3",
-            "--walks",
-            "10",
-        ],
-        "--start: sync (the default)",
-    );
-    // More crash sets than a random run can draw from uniformly: the error gives the range.
-    // (Σ_{k ≤ 4} C(65535, k) = 768,543,971,776,348,161 < 2^64 < C(65535, 5), Python's math.comb.)
-    let too_many = [
+    let search_async = [
         "search",
         "--model",
         "async",
@@ -157,15 +139,18 @@ fn bad_input_is_one_line_naming_the_flag() {
         "lame:2",
         "--correction",
         "checked",
-        "--start",
-        "overlap",
-        "--procs",
-        "65536",
-        "--crashes",
-        "5",
-        "--walks",
-        "1",
     ];
+    let default_start = [&search_async[..], &["--procs", "3", "--walks", "10"]].concat();
+    assert_usage_error(&default_start, "--start: sync (the default)");
+    // More crash sets than a random run can draw from uniformly: the error gives the range.
+    // (Σ_{k ≤ 4} C(65535, k) = 768,543,971,776,348,161 < 2^64 < C(65535, 5), Python's math.comb.)
+    let overlap = ["--start", "overlap", "--procs", "65536"];
+    let too_many = [
+        &search_async[..],
+        &overlap,
+        &["--crashes", "5", "--walks", "1"],
+    ]
+    .concat();
     assert_usage_error(
         &too_many,
         "--crashes: 5 crashes among the 65535 non-root ranks",
