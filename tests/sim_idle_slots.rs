@@ -228,8 +228,10 @@ fn skipping_idle_send_slots_changes_no_run() {
         ftco_saved > 10 * ftco_runs,
         "FTCO skipped only {ftco_saved} slots in {ftco_runs} runs"
     );
+    // (191,096 skipped here; 59,611 when only the processes the tree has not reached yet answer
+    // idle: more than 60 a run means colored processes' answers are skipped too.)
     assert!(
-        ct_saved > 10 * ct_runs,
+        ct_saved > 60 * ct_runs,
         "Corrected Trees skipped only {ct_saved} slots in {ct_runs} runs"
     );
 }

@@ -259,7 +259,7 @@ impl CorrectedTreeNode {
     }
 
     /// A corrector whose tree sends are over begins correcting at this poll: overlapped at
-    /// once, synchronized once the start instant passed. (Without a correction `begin` changes
+    /// once, synchronized once its start timer fired (the start instant is reached). (Without a correction `begin` changes
     /// nothing, so it is not counted as beginning: the idle question relies on it.)
     fn correction_begins(&self, config: &CorrectedTreeConfig) -> bool {
         self.coloring == Coloring::Tree

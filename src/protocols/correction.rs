@@ -905,6 +905,44 @@ mod tests {
     use crate::rng::SplitMix64;
     use alloc::vec::Vec;
 
+    /// A delivery owed ([`Corrector::take_delivery`]: the end of SOS or of the c-node wait,
+    /// CG Alg. 3) is something the next poll does, so a corrector that owes one is not idle: a
+    /// driver that skipped the poll would never hand it over. Through the Corrected Tree node
+    /// the flag never outlives the input that set it, so no run shows this state; the idle
+    /// promise is about any state, for every variant.
+    #[test]
+    fn a_delivery_owed_is_not_idle() {
+        let ring = Ring { me: 3, procs: 8 };
+        let kinds = [
+            CorrectionKind::None,
+            CorrectionKind::Opportunistic { distance: 1 },
+            CorrectionKind::Optimized { distance: 2 },
+            CorrectionKind::Checked,
+            CorrectionKind::Delayed { delay: 5 },
+            CorrectionKind::FailProof {
+                faults: 1,
+                sos_timeout: 40,
+            },
+        ];
+        for kind in kinds {
+            let mut corrector = Corrector::new(kind, ring, Side::Left);
+            assert!(
+                corrector.poll_is_idle(ring.procs, kind),
+                "{kind:?} before it begins"
+            );
+            corrector.deliver_pending = true;
+            assert!(
+                !corrector.poll_is_idle(ring.procs, kind),
+                "{kind:?} owing a delivery"
+            );
+            assert!(corrector.take_delivery(), "{kind:?}");
+            assert!(
+                corrector.poll_is_idle(ring.procs, kind),
+                "{kind:?} once delivered"
+            );
+        }
+    }
+
     /// `learn` (CG Alg. 3, lines 21–22: keep the `f + 1` nearest correctors known on a side)
     /// merges into a list kept short; it must give the list that appending every candidate,
     /// sorting by distance and truncating gives, for any peer list, duplicates, this process's

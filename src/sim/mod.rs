@@ -1469,8 +1469,9 @@ mod tests {
 
     /// Timer generations past 32 bits (a first timer keeps its generation in a 32-bit code,
     /// the larger ones aside): a run whose generations start just below 2^32 − 2 is the same
-    /// run, for every variant with timers, and the far-time map stays canonical after every
-    /// instant and holds some generation on the way.
+    /// run, for checked, delayed and failure-proof synchronized correction (start timers, the
+    /// delay timer, the SOS timer), and the far-time map stays canonical after every instant
+    /// and holds some generation on the way.
     #[test]
     fn timer_generations_beyond_32_bits_read_back() {
         use crate::protocols::corrected_tree::{CorrectedTreeConfig, CorrectionSpec, StartMode};
