@@ -5,16 +5,28 @@
 //! non-root ranks failed before the operation (`round(0.01·P)` ranks drawn as `simulate
 //! --fault-count` draws them, seed 1, run 0).
 //!
-//! Run: `cargo bench --bench driver` (P = 2^16 only: `cargo bench --bench driver -- driver_2e16`).
+//! Run: `cargo bench --bench driver` (P = 2^16 only: `cargo bench --bench driver -- 2e16`).
 //! Criterion's `thrpt` is simulated messages per second (one iteration is one whole run, setup of
 //! the driver included: building the processes, the queue and the report is part of a run).
+//!
+//! The `automaton_alone_2e16` and `automaton_alone_2e20` groups time the same runs' automata
+//! without the driver: every call the driver made on them, recorded once and replayed on fresh
+//! automata (`benches/support/replay.rs`; building the automata is part of an iteration, copying
+//! the recorded calls is not). A driver that makes these calls cannot be faster than their
+//! replay, which does nothing else (it reads the next call from a list, makes it, and takes the
+//! actions out of the outbox): its `thrpt` bounds the driver's on this machine, and the time
+//! between a `driver_*` row and its `automaton_alone_*` row is the driver's own.
 
-use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{
+    black_box, criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput,
+};
 use ftcoll::protocols::corrected_tree::{CorrectedTreeNode, CorrectionSpec, StartMode};
 use ftcoll::sim;
 
 #[path = "support/driver_case.rs"]
 mod driver_case;
+#[path = "support/replay.rs"]
+mod replay;
 
 /// The three correction variants of the target, spelled as `simulate --correction`
 /// spells them (`failproof:1` gets the CLI's SOS timeout).
@@ -53,9 +65,41 @@ fn group(c: &mut Criterion, name: &str, procs: u32) {
     group.finish();
 }
 
+/// The automata of `group`'s runs without the driver (module documentation).
+fn automaton_alone(c: &mut Criterion, name: &str, procs: u32) {
+    let mut group = c.benchmark_group(name);
+    group.sample_size(10);
+    for (label, correction, start) in VARIANTS {
+        let spec: CorrectionSpec = correction.parse().unwrap();
+        let config = driver_case::config(procs, spec, start).unwrap();
+        for (faults, fraction) in [("fault-free", 0.0), ("1%", 0.01)] {
+            let scenario = driver_case::scenario(procs, fraction).unwrap();
+            let recording = replay::record::<CorrectedTreeNode>(&config, procs, &scenario).unwrap();
+            // A faithful replay emits the run's messages.
+            let sends =
+                replay::replay::<CorrectedTreeNode>(&config, procs, recording.calls.clone());
+            assert_eq!(
+                sends, recording.messages,
+                "{label}/{faults}: replay diverged"
+            );
+            group.throughput(Throughput::Elements(recording.messages));
+            group.bench_function(BenchmarkId::new(format!("{label}/{faults}"), procs), |b| {
+                b.iter_batched(
+                    || recording.calls.clone(),
+                    |calls| black_box(replay::replay::<CorrectedTreeNode>(&config, procs, calls)),
+                    BatchSize::LargeInput,
+                )
+            });
+        }
+    }
+    group.finish();
+}
+
 fn driver(c: &mut Criterion) {
     group(c, "driver_2e16", 1 << 16);
+    automaton_alone(c, "automaton_alone_2e16", 1 << 16);
     group(c, "driver_2e20", 1 << 20);
+    automaton_alone(c, "automaton_alone_2e20", 1 << 20);
 }
 
 criterion_group!(benches, driver);
