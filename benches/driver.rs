@@ -12,10 +12,10 @@
 //! The `automaton_alone_2e16` and `automaton_alone_2e20` groups time the same runs' automata
 //! without the driver: every call the driver made on them, recorded once and replayed on fresh
 //! automata (`benches/support/replay.rs`; building the automata is part of an iteration, copying
-//! the recorded calls is not). A driver that makes these calls cannot be faster than their
-//! replay, which does nothing else (it reads the next call from a list, makes it, and takes the
-//! actions out of the outbox): its `thrpt` bounds the driver's on this machine, and the time
-//! between a `driver_*` row and its `automaton_alone_*` row is the driver's own.
+//! the recorded calls is not). The replay is a driver reduced to nothing: it is handed
+//! its schedule as a list, and only reads the next call, makes it, and takes the actions out of
+//! the outbox. The time between a `driver_*` row and its `automaton_alone_*` row is the
+//! driver's own (docs/performance.md, issue 16's tenth slice).
 
 use criterion::{
     black_box, criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput,

@@ -5,8 +5,8 @@
 //! `on_send_slot` and the `send_slot_is_idle` question), in the same order over the same records,
 //! so with the same cache behaviour; the driver's queue, ports, timers, message slots and report
 //! are left out. Each replayed call's actions are taken out of the outbox, as the driver takes
-//! them. The time of a replay is a floor no driver of this contract can go below: the rest of a
-//! run's time is the driver's. `benches/driver.rs` times both in one run.
+//! them. A replay is a driver reduced to nothing (it is handed its schedule), so the
+//! rest of a run's time is the driver's own. `benches/driver.rs` times both in one run.
 
 use std::cell::RefCell;
 
