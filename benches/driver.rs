@@ -12,7 +12,8 @@
 //! The `automaton_alone_2e16` and `automaton_alone_2e20` groups time the same runs' automata
 //! without the driver: every call the driver made on them, recorded once and replayed on fresh
 //! automata (`benches/support/replay.rs`; building the automata is part of an iteration, copying
-//! the recorded calls is not). The replay is a driver reduced to nothing: it is handed
+//! the recorded calls is not; before timing, each asserts that its replay emits the run's
+//! actions and messages). The replay is a driver reduced to nothing: it is handed
 //! its schedule as a list, and only reads the next call, makes it, and takes the actions out of
 //! the outbox. The time between a `driver_*` row and its `automaton_alone_*` row is the
 //! driver's own (docs/performance.md, issue 16's tenth slice).
@@ -75,7 +76,16 @@ fn automaton_alone(c: &mut Criterion, name: &str, procs: u32) {
         for (faults, fraction) in [("fault-free", 0.0), ("1%", 0.01)] {
             let scenario = driver_case::scenario(procs, fraction).unwrap();
             let recording = replay::record::<CorrectedTreeNode>(&config, procs, &scenario).unwrap();
-            // A faithful replay emits the run's messages.
+            // A faithful replay emits the run's actions, process by process, and its messages.
+            let digest =
+                replay::replay_digest::<CorrectedTreeNode>(&config, procs, recording.calls.clone());
+            assert!(
+                digest == recording.actions,
+                "{label}/{faults}: the replay's {} actions differ from the run's {} (a \
+                 process's, if the counts are equal)",
+                digest.actions(),
+                recording.actions.actions()
+            );
             let sends =
                 replay::replay::<CorrectedTreeNode>(&config, procs, recording.calls.clone());
             assert_eq!(

@@ -1,8 +1,9 @@
 //! One Corrected Tree run on the general LogP driver (`ftcoll::sim::run`), timed, with the
 //! driver's counts: what docs/performance.md quotes for events per message (issue 16) and what
 //! a profiler is pointed at (`valgrind --tool=callgrind`, `perf record`). The configuration is
-//! `benches/driver.rs`'s (`benches/support/driver_case.rs`, included by both): binomial tree, `L = 2, o = 1`, dual-port LogP, `round(fraction·P)`
-//! non-root ranks failed before the operation (seed 1, run 0).
+//! `benches/driver.rs`'s (`benches/support/driver_case.rs`, included by both): binomial tree,
+//! `L = 2, o = 1`, dual-port LogP, `round(fraction·P)` non-root ranks failed before the
+//! operation (seed 1, run 0).
 //!
 //! ```sh
 //! cargo run --release --example driver_run -- 65536 checked sync 0.01 20
@@ -10,22 +11,24 @@
 //! # messages 382138 events 1014889 40.129 ms 9.52 M msg/s   (the mean of 20 runs)
 //! ```
 //!
-//! Arguments: `[--alone | --alone-by-rank] PROCS CORRECTION START FRACTION [REPEATS]` — `PROCS` in `2..=2^24`,
-//! `CORRECTION` as `simulate --correction` spells it, `START` `sync` or `overlap`, `FRACTION`
-//! in `0..=1`, `REPEATS` ≥ 1 (default 1). The time is wall time over the repeats (setup of the tree and the fault draw
-//! excluded); benchmarks of record are `cargo bench --bench driver`.
+//! Arguments: `[--alone | --alone-by-rank] PROCS CORRECTION START FRACTION [REPEATS]`, the
+//! flag first if any — `PROCS` in `2..=2^24`, `CORRECTION` as `simulate --correction` spells
+//! it, `START` `sync` or `overlap`, `FRACTION` in `0..=1`, `REPEATS` ≥ 1 (default 1). The time
+//! is wall time over the repeats (setup of the tree and the fault draw excluded); benchmarks of
+//! record are `cargo bench --bench driver`.
 //!
 //! With `--alone`, the run's automata without the driver: every call the driver made on them is
 //! recorded once, then replayed on fresh automata `REPEATS` times (`benches/support/replay.rs`,
-//! the bench's `automaton_alone_2e16` group); the time is the replays', `calls` their length.
+//! the bench's `automaton_alone_*` groups); the time is the replays' mean, `calls` their
+//! length. A replay that emits other actions than the run (process by process) is an error.
 //! `valgrind --tool=callgrind --toggle-collect='driver_run::replay::replay*'` counts the
 //! replays' instructions alone. `--alone-by-rank` replays the calls of each instant sorted by
-//! rank (each process's own calls in their order: the same calls, in the order a driver could
+//! rank (each process's own calls in their order: the same calls, in an order a driver could
 //! choose for locality).
 //!
 //! ```sh
 //! cargo run --release --example driver_run -- --alone 65536 checked sync 0.01 20
-//! # messages 382138 calls 1835757 25.615 ms 14.92 M msg/s   (one run of the replay)
+//! # messages 382138 calls 1835757 25.615 ms 14.92 M msg/s   (the mean of 20 replays)
 //! ```
 
 use std::process::ExitCode;
@@ -44,7 +47,8 @@ mod replay;
 const MAX_PROCS: u32 = 1 << 24;
 
 const USAGE: &str =
-    "usage: driver_run [--alone | --alone-by-rank] PROCS CORRECTION START(sync|overlap) FRACTION [REPEATS]";
+    "usage: driver_run [--alone | --alone-by-rank] PROCS CORRECTION START(sync|overlap) FRACTION \
+     [REPEATS] (the flag first)";
 
 fn main() -> ExitCode {
     match run() {
@@ -103,6 +107,16 @@ fn run() -> Result<String, String> {
             .map_err(|e| format!("simulation: {e}"))?;
         if by_rank {
             replay::by_instant_and_rank(&mut recording.calls);
+        }
+        let digest =
+            replay::replay_digest::<CorrectedTreeNode>(&config, procs, recording.calls.clone());
+        if digest != recording.actions {
+            return Err(format!(
+                "the replay emitted other actions than the run ({} against {}, or the same \
+                 number with a process's differing)",
+                digest.actions(),
+                recording.actions.actions()
+            ));
         }
         let calls = recording.calls.len();
         let mut elapsed = 0.0;
