@@ -471,13 +471,10 @@ impl Corrector {
     pub(crate) fn is_finished(&self, procs: u32, kind: CorrectionKind) -> bool {
         match &self.state {
             Correction::None { .. } => true,
+            // Their poll once begun is the sweep's pick, which the idle answer tries on a copy
+            // (they owe no delivery and have no SOS: failure-proof correction's alone).
             Correction::Opportunistic(_) | Correction::Optimized(_) | Correction::Checked(_) => {
-                // These variants' picks read neither `now` nor the outbox.
-                let mut probe = self.clone();
-                self.begun
-                    && probe
-                        .poll_variant(self.ring(procs), kind, 0, &mut Outbox::new())
-                        .is_none()
+                self.begun && self.poll_is_idle(procs, kind)
             }
             Correction::Delayed(_) | Correction::FailProof(_) => false,
         }
