@@ -33,6 +33,13 @@ pub struct AsyncModel<A: Automaton> {
     pub horizon: Time,
     /// The budget switch of the check running this model (see [`crate::budget`]).
     pub halt: Halt,
+    /// Whether the automaton reads `now` beyond setting timers (for a Corrected Tree
+    /// broadcast, [`ProtocolSpec::reads_clock`]). The breadth-first search passes every
+    /// automaton the one clock of the whole machine, and any automaton may read it;
+    /// [`crate::dpor`] gives each process its own clock, which agrees with it only when the
+    /// automaton does not read `now`, so it refuses a model that says it does
+    /// ([`crate::dpor::Refusal::ReadsClock`]).
+    pub reads_clock: bool,
 }
 
 /// A state of the asynchronous model.
@@ -88,6 +95,7 @@ impl AsyncModel<CorrectedTreeNode> {
             max_crashes,
             horizon: 16 * p * p + 64,
             halt: Halt::new(),
+            reads_clock: spec.reads_clock(),
         })
     }
 }

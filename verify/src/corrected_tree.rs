@@ -71,6 +71,15 @@ impl ProtocolSpec {
         Ok(CorrectedTreeConfig::new(tree, self.correction, self.start))
     }
 
+    /// Whether its processes read the clock beyond setting timers: synchronized correction
+    /// compares `now` with its start instant (a plain or acknowledged tree corrects nothing
+    /// and never looks). The asynchronous model's per-process clocks ([`crate::dpor`]) do not
+    /// agree with its one clock for such a protocol ([`crate::AsyncModel::reads_clock`]).
+    pub fn reads_clock(&self) -> bool {
+        self.start == StartMode::Synchronized
+            && !matches!(self.correction, CorrectionSpec::None | CorrectionSpec::Ack)
+    }
+
     /// A one-line name: `lame:2 interleaved checked sync P=8 L=2 o=1`.
     pub fn name(&self) -> String {
         format!(

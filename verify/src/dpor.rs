@@ -635,19 +635,23 @@ where
 
 /// Searches every crash set of at most the model's `f` ranks, the sets shared among
 /// [`Budget::threads`] workers in order; the budget is looked at every 10 ms by the calling
-/// thread. The model's `halt` is left set if a budget stopped the search.
+/// thread. The model's `halt` is left set if a budget stopped the search. A model whose
+/// automaton reads the clock ([`AsyncModel::reads_clock`]) is refused before any work.
 pub fn explore<A>(
     model: &AsyncModel<A>,
     budget: &Budget,
     start: std::time::Instant,
     progress: Option<crate::Progress<'_>>,
-) -> Explored
+) -> Result<Explored, Refusal>
 where
     A: Automaton + Send + Sync,
     A::Msg: Ord + Send + Sync,
     A::Value: Send + Sync,
     A::Config: Sync,
 {
+    if model.reads_clock {
+        return Err(Refusal::ReadsClock);
+    }
     let sets = crash_sets(model.procs, model.max_crashes);
     let next = AtomicUsize::new(0);
     let visited = AtomicU64::new(0);
@@ -687,7 +691,7 @@ where
             total.discoveries.entry(name).or_insert(trace);
         }
     }
-    total
+    Ok(total)
 }
 
 /// Random runs of the asynchronous model, for sizes no exhaustive search reaches.
@@ -734,25 +738,61 @@ impl TooManyCrashSets {
 
 impl std::error::Error for TooManyCrashSets {}
 
+/// Why [`explore`] or [`walks`] refuses a model, before any work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The automaton reads `now` beyond setting timers ([`AsyncModel::reads_clock`]):
+    /// per-process clocks would not agree with the asynchronous model's one clock, so the
+    /// reduction would not decide what the breadth-first search decides.
+    ReadsClock,
+    /// More crash sets than 64 bits number ([`walks`] draws one by its number).
+    TooManyCrashSets(TooManyCrashSets),
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::ReadsClock => f.write_str(
+                "the automaton reads the clock beyond setting timers (synchronized correction): \
+                 per-process clocks would not agree with the asynchronous model's one clock",
+            ),
+            Self::TooManyCrashSets(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+impl From<TooManyCrashSets> for Refusal {
+    fn from(e: TooManyCrashSets) -> Self {
+        Self::TooManyCrashSets(e)
+    }
+}
+
 /// Draws `walks` random runs of `model`: walk `i` uses stream `i` of `seed`
 /// ([`ftcoll::rng::SplitMix64::stream`]) to pick one of [`crash_sets`] (by its number,
 /// [`crate::timed::crash_set_at`], so the list is never built) and then, at every state,
 /// one of the enabled actions uniformly (a crash among them, so crashes fall at any moment),
 /// until nothing is left to happen or the horizon. Every state is checked as in [`explore`];
 /// a discovery is kept from the lowest walk that made it, so the result is the same on any
-/// number of `threads`. Finding nothing is "not violated in N walks", never "holds".
+/// number of `threads`. Finding nothing is "not violated in N walks", never "holds". Refused
+/// before any work, as by [`explore`], when the automaton reads the clock, and when the crash
+/// sets are too many to number.
 pub fn walks<A>(
     model: &AsyncModel<A>,
     walks: u64,
     seed: u64,
     threads: u32,
-) -> Result<Walked, TooManyCrashSets>
+) -> Result<Walked, Refusal>
 where
     A: Automaton + Send + Sync,
     A::Msg: Ord + Send + Sync,
     A::Value: Send + Sync,
     A::Config: Sync,
 {
+    if model.reads_clock {
+        return Err(Refusal::ReadsClock);
+    }
     let (procs, crashes) = (model.procs, model.max_crashes);
     let sets =
         crate::timed::crash_set_count(procs, crashes).ok_or(TooManyCrashSets { procs, crashes })?;

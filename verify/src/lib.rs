@@ -291,6 +291,9 @@ pub enum CheckError {
     /// A checker thread panicked (a bug in a model or an automaton; the panic message was
     /// printed on stderr).
     CheckerFailed,
+    /// The asynchronous model's depth-first search refused the protocol before any work
+    /// ([`dpor::Refusal`]: synchronized correction reads the clock).
+    Refused(dpor::Refusal),
 }
 
 impl core::fmt::Display for CheckError {
@@ -306,6 +309,7 @@ impl core::fmt::Display for CheckError {
                 "the {by} budget cannot hold the {initial} initial states (it needs {needed})"
             ),
             Self::CheckerFailed => f.write_str("a checker thread panicked"),
+            Self::Refused(e) => write!(f, "{e}"),
         }
     }
 }
@@ -412,7 +416,8 @@ pub fn check_within(
             let explored = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 dpor::explore(&model, budget, start, progress)
             }))
-            .map_err(|_| CheckError::CheckerFailed)?;
+            .map_err(|_| CheckError::CheckerFailed)?
+            .map_err(CheckError::Refused)?;
             let stopped = model.halt.reason();
             model.halt.release();
             let violations = property::ALL

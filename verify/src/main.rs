@@ -119,15 +119,17 @@ struct SearchArgs {
 
 /// The asynchronous model's per-process clocks (`--search dpor`, `search --model async`)
 /// agree with its breadth-first search only for automata that read `now` just to set timers
-/// (`ftcoll_verify::dpor`); synchronized correction compares it with its start instant.
+/// (`ftcoll_verify::dpor`, which refuses the others too): synchronized correction compares it
+/// with its start instant (`ProtocolSpec::reads_clock`). Refused here first, to name the flag.
 fn local_clocks_allowed(spec: &ProtocolSpec) -> Result<(), String> {
-    if spec.start == StartMode::Synchronized {
-        return Err(
-            "--start: sync (the default) is not allowed with per-process clocks (check --model \
-                    async --search dpor, search --model async): synchronized correction reads \
-                    the clock; allowed: overlap (pass --start overlap)"
-                .into(),
-        );
+    if spec.reads_clock() {
+        return Err(format!(
+            "--start: sync (the default) is not allowed with --correction {} and per-process \
+             clocks (check --model async --search dpor, search --model async): synchronized \
+             correction reads the clock; allowed: overlap (pass --start overlap), or sync with \
+             --correction none or ack",
+            spec.correction
+        ));
     }
     Ok(())
 }
@@ -171,7 +173,12 @@ fn run_async_walks(a: &SearchArgs, spec: &ProtocolSpec) -> ExitCode {
     let start = std::time::Instant::now();
     let result = match ftcoll_verify::dpor::walks(&model, a.walks, a.seed, a.threads) {
         Ok(result) => result,
-        Err(e) => return too_many(e),
+        Err(ftcoll_verify::dpor::Refusal::TooManyCrashSets(e)) => return too_many(e),
+        Err(e @ ftcoll_verify::dpor::Refusal::ReadsClock) => {
+            // (`local_clocks_allowed` refused it already, with the flag to change.)
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
     };
     let seconds = start.elapsed().as_secs_f64();
     let violated: Vec<(&str, &(u64, Vec<String>))> = ftcoll_verify::property::ALL
@@ -905,6 +912,7 @@ fn run_check(
             by,
         } => usage(args.too_small(initial, needed, by, what)),
         CheckError::Topology(e) => usage(format!("{topology}: {e}")),
+        CheckError::Refused(e) => usage(e.to_string()),
         e @ CheckError::CheckerFailed => {
             eprintln!("error: {e}");
             ExitCode::from(1)

@@ -130,6 +130,27 @@ fn bad_input_is_one_line_naming_the_flag() {
         .concat(),
         "--start",
     );
+    // A plain tree never reads the clock: started "synchronized" it is checked all the same.
+    let plain = verify(&[
+        "check",
+        "--tree",
+        "lame:2",
+        "--correction",
+        "none",
+        "--procs",
+        "3",
+        "--model",
+        "async",
+        "--search",
+        "dpor",
+        "--start",
+        "sync",
+    ]);
+    assert!(
+        plain.status.success(),
+        "{}",
+        String::from_utf8_lossy(&plain.stderr)
+    );
     // `--start` defaults to sync: the refusal says so.
     let search_async = [
         "search",

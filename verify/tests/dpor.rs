@@ -98,6 +98,7 @@ fn mutant_model(bug: Bug, correction: CorrectionSpec, procs: u32, f: u32) -> Asy
         max_crashes: f,
         horizon: real.horizon,
         halt: Halt::new(),
+        reads_clock: real.reads_clock,
     }
 }
 
@@ -141,7 +142,8 @@ fn mutants_caught_by_both() {
                     threads: 2,
                     ..Budget::UNLIMITED
                 };
-                let explored = explore(&model, &budget, std::time::Instant::now(), None);
+                let explored =
+                    explore(&model, &budget, std::time::Instant::now(), None).expect("clock-free");
                 let dpor_stopped = model.halt.reason().is_some();
                 model.halt.release();
                 let dpor_violated: Vec<&str> = properties
@@ -392,11 +394,13 @@ fn an_action_disabled_by_its_own_process_is_still_tried_first() {
         max_crashes: 0,
         horizon: 100,
         halt: Halt::new(),
+        reads_clock: false,
     };
     let integrity = property::ALL[0];
     let bfs = model.clone().checker().spawn_bfs().join();
     assert!(bfs.discovery(integrity).is_some(), "the BFS finds it");
-    let explored = explore(&model, &Budget::UNLIMITED, std::time::Instant::now(), None);
+    let explored =
+        explore(&model, &Budget::UNLIMITED, std::time::Instant::now(), None).expect("clock-free");
     let trace = explored
         .discoveries
         .get(integrity)
@@ -553,7 +557,8 @@ fn counterexamples_replay_in_the_asynchronous_model() {
                 threads: 1,
                 ..Budget::UNLIMITED
             };
-            let explored = explore(&model, &budget, std::time::Instant::now(), None);
+            let explored =
+                explore(&model, &budget, std::time::Instant::now(), None).expect("clock-free");
             model.halt.release();
             for (name, trace) in &explored.discoveries {
                 if *name == property::SOMETIMES_QUIESCENT {
@@ -573,4 +578,73 @@ fn counterexamples_replay_in_the_asynchronous_model() {
             property::TERMINATION
         ],
     );
+}
+
+/// Synchronized correction reads the clock, which per-process clocks would not agree on: the
+/// library refuses it before any work (`explore`, `walks`, and `check_within` with
+/// `--search dpor`), as the CLI does. A plain or acknowledged tree started "synchronized"
+/// never reads it, so the reduction takes it, and decides what the breadth-first search does.
+#[test]
+fn synchronized_correction_is_refused_and_clock_free_trees_are_not() {
+    use ftcoll_verify::dpor::{walks, Refusal};
+    use ftcoll_verify::CheckError;
+    let synchronized = |correction| ProtocolSpec {
+        start: StartMode::Synchronized,
+        ..spec(TreeKind::Binomial, correction, 4)
+    };
+    let checked = synchronized(CorrectionSpec::Checked);
+    assert!(checked.reads_clock());
+    let model = AsyncModel::corrected_tree(&checked, 1).unwrap();
+    assert!(model.reads_clock);
+    // (A small budget, so that a search which fails to refuse ends soon, and fails here.)
+    let budget = Budget {
+        max_states: Some(CAP),
+        search: Search::Dpor,
+        ..Budget::UNLIMITED
+    };
+    model.halt.cap(CAP, Stop::States);
+    let refused = explore(&model, &budget, std::time::Instant::now(), None);
+    assert_eq!(refused.err(), Some(Refusal::ReadsClock));
+    assert_eq!(walks(&model, 10, 1, 1).err(), Some(Refusal::ReadsClock));
+    let checked_run = check_within(
+        &checked,
+        1,
+        CrashTiming::Any,
+        ModelKind::Async,
+        &budget,
+        None,
+    );
+    assert_eq!(
+        checked_run.err(),
+        Some(CheckError::Refused(Refusal::ReadsClock))
+    );
+    // Every correction reads it when synchronized; the overlapped start never does.
+    for correction in ftcoll_verify::corrected_tree::EVERY_VARIANT {
+        let clock_free = matches!(correction, CorrectionSpec::None | CorrectionSpec::Ack);
+        assert_eq!(
+            synchronized(correction).reads_clock(),
+            !clock_free,
+            "{correction}"
+        );
+        assert!(
+            !spec(TreeKind::Binomial, correction, 4).reads_clock(),
+            "{correction}"
+        );
+    }
+    for correction in [CorrectionSpec::None, CorrectionSpec::Ack] {
+        for procs in 2..=4 {
+            for f in 0..=1 {
+                let s = ProtocolSpec {
+                    procs,
+                    ..synchronized(correction)
+                };
+                let what = format!("{} f={f}", s.name());
+                let bfs = run(&s, f, Search::Bfs, 1);
+                let dpor = run(&s, f, Search::Dpor, 1);
+                assert!(bfs.stopped.is_none() && dpor.stopped.is_none(), "{what}");
+                assert_eq!(violated(&bfs), violated(&dpor), "{what}: violated");
+                assert_eq!(bfs.reached, dpor.reached, "{what}: reached");
+            }
+        }
+    }
 }
