@@ -940,6 +940,53 @@ mod tests {
         }
     }
 
+    /// CG Alg. 3, line 24: a failure-proof corrector starts the final round toward a side at
+    /// its next poll once it knows `f` correctors on the other side (`receive` only learns
+    /// them). So one that knows them, has not begun that round and sends on neither side is
+    /// not idle: a driver that skipped the poll would never start the round. Whether a run
+    /// reaches this state (a message learned after both sides stopped) or not, the idle
+    /// promise is about any state; without its `would_start_final` term the answer is `true`
+    /// here.
+    #[test]
+    fn a_final_round_to_start_is_not_idle() {
+        let ring = Ring { me: 5, procs: 16 };
+        let kind = CorrectionKind::FailProof {
+            faults: 1,
+            sos_timeout: 40,
+        };
+        let mut corrector = Corrector::new(kind, ring, Side::Left);
+        corrector.begin();
+        let Correction::FailProof(fp) = &mut corrector.state else {
+            unreachable!("a failure-proof corrector")
+        };
+        // Both sides stopped, no final round begun, no corrector known: nothing to do.
+        fp.sending = [false; 2];
+        fp.final_round = [false; 2];
+        fp.known = Default::default();
+        assert!(
+            corrector.poll_is_idle(ring.procs, kind),
+            "stopped and knowing no one"
+        );
+        let before = corrector.clone();
+        let sent = corrector.poll_send(ring.procs, kind, 0, &mut Outbox::new());
+        assert!(
+            sent.is_none() && corrector == before,
+            "an idle poll changed something"
+        );
+        // A message made a corrector on the right known (`receive` learns; the round waits for
+        // the poll): the poll starts the final round toward the left, and sends.
+        let Correction::FailProof(fp) = &mut corrector.state else {
+            unreachable!("a failure-proof corrector")
+        };
+        fp.known[Side::Right.index()].push(7);
+        assert!(
+            !corrector.poll_is_idle(ring.procs, kind),
+            "a final round to start"
+        );
+        let sent = corrector.poll_send(ring.procs, kind, 0, &mut Outbox::new());
+        assert!(sent.is_some(), "the final round's first send");
+    }
+
     /// `learn` (CG Alg. 3, lines 21–22: keep the `f + 1` nearest correctors known on a side)
     /// merges into a list kept short; it must give the list that appending every candidate,
     /// sorting by distance and truncating gives, for any peer list, duplicates, this process's
