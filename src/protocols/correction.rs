@@ -474,6 +474,10 @@ impl Corrector {
             // Their poll once begun is the sweep's pick, which the idle answer tries on a copy
             // (they owe no delivery and have no SOS: failure-proof correction's alone).
             Correction::Opportunistic(_) | Correction::Optimized(_) | Correction::Checked(_) => {
+                debug_assert!(
+                    !self.deliver_pending,
+                    "only failure-proof correction owes one"
+                );
                 self.begun && self.poll_is_idle(procs, kind)
             }
             Correction::Delayed(_) | Correction::FailProof(_) => false,
@@ -943,10 +947,11 @@ mod tests {
     /// CG Alg. 3, line 24: a failure-proof corrector starts the final round toward a side at
     /// its next poll once it knows `f` correctors on the other side (`receive` only learns
     /// them). So one that knows them, has not begun that round and sends on neither side is
-    /// not idle: a driver that skipped the poll would never start the round. Whether a run
-    /// reaches this state (a message learned after both sides stopped) or not, the idle
-    /// promise is about any state; without its `would_start_final` term the answer is `true`
-    /// here.
+    /// not idle: a driver that skipped the poll would never start the round. No run reaches
+    /// this state (a side stops sending once it knows `f + 1` correctors, and every poll first
+    /// starts the final round toward the other side, so both sides stopped means both rounds
+    /// begun); the idle promise is about any state, and without its `would_start_final` term
+    /// the answer is `true` here.
     #[test]
     fn a_final_round_to_start_is_not_idle() {
         let ring = Ring { me: 5, procs: 16 };

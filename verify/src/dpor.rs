@@ -11,7 +11,8 @@
 //! search passes the number of actions taken by the whole machine. The two agree on every
 //! automaton that does not read `now` beyond setting timers (timers fire at any moment here),
 //! which is every variant the asynchronous rows check (overlapped start: the correction never
-//! waits for an instant). Two runs that differ only in the order of commuting actions
+//! waits for an instant); a model whose automaton reads it ([`AsyncModel::reads_clock`]) is
+//! refused ([`Refusal::ReadsClock`]). Two runs that differ only in the order of commuting actions
 //! (the same Mazurkiewicz trace) reach the same state, so it suffices to explore one run per
 //! trace, and every property checked here is decided by the runs' last states:
 //!
@@ -740,6 +741,7 @@ impl std::error::Error for TooManyCrashSets {}
 
 /// Why [`explore`] or [`walks`] refuses a model, before any work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Refusal {
     /// The automaton reads `now` beyond setting timers ([`AsyncModel::reads_clock`]):
     /// per-process clocks would not agree with the asynchronous model's one clock, so the
@@ -753,8 +755,9 @@ impl std::fmt::Display for Refusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::ReadsClock => f.write_str(
-                "the automaton reads the clock beyond setting timers (synchronized correction): \
-                 per-process clocks would not agree with the asynchronous model's one clock",
+                "the automaton reads the clock beyond setting timers (as synchronized \
+                 correction does): per-process clocks would not agree with the asynchronous \
+                 model's one clock",
             ),
             Self::TooManyCrashSets(e) => write!(f, "{e}"),
         }

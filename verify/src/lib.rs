@@ -273,6 +273,7 @@ impl CheckResult {
 
 /// Why a check could not run.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum CheckError {
     /// The protocol cannot be built (tree kind and process count).
     Topology(ftcoll::topology::TopologyError),

@@ -174,8 +174,9 @@ fn run_async_walks(a: &SearchArgs, spec: &ProtocolSpec) -> ExitCode {
     let result = match ftcoll_verify::dpor::walks(&model, a.walks, a.seed, a.threads) {
         Ok(result) => result,
         Err(ftcoll_verify::dpor::Refusal::TooManyCrashSets(e)) => return too_many(e),
-        Err(e @ ftcoll_verify::dpor::Refusal::ReadsClock) => {
-            // (`local_clocks_allowed` refused it already, with the flag to change.)
+        Err(e) => {
+            // (A clock-reading protocol: `local_clocks_allowed` refused it already, with the
+            // flag to change.)
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
@@ -913,7 +914,8 @@ fn run_check(
         } => usage(args.too_small(initial, needed, by, what)),
         CheckError::Topology(e) => usage(format!("{topology}: {e}")),
         CheckError::Refused(e) => usage(e.to_string()),
-        e @ CheckError::CheckerFailed => {
+        // A checker thread panicked, or an error this binary does not know yet: not the user's.
+        e => {
             eprintln!("error: {e}");
             ExitCode::from(1)
         }

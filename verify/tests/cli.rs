@@ -151,6 +151,26 @@ fn bad_input_is_one_line_naming_the_flag() {
         "{}",
         String::from_utf8_lossy(&plain.stderr)
     );
+    let acknowledged = verify(&[
+        "search",
+        "--model",
+        "async",
+        "--tree",
+        "lame:2",
+        "--correction",
+        "ack",
+        "--start",
+        "sync",
+        "--procs",
+        "5",
+        "--walks",
+        "10",
+    ]);
+    assert!(
+        acknowledged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&acknowledged.stderr)
+    );
     // `--start` defaults to sync: the refusal says so.
     let search_async = [
         "search",

@@ -619,7 +619,10 @@ fn synchronized_correction_is_refused_and_clock_free_trees_are_not() {
         Some(CheckError::Refused(Refusal::ReadsClock))
     );
     // Every correction reads it when synchronized; the overlapped start never does.
-    for correction in ftcoll_verify::corrected_tree::EVERY_VARIANT {
+    let with_ack = ftcoll_verify::corrected_tree::EVERY_VARIANT
+        .into_iter()
+        .chain([CorrectionSpec::Ack]);
+    for correction in with_ack {
         let clock_free = matches!(correction, CorrectionSpec::None | CorrectionSpec::Ack);
         assert_eq!(
             synchronized(correction).reads_clock(),
