@@ -21,7 +21,9 @@
 use criterion::{
     black_box, criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput,
 };
-use ftcoll::protocols::corrected_tree::{CorrectedTreeNode, CorrectionSpec, StartMode};
+use ftcoll::protocols::corrected_tree::{
+    CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
+};
 use ftcoll::sim;
 
 #[path = "support/driver_case.rs"]
@@ -41,28 +43,35 @@ const VARIANTS: [(&str, &str, StartMode); 3] = [
     ("failproof1-sync", "failproof:1", StartMode::Synchronized),
 ];
 
-fn group(c: &mut Criterion, name: &str, procs: u32) {
-    let mut group = c.benchmark_group(name);
-    group.sample_size(10);
+/// Calls `case` with the label, configuration and scenario of each of the issue's six runs at
+/// `P = procs`.
+fn for_each_case(procs: u32, mut case: impl FnMut(String, &CorrectedTreeConfig, &sim::Scenario)) {
     for (label, correction, start) in VARIANTS {
         let spec: CorrectionSpec = correction.parse().unwrap();
         let config = driver_case::config(procs, spec, start).unwrap();
         for (faults, fraction) in [("fault-free", 0.0), ("1%", 0.01)] {
             let scenario = driver_case::scenario(procs, fraction).unwrap();
-            let report =
-                sim::run::<CorrectedTreeNode>(&config, procs, &scenario, u64::MAX).unwrap();
-            group.throughput(Throughput::Elements(report.messages_total()));
-            group.bench_function(BenchmarkId::new(format!("{label}/{faults}"), procs), |b| {
-                b.iter(|| {
-                    black_box(
-                        sim::run::<CorrectedTreeNode>(&config, procs, &scenario, u64::MAX)
-                            .unwrap()
-                            .events,
-                    )
-                })
-            });
+            case(format!("{label}/{faults}"), &config, &scenario);
         }
     }
+}
+
+fn group(c: &mut Criterion, name: &str, procs: u32) {
+    let mut group = c.benchmark_group(name);
+    group.sample_size(10);
+    for_each_case(procs, |label, config, scenario| {
+        let report = sim::run::<CorrectedTreeNode>(config, procs, scenario, u64::MAX).unwrap();
+        group.throughput(Throughput::Elements(report.messages_total()));
+        group.bench_function(BenchmarkId::new(label, procs), |b| {
+            b.iter(|| {
+                black_box(
+                    sim::run::<CorrectedTreeNode>(config, procs, scenario, u64::MAX)
+                        .unwrap()
+                        .events,
+                )
+            })
+        });
+    });
     group.finish();
 }
 
@@ -70,38 +79,29 @@ fn group(c: &mut Criterion, name: &str, procs: u32) {
 fn automaton_alone(c: &mut Criterion, name: &str, procs: u32) {
     let mut group = c.benchmark_group(name);
     group.sample_size(10);
-    for (label, correction, start) in VARIANTS {
-        let spec: CorrectionSpec = correction.parse().unwrap();
-        let config = driver_case::config(procs, spec, start).unwrap();
-        for (faults, fraction) in [("fault-free", 0.0), ("1%", 0.01)] {
-            let scenario = driver_case::scenario(procs, fraction).unwrap();
-            let recording = replay::record::<CorrectedTreeNode>(&config, procs, &scenario).unwrap();
-            // A faithful replay emits the run's actions, process by process, and its messages.
-            let digest =
-                replay::replay_digest::<CorrectedTreeNode>(&config, procs, recording.calls.clone());
-            assert!(
-                digest == recording.actions,
-                "{label}/{faults}: the replay's {} actions differ from the run's {} (a \
-                 process's, if the counts are equal)",
-                digest.actions(),
-                recording.actions.actions()
-            );
-            let sends =
-                replay::replay::<CorrectedTreeNode>(&config, procs, recording.calls.clone());
-            assert_eq!(
-                sends, recording.messages,
-                "{label}/{faults}: replay diverged"
-            );
-            group.throughput(Throughput::Elements(recording.messages));
-            group.bench_function(BenchmarkId::new(format!("{label}/{faults}"), procs), |b| {
-                b.iter_batched(
-                    || recording.calls.clone(),
-                    |calls| black_box(replay::replay::<CorrectedTreeNode>(&config, procs, calls)),
-                    BatchSize::LargeInput,
-                )
-            });
-        }
-    }
+    for_each_case(procs, |label, config, scenario| {
+        let recording = replay::record::<CorrectedTreeNode>(config, procs, scenario).unwrap();
+        // A faithful replay emits the run's actions, process by process, and its messages.
+        let digest =
+            replay::replay_digest::<CorrectedTreeNode>(config, procs, recording.calls.clone());
+        assert!(
+            digest == recording.actions,
+            "{label}: the replay's {} actions differ from the run's {} (a process's, if the \
+             counts are equal)",
+            digest.actions(),
+            recording.actions.actions()
+        );
+        let sends = replay::replay::<CorrectedTreeNode>(config, procs, recording.calls.clone());
+        assert_eq!(sends, recording.messages, "{label}: replay diverged");
+        group.throughput(Throughput::Elements(recording.messages));
+        group.bench_function(BenchmarkId::new(label, procs), |b| {
+            b.iter_batched(
+                || recording.calls.clone(),
+                |calls| black_box(replay::replay::<CorrectedTreeNode>(config, procs, calls)),
+                BatchSize::LargeInput,
+            )
+        });
+    });
     group.finish();
 }
 

@@ -130,46 +130,46 @@ fn bad_input_is_one_line_naming_the_flag() {
         .concat(),
         "--start",
     );
-    // A plain tree never reads the clock: started "synchronized" it is checked all the same.
-    let plain = verify(&[
-        "check",
-        "--tree",
-        "lame:2",
-        "--correction",
-        "none",
-        "--procs",
-        "3",
-        "--model",
-        "async",
-        "--search",
-        "dpor",
-        "--start",
-        "sync",
-    ]);
-    assert!(
-        plain.status.success(),
-        "{}",
-        String::from_utf8_lossy(&plain.stderr)
+    // A plain or acknowledged tree never reads the clock: started "synchronized" it is checked
+    // all the same, exhaustively and by random runs.
+    let runs = |args: &[&str]| {
+        let out = verify(args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let clock_free = ["--tree", "lame:2", "--model", "async", "--start", "sync"];
+    runs(
+        &[
+            &[
+                "check",
+                "--correction",
+                "none",
+                "--procs",
+                "3",
+                "--search",
+                "dpor",
+            ][..],
+            &clock_free,
+        ]
+        .concat(),
     );
-    let acknowledged = verify(&[
-        "search",
-        "--model",
-        "async",
-        "--tree",
-        "lame:2",
-        "--correction",
-        "ack",
-        "--start",
-        "sync",
-        "--procs",
-        "5",
-        "--walks",
-        "10",
-    ]);
-    assert!(
-        acknowledged.status.success(),
-        "{}",
-        String::from_utf8_lossy(&acknowledged.stderr)
+    runs(
+        &[
+            &[
+                "search",
+                "--correction",
+                "ack",
+                "--procs",
+                "5",
+                "--walks",
+                "10",
+            ][..],
+            &clock_free,
+        ]
+        .concat(),
     );
     // `--start` defaults to sync: the refusal says so.
     let search_async = [
