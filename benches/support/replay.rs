@@ -106,7 +106,7 @@ fn with_log<M: 'static>(f: impl FnOnce(&mut Log<M>)) {
 }
 
 /// What a run's automata emitted, process by process: for each process a running hash of its
-/// actions, each with the instant of the call that emitted it, in the order it emitted them (so two sequences of calls digest alike when every
+/// actions and its idle answers, each with the instant of the call, in the order it gave them (so two sequences of calls digest alike when every
 /// process emitted the same actions in the same order, however the processes interleave).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Digest {
@@ -125,6 +125,16 @@ impl Digest {
         (self.per_rank[r], now, action).hash(&mut hasher);
         self.per_rank[r] = hasher.finish();
         self.actions += 1;
+    }
+
+    fn add_answer(&mut self, rank: Rank, now: Time, idle: bool) {
+        let r = rank as usize;
+        if self.per_rank.len() <= r {
+            self.per_rank.resize(r + 1, 0);
+        }
+        let mut hasher = DefaultHasher::new();
+        (self.per_rank[r], now, "idle", idle).hash(&mut hasher);
+        self.per_rank[r] = hasher.finish();
     }
 
     /// How many actions it covers.
@@ -239,14 +249,16 @@ where
     }
 
     fn send_slot_is_idle(&self, config: &A::Config, at: Time) -> bool {
+        let idle = self.inner.send_slot_is_idle(config, at);
         with_log::<A::Msg>(|log| {
             log.calls.push(Call::IsIdle {
                 rank: self.rank,
                 now: self.instant,
                 at,
-            })
+            });
+            log.actions.add_answer(self.rank, self.instant, idle);
         });
-        self.inner.send_slot_is_idle(config, at)
+        idle
     }
 
     fn is_done(&self, config: &A::Config) -> bool {
@@ -266,10 +278,9 @@ where
 /// Puts `calls` in instant order, by rank within an instant, each process's own calls staying
 /// in their order (a stable sort): the order a driver could choose for locality. A replay of it
 /// makes every automaton the same calls in the same order, so it emits the same actions
-/// ([`replay_digest`] checks it). The general driver could apply an instant's events in it:
+/// ([`verified`] checks it). The general driver could apply an instant's events in it:
 /// every event it creates at an instant is for the process whose event created it, since a
 /// message takes `o + L > 0` to arrive.
-#[allow(dead_code)] // (only the example's `--alone-by-rank` reads it)
 pub fn by_instant_and_rank<M>(calls: &mut [Call<M>]) {
     calls.sort_by_key(|call| {
         let (rank, now) = call.rank_and_instant();
@@ -314,13 +325,14 @@ where
 }
 
 /// Makes `calls` on fresh automata of a `procs`-process run, handing each action to `take`
-/// with the process that emitted it and the call's instant.
+/// and each idle answer to `answer`, with the process and the call's instant.
 #[inline(always)]
 fn replay_with<A: Automaton>(
     config: &A::Config,
     procs: u32,
     calls: Vec<Call<A::Msg>>,
     mut take: impl FnMut(Rank, Time, Action<A::Msg, A::Value>),
+    mut answer: impl FnMut(Rank, Time, bool),
 ) {
     let mut automata: Vec<A> = (0..procs).map(|rank| A::new(config, rank)).collect();
     let mut out = Outbox::new();
@@ -347,9 +359,13 @@ fn replay_with<A: Automaton>(
                 automata[rank as usize].on_send_slot(config, now, &mut out);
                 (rank, now)
             }
-            Call::IsIdle { rank, at, .. } => {
+            Call::IsIdle { rank, now, at } => {
                 // A question: it queues nothing.
-                std::hint::black_box(automata[rank as usize].send_slot_is_idle(config, at));
+                answer(
+                    rank,
+                    now,
+                    automata[rank as usize].send_slot_is_idle(config, at),
+                );
                 continue;
             }
         };
@@ -366,22 +382,77 @@ fn replay_with<A: Automaton>(
 #[inline(never)]
 pub fn replay<A: Automaton>(config: &A::Config, procs: u32, calls: Vec<Call<A::Msg>>) -> u64 {
     let mut sends = 0;
-    replay_with::<A>(config, procs, calls, |_, _, action| {
-        sends += u64::from(matches!(action, Action::Send { .. }));
-    });
+    replay_with::<A>(
+        config,
+        procs,
+        calls,
+        |_, _, action| sends += u64::from(matches!(action, Action::Send { .. })),
+        |_, _, idle| {
+            std::hint::black_box(idle);
+        },
+    );
     sends
 }
 
-/// The digest of every action a replay of `calls` emits: equal to the recording's when the
-/// replay is faithful (every automaton got the same calls in the same order).
-pub fn replay_digest<A: Automaton>(
+/// The digest of every action and idle answer a replay of `calls` gives: equal to the
+/// recording's when the replay is faithful (every automaton got the same calls in the same
+/// order). (Not named `replay…`, so that a profiler's `replay::replay*` pattern takes the timed
+/// replay alone.)
+fn digest_of<A: Automaton>(config: &A::Config, procs: u32, calls: Vec<Call<A::Msg>>) -> Digest {
+    let mut digest = Digest::default();
+    let cell = RefCell::new(&mut digest);
+    replay_with::<A>(
+        config,
+        procs,
+        calls,
+        |rank, now, action| cell.borrow_mut().add(rank, now, &action),
+        |rank, now, idle| cell.borrow_mut().add_answer(rank, now, idle),
+    );
+    digest
+}
+
+/// Records a run of `scenario` ([`record`]), in instant and rank order if `by_rank`
+/// ([`by_instant_and_rank`]), and checks it before anything is timed: the recorded run sent
+/// the plain run's messages, and a replay gives the recording's actions and idle answers,
+/// process by process, and its messages.
+pub fn verified<A: Automaton>(
     config: &A::Config,
     procs: u32,
-    calls: Vec<Call<A::Msg>>,
-) -> Digest {
-    let mut digest = Digest::default();
-    replay_with::<A>(config, procs, calls, |rank, now, action| {
-        digest.add(rank, now, &action)
-    });
-    digest
+    scenario: &Scenario,
+    by_rank: bool,
+) -> Result<Recording<A::Msg>, String>
+where
+    A::Msg: 'static,
+{
+    let plain = sim::run::<A>(config, procs, scenario, u64::MAX)
+        .map_err(|e| format!("simulation: {e}"))?
+        .messages_total();
+    let mut recording =
+        record::<A>(config, procs, scenario).map_err(|e| format!("simulation: {e}"))?;
+    if recording.messages != plain {
+        return Err(format!(
+            "the recorded run sent {} messages, the plain run {plain}",
+            recording.messages
+        ));
+    }
+    if by_rank {
+        by_instant_and_rank(&mut recording.calls);
+    }
+    let digest = digest_of::<A>(config, procs, recording.calls.clone());
+    if digest != recording.actions {
+        return Err(format!(
+            "the replay gave other actions or idle answers than the run ({} actions against \
+             {}, or a process's differing)",
+            digest.actions(),
+            recording.actions.actions()
+        ));
+    }
+    let sends = replay::<A>(config, procs, recording.calls.clone());
+    if sends != recording.messages {
+        return Err(format!(
+            "the replay sent {sends} messages, the run {}",
+            recording.messages
+        ));
+    }
+    Ok(recording)
 }
