@@ -87,6 +87,15 @@ impl CorrectedTreeConfig {
         }
     }
 
+    /// Whether a process reads the clock beyond setting timers: under synchronized correction
+    /// a process the tree colors compares `now` with the correction's start instant (the plain
+    /// and acknowledged trees correct nothing and never look). A checker that gives each
+    /// process a clock of its own cannot check such a protocol against one clock
+    /// (`ftcoll-verify`'s `dpor`).
+    pub fn reads_clock(&self) -> bool {
+        self.start == StartMode::Synchronized && self.rule() != CorrectionKind::None
+    }
+
     /// The rule the correctors run.
     pub(crate) fn rule(&self) -> CorrectionKind {
         self.correction.rule(self.tree.procs(), self.tree.logp())
@@ -236,7 +245,7 @@ impl CorrectedTreeNode {
             let children = config.tree.children(self.rank()).count() as u32;
             self.corrector.set_acks_missing(children);
         }
-        if config.rule() != CorrectionKind::None && config.start == StartMode::Synchronized {
+        if config.reads_clock() {
             if now >= config.correction_start {
                 self.set(START_REACHED);
             } else {

@@ -959,37 +959,49 @@ mod tests {
             faults: 1,
             sos_timeout: 40,
         };
-        let mut corrector = Corrector::new(kind, ring, Side::Left);
-        corrector.begin();
-        let Correction::FailProof(fp) = &mut corrector.state else {
-            unreachable!("a failure-proof corrector")
-        };
-        // Both sides stopped, no final round begun, no corrector known: nothing to do.
-        fp.sending = [false; 2];
-        fp.final_round = [false; 2];
-        fp.known = Default::default();
-        assert!(
-            corrector.poll_is_idle(ring.procs, kind),
-            "stopped and knowing no one"
-        );
-        let before = corrector.clone();
-        let sent = corrector.poll_send(ring.procs, kind, 0, &mut Outbox::new());
-        assert!(
-            sent.is_none() && corrector == before,
-            "an idle poll changed something"
-        );
-        // A message made a corrector on the right known (`receive` learns; the round waits for
-        // the poll): the poll starts the final round toward the left, and sends.
-        let Correction::FailProof(fp) = &mut corrector.state else {
-            unreachable!("a failure-proof corrector")
-        };
-        fp.known[Side::Right.index()].push(7);
-        assert!(
-            !corrector.poll_is_idle(ring.procs, kind),
-            "a final round to start"
-        );
-        let sent = corrector.poll_send(ring.procs, kind, 0, &mut Outbox::new());
-        assert!(sent.is_some(), "the final round's first send");
+        // A corrector known on `known_on`'s side starts the round toward the other side.
+        for (known_on, corrector_rank) in [(Side::Right, 7), (Side::Left, 2)] {
+            let mut corrector = Corrector::new(kind, ring, Side::Left);
+            corrector.begin();
+            let Correction::FailProof(fp) = &mut corrector.state else {
+                unreachable!("a failure-proof corrector")
+            };
+            // Both sides stopped, no final round begun, no corrector known: nothing to do.
+            fp.sending = [false; 2];
+            fp.final_round = [false; 2];
+            fp.known = Default::default();
+            assert!(
+                corrector.poll_is_idle(ring.procs, kind),
+                "stopped and knowing no one"
+            );
+            let before = corrector.clone();
+            let sent = corrector.poll_send(ring.procs, kind, 0, &mut Outbox::new());
+            assert!(
+                sent.is_none() && corrector == before,
+                "an idle poll changed something"
+            );
+            // A message made a corrector known (`receive` learns; the round waits for the
+            // poll): the poll starts the final round toward the other side, and sends there.
+            let Correction::FailProof(fp) = &mut corrector.state else {
+                unreachable!("a failure-proof corrector")
+            };
+            fp.known[known_on.index()].push(corrector_rank);
+            assert!(
+                !corrector.poll_is_idle(ring.procs, kind),
+                "a final round to start toward {:?}",
+                known_on.other()
+            );
+            let sent = corrector.poll_send(ring.procs, kind, 0, &mut Outbox::new());
+            let toward = match sent {
+                Some((_, CorrectionMsg::FailProof { toward, .. })) => Some(toward),
+                _ => None,
+            };
+            assert_eq!(
+                toward,
+                Some(known_on.other()),
+                "the final round's first send"
+            );
+        }
     }
 
     /// `learn` (CG Alg. 3, lines 21–22: keep the `f + 1` nearest correctors known on a side)
