@@ -90,12 +90,12 @@ impl AsyncModel<CorrectedTreeNode> {
         let p = u64::from(spec.procs);
         Ok(Self {
             payload: config.payload,
+            reads_clock: config.reads_clock(),
             config,
             procs: spec.procs,
             max_crashes,
             horizon: 16 * p * p + 64,
             halt: Halt::new(),
-            reads_clock: spec.reads_clock(),
         })
     }
 }

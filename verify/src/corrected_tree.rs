@@ -71,13 +71,13 @@ impl ProtocolSpec {
         Ok(CorrectedTreeConfig::new(tree, self.correction, self.start))
     }
 
-    /// Whether its processes read the clock beyond setting timers: synchronized correction
-    /// compares `now` with its start instant (a plain or acknowledged tree corrects nothing
-    /// and never looks). The asynchronous model's per-process clocks ([`crate::dpor`]) do not
-    /// agree with its one clock for such a protocol ([`crate::AsyncModel::reads_clock`]).
+    /// Whether its processes read the clock beyond setting timers
+    /// ([`CorrectedTreeConfig::reads_clock`], the protocol's own answer; `false` when the
+    /// configuration cannot be built, which [`ProtocolSpec::config`] reports). The
+    /// asynchronous model's per-process clocks ([`crate::dpor`]) do not agree with its one
+    /// clock for such a protocol ([`crate::AsyncModel::reads_clock`]).
     pub fn reads_clock(&self) -> bool {
-        self.start == StartMode::Synchronized
-            && !matches!(self.correction, CorrectionSpec::None | CorrectionSpec::Ack)
+        self.config().is_ok_and(|config| config.reads_clock())
     }
 
     /// A one-line name: `lame:2 interleaved checked sync P=8 L=2 o=1`.

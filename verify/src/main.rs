@@ -156,13 +156,6 @@ fn run_async_walks(a: &SearchArgs, spec: &ProtocolSpec) -> ExitCode {
         );
         ExitCode::from(2)
     };
-    // Before any work: the walks draw a crash set by its number, which must fit in 64 bits.
-    if ftcoll_verify::timed::crash_set_count(a.procs, a.crashes).is_none() {
-        return too_many(ftcoll_verify::dpor::TooManyCrashSets {
-            procs: a.procs,
-            crashes: a.crashes,
-        });
-    }
     let model = match ftcoll_verify::AsyncModel::corrected_tree(spec, a.crashes) {
         Ok(m) => m,
         Err(e) => {
@@ -171,6 +164,7 @@ fn run_async_walks(a: &SearchArgs, spec: &ProtocolSpec) -> ExitCode {
         }
     };
     let start = std::time::Instant::now();
+    // (`walks` refuses before any work: more crash sets than 64 bits number, a clock.)
     let result = match ftcoll_verify::dpor::walks(&model, a.walks, a.seed, a.threads) {
         Ok(result) => result,
         Err(ftcoll_verify::dpor::Refusal::TooManyCrashSets(e)) => return too_many(e),

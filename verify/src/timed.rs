@@ -783,8 +783,9 @@ pub fn crash_set_count(procs: u32, max: u32) -> Option<u64> {
 
 /// Set number `index` of [`crash_sets`] (`procs`, `max`) without listing the others (random runs
 /// draw one at sizes whose list would not fit in memory); `None` if `index` is not below
-/// [`crash_set_count`]. When that count is beyond `u64`, every `index` still names its set (the
-/// sizes whose blocks fit in `u64` come first).
+/// [`crash_set_count`]. When that count is beyond `u64`, an `index` within the blocks of the
+/// sizes whose counts fit in `u64` (they come first) names its set, and a later one gives
+/// `None` (`walks` refuses such a count before drawing).
 pub fn crash_set_at(procs: u32, max: u32, mut index: u64) -> Option<Vec<Rank>> {
     let n = u64::from(procs.saturating_sub(1));
     // The block of sets of `size` elements (fewest first).
