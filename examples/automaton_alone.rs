@@ -5,7 +5,7 @@
 //! length. `--by-rank` replays each instant's calls sorted by rank (each process's own calls
 //! in their order: the same calls, in an order a driver could choose for locality).
 //! `valgrind --tool=callgrind --toggle-collect='automaton_alone::replay::replay*'` counts the
-//! timed replays' instructions alone. A binary of its own, so that its recorder does not change
+//! replays' instructions alone: the check's replay and the timed ones (`REPEATS` 1: two). A binary of its own, so that its recorder does not change
 //! how the compiler inlines `driver_run`'s driver (docs/performance.md, tenth slice).
 //!
 //! ```sh
