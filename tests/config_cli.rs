@@ -97,6 +97,23 @@ fn bad_files_are_one_line_errors_naming_the_field() {
         r#"{"procs": 0, "tree": "lame:2", "correction": "checked", "start": "sync"}"#,
     );
     assert_usage_error(&["simulate", "--config", &range], "--procs");
+    // A value the flag's own check refuses names the file it came from, and only then.
+    assert_usage_error(&["simulate", "--config", &range], "range.json");
+    let checked_later = file(
+        "later.json",
+        r#"{"procs": 64, "tree": "lame:2", "correction": "checked", "start": "sync", "fault-rate": 2}"#,
+    );
+    assert_usage_error(&["simulate", "--config", &checked_later], "later.json");
+    let fine = file(
+        "fine.json",
+        r#"{"tree": "lame:2", "correction": "checked", "start": "sync"}"#,
+    );
+    let out = cli_common::ftcoll(&["simulate", "--config", &fine, "--procs", "0"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--procs") && !err.contains("fine.json"),
+        "{err}"
+    );
     let syntax = file("syntax.json", r#"{"procs": 64,"#);
     assert_usage_error(&["simulate", "--config", &syntax], "syntax.json");
     let toml = file("syntax.toml", "procs = 64\ntree =\n");

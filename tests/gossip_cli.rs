@@ -84,6 +84,87 @@ fn bad_input_names_the_flag() {
     }
 }
 
+/// Below N = 5 FCG's model (chains of V = 5 g-nodes) has no plan: its row says so instead of a
+/// correction time wrapped to 2^64 − 3 and a latency of 0; OCG's and CCG's rows stay.
+#[test]
+fn fcg_has_no_plan_below_five_processes() {
+    for extra in [
+        &["--procs", "2"][..],
+        &["--procs", "2", "--active", "1"],
+        &["--procs", "4"],
+    ] {
+        let mut args = vec!["gossip-plan"];
+        args.extend_from_slice(extra);
+        let text = stdout(&args);
+        assert_eq!(row(&text, "fcg")[1..], ["-"; 6], "{text}");
+        assert!(text.contains("5..=16777216"), "{text}");
+        assert_eq!(row(&text, "ocg").len(), 7, "{text}");
+        for number in text
+            .split([' ', '\n'])
+            .filter_map(|w| w.parse::<u64>().ok())
+        {
+            assert!(number < 1 << 32, "{number} in {text}");
+        }
+    }
+    assert_eq!(
+        row(&stdout(&["gossip-plan", "--procs", "5"]), "fcg")[3],
+        "9"
+    );
+    assert_usage_error(
+        &[
+            "simulate", "--gossip", "fcg:1", "--procs", "4", "--runs", "1",
+        ],
+        "--procs",
+    );
+}
+
+/// The model's search skips, exactly, the gossip times that cannot win: the largest N and the
+/// fewest active processes answer at once (they took minutes, and n = 1 grew as N²), with
+/// the same plans (the N = 2^20 rows below are those of the exhaustive search).
+#[test]
+fn plans_at_the_largest_sizes_are_quick() {
+    let text = stdout(&["gossip-plan", "--procs", "1048576"]);
+    assert_eq!(
+        row(&text, "ocg")[1..6],
+        ["49", "50", "8", "5", "60"],
+        "{text}"
+    );
+    assert_eq!(
+        row(&text, "ccg")[1..6],
+        ["51", "52", "9", "3", "63"],
+        "{text}"
+    );
+    assert_eq!(
+        row(&text, "fcg")[1..6],
+        ["55", "56", "17", "7", "72"],
+        "{text}"
+    );
+    for active in ["16777216", "262144"] {
+        let text = stdout(&["gossip-plan", "--procs", "16777216", "--active", active]);
+        assert_eq!(text.lines().count(), 6, "{text}");
+    }
+    // Fewer than N/64 active processes above N = 4096: the optimum is O(N/n) steps out.
+    assert_usage_error(
+        &["gossip-plan", "--procs", "16777216", "--active", "100"],
+        "--active",
+    );
+    for active in ["1", "2", "63"] {
+        let text = stdout(&["gossip-plan", "--procs", "4096", "--active", active]);
+        assert_eq!(text.lines().count(), 6, "{text}");
+    }
+    let one = stdout(&["gossip-plan", "--procs", "1024", "--active", "1"]);
+    assert_eq!(
+        row(&one, "ocg")[1..6],
+        ["0", "1", "1026", "1023", "1029"],
+        "{one}"
+    );
+    assert_eq!(
+        row(&one, "fcg")[1..6],
+        ["0", "1", "4085", "1024", "4085"],
+        "{one}"
+    );
+}
+
 /// `simulate --gossip` output as `(header, rows)` from `--format csv`.
 fn gossip_csv(extra: &[&str]) -> Vec<Vec<(String, String)>> {
     let mut args = vec!["simulate", "--format", "csv"];

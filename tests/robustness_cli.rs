@@ -137,10 +137,10 @@ fn requests_beyond_the_memory_limit_are_refused_before_allocating() {
         "--output",
         shard,
     ]);
-    assert_usage_error(&["--memory-limit", "1M", "merge", shard], "inputs");
+    assert_usage_error(&["--memory-limit", "64M", "merge", shard], "inputs");
     let _ = std::fs::remove_dir_all(&dir);
     // A bad size for the limit itself.
-    for bad in ["0", "12Q", "-1G", "1K"] {
+    for bad in ["0", "12Q", "-1G", "1K", "1M", "63M"] {
         assert_usage_error(
             &[
                 "--memory-limit",
@@ -362,5 +362,102 @@ fn reproduce_quick_leaves_the_committed_results_alone() {
     assert!(!dir.join("docs/results/ct").exists());
     assert!(dir.join("results/quick/ct.md").exists());
     assert!(dir.join("results/quick/ct/table1.csv").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A negative number reaches the flag's own check, which names the flag and its range (it was
+/// read as an unknown option: "unexpected argument '-5'", "'-0' found").
+#[test]
+fn negative_numbers_are_refused_by_the_flag_they_were_given_to() {
+    for (args, flag) in [
+        (
+            vec![
+                "simulate",
+                "--procs",
+                "-5",
+                "--tree",
+                "lame:2",
+                "--correction",
+                "checked",
+            ],
+            "--procs",
+        ),
+        (vec!["gossip-plan", "--procs", "-5"], "--procs"),
+        (
+            vec!["gossip-plan", "--procs", "64", "--delta", "-0.5"],
+            "--delta",
+        ),
+        (
+            vec!["tree", "--tree", "binomial", "--procs", "8", "-L", "-1"],
+            "-L",
+        ),
+        (sim(&["--runs", "-3"]), "--runs"),
+        (sim(&["--seed", "-1"]), "--seed"),
+        (
+            vec![
+                "pap-simulate",
+                "--pap",
+                "flat",
+                "--procs",
+                "4",
+                "--msize",
+                "-10",
+            ],
+            "--msize",
+        ),
+    ] {
+        assert_usage_error(&args, flag);
+        let err = String::from_utf8_lossy(&ftcoll(&args).stderr).to_string();
+        assert!(!err.contains("unexpected argument"), "{args:?}: {err}");
+    }
+}
+
+/// `gaps` lists every rank below a failed one: a failure set whose subtrees hold more than
+/// 2^24 ranks is refused at once, naming `--faults` (it ran minutes and grew past 1.5 GB).
+#[test]
+fn gaps_refuses_failed_subtrees_too_large_to_list() {
+    for procs in ["4294967295", "100000000"] {
+        assert_usage_error(
+            &[
+                "gaps", "--tree", "binomial", "--procs", procs, "--faults", "5",
+            ],
+            "--faults",
+        );
+    }
+    let text = stdout(&[
+        "gaps", "--tree", "binomial", "--procs", "1024", "--faults", "5",
+    ]);
+    assert!(text.contains("\"gmax\""), "{text}");
+}
+
+/// `merge --output` naming one of its inputs would overwrite that shard: refused, and the shard
+/// is left as it was.
+#[test]
+fn merge_refuses_to_write_over_an_input() {
+    let dir = temp_dir("merge-over");
+    let shard = dir.join("s0.csv");
+    let shard_s = shard.to_str().unwrap();
+    stdout(&[
+        "sweep",
+        "--procs",
+        "16",
+        "--tree",
+        "binomial",
+        "--correction",
+        "checked",
+        "--runs",
+        "2",
+        "--shard",
+        "0/1",
+        "--output",
+        shard_s,
+    ]);
+    let before = std::fs::read(&shard).unwrap();
+    assert_usage_error(&["merge", "--output", shard_s, shard_s], "--output");
+    let other_spelling = format!("{}/./s0.csv", dir.display());
+    assert_usage_error(&["merge", "--output", &other_spelling, shard_s], "--output");
+    assert_eq!(std::fs::read(&shard).unwrap(), before);
+    let merged = dir.join("merged.csv");
+    stdout(&["merge", "--output", merged.to_str().unwrap(), shard_s]);
     let _ = std::fs::remove_dir_all(&dir);
 }

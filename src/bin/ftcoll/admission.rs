@@ -114,7 +114,10 @@ pub fn human(bytes: u64) -> String {
 /// Parses `--memory-limit`: bytes, or a number with a suffix `K`, `M`, `G`, `T` (powers of 1024,
 /// an optional `iB`/`B`), e.g. `512M`, `8G`, `1.5GiB`.
 pub fn size(s: &str) -> Result<u64, String> {
-    let allowed = "expected a size such as 512M, 8G or 1.5GiB (1M..=16E bytes)";
+    // Below the process's own floor no request could be admitted, so such a limit is refused
+    // as input rather than accepted and never applied.
+    let allowed = "expected a size such as 512M, 8G or 1.5GiB (64M..=16E bytes: the process \
+                   itself takes up to 64 MiB)";
     let t = s.trim();
     let digits = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -130,7 +133,9 @@ pub fn size(s: &str) -> Result<u64, String> {
         _ => return Err(allowed.into()),
     };
     let bytes = number * (1u64 << shift) as f64;
-    if !bytes.is_finite() || !(1_048_576.0..=18_446_744_073_709_551_615.0).contains(&bytes) {
+    if !bytes.is_finite()
+        || !(BASELINE_BYTES as f64..=18_446_744_073_709_551_615.0).contains(&bytes)
+    {
         return Err(allowed.into());
     }
     Ok(bytes as u64)
@@ -166,7 +171,7 @@ mod tests {
         assert_eq!(size("512M"), Ok(512 << 20));
         assert_eq!(size("8G"), Ok(8 << 30));
         assert_eq!(size("1.5GiB"), Ok(3 << 29));
-        assert_eq!(size("2097152"), Ok(2 << 20));
+        assert_eq!(size("67108864"), Ok(64 << 20));
         for bad in [
             "",
             "G",
@@ -174,6 +179,8 @@ mod tests {
             "-1G",
             "0",
             "1K",
+            "1M",
+            "63M",
             "nan",
             "1e3G",
             "99999999999T",

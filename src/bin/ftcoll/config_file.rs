@@ -21,13 +21,13 @@ const WITH_CONFIG: [&str; 3] = ["simulate", "ftco-simulate", "sweep"];
 /// Replaces `--config FILE` in `args` (the whole command line, program name first) by the
 /// file's parameters as flags. Command lines without `--config`, and other subcommands, are
 /// returned unchanged.
-pub fn expand(args: Vec<OsString>) -> Result<Vec<OsString>, String> {
+pub fn expand(args: Vec<OsString>) -> Result<(Vec<OsString>, Option<FromFile>), String> {
     let Some(sub_at) = subcommand_index(&args) else {
-        return Ok(args);
+        return Ok((args, None));
     };
     let sub = args[sub_at].to_string_lossy().into_owned();
     if !WITH_CONFIG.contains(&sub.as_str()) {
-        return Ok(args);
+        return Ok((args, None));
     }
     let mut rest = Vec::new();
     let mut path = None;
@@ -51,13 +51,39 @@ pub fn expand(args: Vec<OsString>) -> Result<Vec<OsString>, String> {
         }
     }
     let Some(path) = path else {
-        return Ok(args);
+        return Ok((args, None));
     };
     let flags = flags_from_file(&sub, &path, &rest)?;
+    let from_file = FromFile {
+        path: path.to_string_lossy().into_owned(),
+        flags: flags
+            .iter()
+            .map(|f| f.to_string_lossy().into_owned())
+            .filter(|f| f.starts_with('-'))
+            .collect(),
+    };
     let mut out = args[..=sub_at].to_vec();
     out.extend(flags);
     out.extend(rest);
-    Ok(out)
+    Ok((out, Some(from_file)))
+}
+
+/// The flags a `--config` file supplied, and its path.
+#[derive(Debug)]
+pub struct FromFile {
+    path: String,
+    flags: Vec<String>,
+}
+
+/// ` (from FILE)` when `flag` (as an error names it: `--procs`, `-L`) was the file's, so that
+/// a bad value points at where it was written; empty otherwise.
+pub fn origin(from_file: Option<&FromFile>, flag: Option<&str>) -> String {
+    match (from_file, flag) {
+        (Some(file), Some(flag)) if file.flags.iter().any(|f| f == flag) => {
+            format!(" (from --config {})", file.path)
+        }
+        _ => String::new(),
+    }
 }
 
 /// The index of the subcommand: the first token that is neither an option nor the value of

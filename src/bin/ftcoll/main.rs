@@ -73,14 +73,17 @@ pub struct UsageError(pub String);
 
 fn main() -> ExitCode {
     map_large_allocations_directly();
-    let args = match config_file::expand(std::env::args_os().collect()) {
-        Ok(args) => args,
+    let (args, from_file) = match config_file::expand(std::env::args_os().collect()) {
+        Ok(expanded) => expanded,
         Err(message) => {
             eprintln!("error: {message}");
             return ExitCode::from(2);
         }
     };
-    let cli = match Cli::try_parse_from(args) {
+    let parsed = negative_numbers_are_values(<Cli as clap::CommandFactory>::command())
+        .try_get_matches_from(args)
+        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             use clap::error::ErrorKind;
@@ -92,12 +95,15 @@ fn main() -> ExitCode {
             let text = e.to_string();
             let mut lines = text.lines();
             let line = lines.next().unwrap_or("error: invalid arguments");
-            match lines.next().map(str::trim) {
-                Some(next) if line.ends_with(':') && !next.is_empty() => {
-                    eprintln!("{line} {next}")
-                }
-                _ => eprintln!("{line}"),
-            }
+            let line = match lines.next().map(str::trim) {
+                Some(next) if line.ends_with(':') && !next.is_empty() => format!("{line} {next}"),
+                _ => line.to_string(),
+            };
+            let flag = match e.get(clap::error::ContextKind::InvalidArg) {
+                Some(clap::error::ContextValue::String(arg)) => arg.split(' ').next(),
+                _ => None,
+            };
+            eprintln!("{line}{}", config_file::origin(from_file.as_ref(), flag));
             return ExitCode::from(2);
         }
     };
@@ -125,7 +131,9 @@ fn main() -> ExitCode {
     match result.and_then(|()| out.flush().map_err(Into::into)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(CliError::Usage(UsageError(message))) => {
-            eprintln!("error: {message}");
+            let flag = message.split(':').next();
+            let origin = config_file::origin(from_file.as_ref(), flag);
+            eprintln!("error: {message}{origin}");
             ExitCode::from(2)
         }
         Err(CliError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
@@ -134,6 +142,21 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// Lets every option that takes a value take a negative number (`--procs -5`, `--delta -0.5`),
+/// so that it reaches the option's own check, whose message names the option and its range,
+/// instead of being read as an unknown flag.
+fn negative_numbers_are_values(command: clap::Command) -> clap::Command {
+    command
+        .mut_args(|arg| {
+            if arg.get_action().takes_values() {
+                arg.allow_negative_numbers(true)
+            } else {
+                arg
+            }
+        })
+        .mut_subcommands(negative_numbers_are_values)
 }
 
 /// Anything a subcommand can fail with.

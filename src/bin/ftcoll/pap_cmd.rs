@@ -178,11 +178,7 @@ pub fn pap_simulate(a: PapArgs, out: &mut impl Write) -> Result<(), CliError> {
     })?;
     let procs = base.procs();
     let need = pap_need(a.pap, a.procs);
-    admission::admit(
-        "--procs",
-        &format!("a {} run of {procs} processes", a.pap),
-        need,
-    )?;
+    admission::admit("--procs", &format!("{} on {procs} processes", a.pap), need)?;
     let spec = a
         .arrival
         .resolve(procs)

@@ -52,7 +52,10 @@ const MAX_MAGNITUDE: f64 = 1e307;
 
 pub fn plot(a: PlotArgs, out: &mut impl Write) -> Result<(), CliError> {
     let input = a.input.display().to_string();
-    let mut reader = csv::Reader::from_path(&a.input)
+    // `#` lines are comments: `sweep` and `merge` start their CSV with the sweep's identity.
+    let mut reader = csv::ReaderBuilder::new()
+        .comment(Some(b'#'))
+        .from_path(&a.input)
         .map_err(|e| UsageError(format!("input: cannot read {input}: {e}")))?;
     let header = reader
         .headers()
@@ -75,9 +78,11 @@ pub fn plot(a: PlotArgs, out: &mut impl Write) -> Result<(), CliError> {
     let mut order: Vec<String> = Vec::new();
     let mut points: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
     let mut skipped = 0u64;
-    for (i, record) in reader.records().enumerate() {
-        let line = i + 2;
+    let mut rows = 0u64;
+    for record in reader.records() {
         let record = record.map_err(|e| UsageError(format!("input: {input}: {e}")))?;
+        rows += 1;
+        let line = record.position().map_or(0, |p| p.line());
         let number = |c: usize, flag: &str| -> Result<f64, UsageError> {
             let cell = record.get(c).unwrap_or("");
             let value = cell
@@ -113,6 +118,19 @@ pub fn plot(a: PlotArgs, out: &mut impl Write) -> Result<(), CliError> {
         }
         points.entry(name).or_default().push(point);
     }
+    if rows == 0 {
+        return Err(UsageError(format!(
+            "input: {input} has a header and no rows: nothing to plot"
+        ))
+        .into());
+    }
+    if points.is_empty() {
+        let axis = if a.log_x { "--log-x" } else { "--log-y" };
+        return Err(UsageError(format!(
+            "{axis}: all {skipped} points of {input} have a value <= 0 on a logarithmic axis"
+        ))
+        .into());
+    }
     let lines: Vec<ChartSeries> = order
         .into_iter()
         .map(|name| {
@@ -134,10 +152,8 @@ pub fn plot(a: PlotArgs, out: &mut impl Write) -> Result<(), CliError> {
     )?;
     writeln!(out, "wrote {}", a.output.display())?;
     if skipped > 0 {
-        writeln!(
-            out,
-            "left out {skipped} points with a value <= 0 on a logarithmic axis"
-        )?;
+        // A warning, not output: stdout says what was written.
+        eprintln!("left out {skipped} points with a value <= 0 on a logarithmic axis");
     }
     Ok(())
 }

@@ -1162,6 +1162,22 @@ fn read_shard(path: &Path, format: SweepFormat) -> Result<ShardFile<'_>, UsageEr
 /// `ftcoll merge`: checks that the inputs are every shard of one sweep, each complete and
 /// intact, then writes the unsharded sweep's bytes: its identity, the header, the points in order.
 pub fn merge(a: MergeArgs, out: &mut impl Write) -> Result<(), CliError> {
+    // Writing over a shard would lose it: the output must be none of the inputs (compared as
+    // files, so another spelling of the same path is caught too).
+    if let Some(output) = &a.output {
+        let same_file =
+            |input: &PathBuf| match (std::fs::canonicalize(input), std::fs::canonicalize(output)) {
+                (Ok(i), Ok(o)) => i == o,
+                _ => input == output,
+            };
+        if let Some(input) = a.inputs.iter().find(|i| same_file(i)) {
+            return Err(UsageError(format!(
+                "--output: {} is one of the inputs; write the merged output to another file",
+                input.display()
+            ))
+            .into());
+        }
+    }
     // Admission: every shard is held with its parsed rows and the merged output (about three
     // times the bytes of the inputs), so their sizes decide before anything is read.
     let bytes: u64 = a

@@ -270,6 +270,15 @@ pub fn gaps(a: GapsArgs, out: &mut impl Write) -> Result<(), CliError> {
     // Admission: the failed subtrees' ranks are materialized (sorted, then split into gaps);
     // their number is known from the tree's arithmetic before anything is allocated.
     let dark = dark_ranks(&tree, &faults);
+    // The output lists every uncolored rank: past this many the answer is too large to read,
+    // and its time (seconds per 10^7 ranks) would pass without a word.
+    if dark > MAX_DARK_RANKS {
+        return Err(UsageError(format!(
+            "--faults: the failed subtrees hold {dark} ranks; gaps lists each of them and takes \
+             at most {MAX_DARK_RANKS} (faults deeper in the tree, or a smaller --procs)"
+        ))
+        .into());
+    }
     admission::admit(
         "--faults",
         &format!("holding the {dark} ranks of the failed subtrees"),
@@ -295,6 +304,9 @@ pub fn gaps(a: GapsArgs, out: &mut impl Write) -> Result<(), CliError> {
     writeln!(out)?;
     Ok(())
 }
+
+/// The most ranks below failed ones that `gaps` lists (2^24: about a second and 700 MB).
+const MAX_DARK_RANKS: u64 = 1 << 24;
 
 /// Bytes `Reach::compute` holds per rank below a failed one: the dark and uncolored lists
 /// (4 B each), and at most one 24-byte gap record per rank, rounded up.

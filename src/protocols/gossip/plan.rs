@@ -29,8 +29,12 @@
 //! `O = 1`; Eq. 3's minimum there, 42, is Table 7's OCG latency. Fig. 5's CCG `T = 25` is not
 //! a minimizer of Eq. 4 (they are 24 and 26): `tests/gossip_plan.rs`, docs/protocols.md.
 //!
-//! Cost: `O(N)` per candidate `T` (the products run over all `N` ranks unless the terms
-//! underflow), candidates up to the best latency found.
+//! Cost: the search visits every candidate `T` below the best latency found, but skips, with a
+//! proof, each whose chain bound must exceed what could still win (a window of the bound's
+//! tail already reaches `δ`), and stops once Lemma 1's count can no longer change; Lemma 1 is
+//! iterated once per search. The answer is the exhaustive search's; `N = 2^24` takes well under
+//! a second. With `n < N/64` active processes the optimum lies `O(N/n)` steps out, so above
+//! `N = 4096` such a plan is refused ([`Model::plan`]).
 
 use alloc::vec::Vec;
 use core::fmt;
@@ -41,6 +45,13 @@ use crate::Time;
 
 /// Largest `N` the model accepts (its cost is `O(N)` per candidate `T`).
 pub const MAX_MODEL_PROCS: u32 = 1 << 24;
+
+/// The largest `N` at which [`Model::plan`] takes any `n`; above it `n >= N/64` (measured: at
+/// most 0.6 s up to `N = 2^24` then, 14 s at `N = 2^16`, `n = 100`).
+const SLOW_PLAN_PROCS: u32 = 4096;
+
+/// `V`, the g-nodes per chain of FCG's model (Eq. 5 uses `Ḡ_5`); FCG needs `N >= V`.
+const FCG_CHAIN: u32 = 5;
 
 /// Why a model cannot be built or evaluated.
 #[derive(Clone, Debug, PartialEq)]
@@ -208,20 +219,11 @@ impl Model {
 
     /// Lemma 1: `c(kO)` for `k = 0..=steps` (entry `k` is the expected g-node count at time `kO`).
     pub fn gnodes(&self, steps: u64) -> Vec<f64> {
-        let lag = (self.logp.latency() / self.logp.overhead()) as usize + 1;
-        let n = f64::from(self.active);
-        // ln(1 − 1/(N − 1)); N = 2 makes it −inf: one sender surely hits the only other rank.
-        let ln_miss = ln_1p(-1.0 / (f64::from(self.procs) - 1.0));
+        let mut lemma = Lemma1::new(self);
         let mut c = Vec::with_capacity(steps as usize + 1);
-        c.push(1.0f64);
-        for k in 0..steps as usize {
-            let senders = if k >= lag { c[k - lag] } else { 0.0 };
-            let reached = if senders == 0.0 {
-                0.0
-            } else {
-                -exp_m1(senders * ln_miss)
-            };
-            c.push(c[k] + (n - c[k]) * reached);
+        c.push(lemma.current());
+        for _ in 0..steps {
+            c.push(lemma.advance());
         }
         c
     }
@@ -230,7 +232,11 @@ impl Model {
     pub fn gnodes_at_correction(&self, t: Time) -> f64 {
         let o = self.logp.overhead();
         let k = t / o + self.logp.latency() / o + 1;
-        *self.gnodes(k).last().unwrap_or(&1.0)
+        let mut lemma = Lemma1::new(self);
+        for _ in 0..k {
+            lemma.advance();
+        }
+        lemma.current()
     }
 
     /// Eq. 2: `p_K` for `K = 0..N` given `colored = c(T + L + O)` expected g-nodes.
@@ -273,11 +279,11 @@ impl Model {
     /// `Ḡ_V` (Appendix B): the smallest `G >= V` with `Σ_{i=G+1}^{N} q_i < δ`, for gossip time
     /// `t` and `v >= 2` g-nodes per chain.
     pub fn g_bar(&self, t: Time, v: u32, delta: f64) -> ChainBound {
-        let colored = self.gnodes_at_correction(t);
-        let big_n = f64::from(self.procs);
-        let share = (colored / big_n).min(1.0);
-        let ln_share = ln(share);
-        let ln_rest = ln((big_n - colored).max(0.0) / big_n);
+        self.g_bar_of(self.gnodes_at_correction(t), v, delta)
+    }
+
+    /// [`Model::g_bar`] given `colored = c(T + L + O)`.
+    fn g_bar_of(&self, colored: f64, v: u32, delta: f64) -> ChainBound {
         let v = v.max(2);
         if v > self.procs {
             return ChainBound {
@@ -285,25 +291,27 @@ impl Model {
                 tail: 0.0,
             };
         }
-        // ln C(G − 2, V − 2) for G = V..=N, built up from C(V − 2, V − 2) = 1.
-        let mut ln_binom = Vec::with_capacity((self.procs - v + 1) as usize);
-        ln_binom.push(0.0f64);
-        for g in v + 1..=self.procs {
-            let prev = *ln_binom.last().unwrap_or(&0.0);
-            ln_binom.push(prev + ln(f64::from(g - 2) / f64::from(g - v)));
-        }
-        let beta = |g: u32| {
-            let extra = g - v;
-            let ln_q = f64::from(v) * ln_share
-                + if extra == 0 {
-                    0.0
-                } else {
-                    f64::from(extra) * ln_rest
-                }
-                + ln_binom[extra as usize];
-            at_least_once(exp(ln_q), big_n)
-        };
-        smallest_below(delta, self.procs, v, beta)
+        smallest_below(delta, self.procs, v, |g| self.beta(colored, v, g))
+    }
+
+    /// `β_G = 1 − (1 − q(G, V))^N` for `G >= V >= 2`.
+    fn beta(&self, colored: f64, v: u32, g: u32) -> f64 {
+        let big_n = f64::from(self.procs);
+        let share = (colored / big_n).min(1.0);
+        let extra = g - v;
+        // ln C(G − 2, V − 2) = Σ_{i=1}^{V−2} ln((G − V + i)/i), in O(V) per term: the search
+        // reads a few terms, so a table over all N would cost more than it saves.
+        let ln_binom: f64 = (1..=v - 2)
+            .map(|i| ln(f64::from(extra + i) / f64::from(i)))
+            .sum();
+        let ln_q = f64::from(v) * ln(share)
+            + if extra == 0 {
+                0.0
+            } else {
+                f64::from(extra) * ln((big_n - colored).max(0.0) / big_n)
+            }
+            + ln_binom;
+        at_least_once(exp(ln_q), big_n)
     }
 
     /// GOS's gossip time (CG §IV.A, §IV.B.1): the smallest `T` (a multiple of `O`) whose
@@ -320,25 +328,52 @@ impl Model {
         let o = self.logp.overhead();
         let lag = self.logp.latency() / o + 1;
         let n = f64::from(self.active);
-        let mut steps = 64u64;
-        loop {
-            let c = self.gnodes(steps + lag);
-            if let Some(k) = (0..=steps).find(|&k| n - c[(k + lag) as usize] < delta) {
+        // Past 8N + 64 steps (or once Lemma 1 stops moving) the answer is that cap, as it was
+        // when the search doubled its horizon up to it.
+        let mut limit = 64u64;
+        while limit < 8 * u64::from(self.procs) + 64 {
+            limit *= 2;
+        }
+        let mut lemma = Lemma1::new(self);
+        for _ in 0..lag {
+            lemma.advance();
+        }
+        for k in 0..=limit {
+            if n - lemma.current() < delta {
                 return Ok(k * o);
             }
-            if steps >= 8 * u64::from(self.procs) + 64 {
-                return Ok(steps * o);
+            if lemma.is_settled() {
+                break;
             }
-            steps *= 2;
+            lemma.advance();
         }
+        Ok(limit * o)
     }
 
-    /// The plan for `protocol` at `δ`: `T_opt` by Eq. 3, 4 or 5, the smallest minimizer.
+    /// The plan for `protocol` at `δ`: `T_opt` by Eq. 3, 4 or 5, the smallest minimizer. FCG's
+    /// plan needs `N >= 5` (Eq. 5's `Ḡ_5` counts chains of five g-nodes): a smaller `N` is
+    /// [`PlanError::OutOfRange`] naming `procs`. Above `N = 4096` the plan needs `n >= N/64`
+    /// (else `OutOfRange` naming `active`): the search is exhaustive over `T`, and with few
+    /// active processes the optimum lies `O(N/n)` steps out.
     pub fn plan(&self, protocol: PlanProtocol, delta: f64) -> Result<Plan, PlanError> {
         if !(delta > 0.0 && delta < 1.0) {
             return Err(PlanError::OutOfRange {
                 field: "delta",
                 allowed: "a probability strictly between 0 and 1",
+            });
+        }
+        if self.procs > SLOW_PLAN_PROCS && self.active < self.procs / 64 {
+            return Err(PlanError::OutOfRange {
+                field: "active",
+                allowed: "at least N/64 once N > 4096 (with fewer active processes Lemma 1's \
+                          count creeps for O(N/n) steps and the search over T takes minutes)",
+            });
+        }
+        if protocol == PlanProtocol::Fcg && self.procs < FCG_CHAIN {
+            return Err(PlanError::OutOfRange {
+                field: "procs",
+                allowed: "an integer in 5..=16777216 for FCG (Appendix B's chains hold V = 5 \
+                          g-nodes)",
             });
         }
         let o = self.logp.overhead();
@@ -349,8 +384,26 @@ impl Model {
         // Latency >= T, so no T at or past the best latency can win; the cap only guards
         // against a model that never settles.
         let cap = (u64::from(self.procs) + 8) * 8 * o + 4 * l;
+        // A latency some T reaches, found where Lemma 1 has (nearly) settled and the chain
+        // bound is quick to compute: every T whose bound provably exceeds what it allows is
+        // skipped, which leaves the search's outcome as it was (a skipped T loses to the best).
+        let reachable = self.reachable_latency(protocol, delta, cap);
+        let mut lemma = Lemma1::new(self);
+        for _ in 0..l / o + 1 {
+            lemma.advance();
+        }
         while best.is_none_or(|b| t < b.latency) && t <= cap {
-            let plan = self.plan_at(protocol, t, delta);
+            let bar = best.map_or(reachable, |b| b.latency.min(reachable));
+            let Some(plan) = self.plan_within(protocol, t, lemma.current(), delta, bar) else {
+                if lemma.is_settled() {
+                    // Every later T has this T's bound and a larger latency.
+                    break;
+                }
+                t += o;
+                lemma.advance();
+                continue;
+            };
+            let settled = lemma.is_settled();
             match best {
                 Some(b) if plan.latency > b.latency => {}
                 // A tie: keep the T whose bound survives the smaller δ (smaller tail).
@@ -364,37 +417,94 @@ impl Model {
                     best = Some(plan);
                 }
             }
+            if settled {
+                break;
+            }
             t += o;
+            lemma.advance();
         }
         let mut plan = best.unwrap_or_else(|| self.plan_at(protocol, 0, delta));
         plan.first_minimizer = first_minimizer;
         Ok(plan)
     }
 
+    /// The latency of the first `T` at which Lemma 1's count is within half a process of `n`
+    /// or stops moving (`u64::MAX` if none is found below `cap`): an upper bound on the optimum.
+    fn reachable_latency(&self, protocol: PlanProtocol, delta: f64, cap: Time) -> Time {
+        let o = self.logp.overhead();
+        let mut lemma = Lemma1::new(self);
+        for _ in 0..self.logp.latency() / o + 1 {
+            lemma.advance();
+        }
+        let n = f64::from(self.active);
+        let mut t = 0;
+        while t <= cap {
+            if n - lemma.current() < 0.5 || lemma.is_settled() {
+                return self
+                    .plan_within(protocol, t, lemma.current(), delta, Time::MAX)
+                    .map_or(Time::MAX, |p| p.latency);
+            }
+            t += o;
+            lemma.advance();
+        }
+        Time::MAX
+    }
+
     /// The model's numbers for `protocol` at a given gossip time `t` (no minimization).
     pub fn plan_at(&self, protocol: PlanProtocol, t: Time, delta: f64) -> Plan {
+        let colored = self.gnodes_at_correction(t);
+        self.plan_within(protocol, t, colored, delta, Time::MAX)
+            .unwrap_or_else(|| unreachable!("no latency exceeds Time::MAX"))
+    }
+
+    /// [`Model::plan_at`] given `colored = c(T + L + O)`, or `None` when the latency provably
+    /// exceeds `bar` (the chain bound it would need is too small for this `T`).
+    fn plan_within(
+        &self,
+        protocol: PlanProtocol,
+        t: Time,
+        colored: f64,
+        delta: f64,
+        bar: Time,
+    ) -> Option<Plan> {
         let o = self.logp.overhead();
         let l = self.logp.latency();
-        let gnodes = self.gnodes_at_correction(t);
+        let gnodes = colored;
+        // The largest chain bound whose latency stays within `bar`.
+        let room = bar.saturating_sub(t);
+        let most = |per_unit: Time, fixed: Time| -> u64 {
+            if bar == Time::MAX {
+                u64::MAX
+            } else {
+                room.saturating_sub(fixed) / per_unit
+            }
+        };
         let (chain, correction, latency) = match protocol {
             PlanProtocol::Ocg => {
-                let k = self.k_bar(t, delta);
+                let k = self.bounded_chain(colored, delta, most(o, 2 * l + 2 * o))?;
                 let c = u64::from(k.bound) * o + l + o;
                 (k, c, t + 2 * l + (2 + u64::from(k.bound)) * o)
             }
             PlanProtocol::Ccg => {
-                let k = self.k_bar(t, delta);
+                let k = self.bounded_chain(colored, delta, most(2 * o, 2 * l + 2 * o))?;
                 let c = 2 * u64::from(k.bound) * o + l + o;
                 (k, c, t + 2 * l + (2 + 2 * u64::from(k.bound)) * o)
             }
             PlanProtocol::Fcg => {
-                let g = self.g_bar(t, 5, delta);
-                // Ḡ_5 >= 5, so 4Ḡ − 13 >= 7.
-                let c = 4 * u64::from(g.bound) * o + l - 13 * o;
+                // t + 4Ḡo + l − 13o <= bar.
+                let most_g = if bar == Time::MAX {
+                    u64::MAX
+                } else {
+                    (room + 13 * o).saturating_sub(l) / (4 * o)
+                };
+                let g = self.bounded_g(colored, delta, most_g)?;
+                // Ḡ_5 >= 5 once N >= 5, so 4Ḡ − 13 >= 7; below that the formula has no meaning
+                // (`plan` refuses it) and saturates here instead of wrapping.
+                let c = (4 * u64::from(g.bound) * o + l).saturating_sub(13 * o);
                 (g, c, t + c)
             }
         };
-        Plan {
+        Some(Plan {
             protocol,
             t,
             first_minimizer: t,
@@ -403,7 +513,141 @@ impl Model {
             correction,
             latency,
             overhead: o,
+        })
+    }
+
+    /// Eq. 2's bound for `colored`, or `None` if it provably exceeds `most`.
+    fn bounded_chain(&self, colored: f64, delta: f64, most: u64) -> Option<ChainBound> {
+        let top = self.procs - 1;
+        let alpha = |k| self.alpha(colored, k);
+        // α_K falls from K = 0 on: the window right above `most` holds the largest terms.
+        if exceeds(delta, top, most, 0, alpha) {
+            return None;
         }
+        Some(smallest_below(delta, top, 0, alpha))
+    }
+
+    /// Appendix B's `Ḡ_5` for `colored`, or `None` if it provably exceeds `most`.
+    fn bounded_g(&self, colored: f64, delta: f64, most: u64) -> Option<ChainBound> {
+        if self.procs < FCG_CHAIN {
+            return Some(self.g_bar_of(colored, FCG_CHAIN, delta));
+        }
+        // Ḡ_5 >= 5.
+        if most < u64::from(FCG_CHAIN) {
+            return None;
+        }
+        // q(G, V) peaks where (1 − c/N)(G − 1)/(G − V + 1) = 1, near G = (V − 2)N/c.
+        let peak = (f64::from(FCG_CHAIN - 2) * f64::from(self.procs) / colored.max(1.0))
+            .min(f64::from(self.procs)) as u32;
+        if exceeds(delta, self.procs, most, peak, |g| {
+            self.beta(colored, FCG_CHAIN, g)
+        }) {
+            return None;
+        }
+        Some(self.g_bar_of(colored, FCG_CHAIN, delta))
+    }
+}
+
+/// Whether the smallest bound `b` with `Σ_{i>b} a_i Π_{j>i}(1 − a_j) < δ` is provably above
+/// `most`: that sum over `i > most` is `1 − Π_{j>most}(1 − a_j)`, at least the same product's
+/// complement over any window of terms above `most`; a window reaching `δ` proves it. The
+/// window is put around `peak`, where the terms are largest.
+fn exceeds(delta: f64, top: u32, most: u64, peak: u32, alpha: impl Fn(u32) -> f64) -> bool {
+    const WINDOW: u32 = 4096;
+    if most >= u64::from(top) {
+        return false;
+    }
+    let margin = delta * (1.0 + 1.0 / 1_099_511_627_776.0);
+    // From `peak` on the terms fall, so `w` of them starting there hold at least
+    // `1 − (1 − a_{start+w})^w`: doubling `w` proves most cases in a few evaluations.
+    let start = (most as u32 + 1).max(peak.min(top));
+    let mut w: u32 = 1;
+    while let Some(j) = start.checked_add(w - 1).filter(|&j| j <= top) {
+        let a = alpha(j);
+        if -exp_m1(f64::from(w) * ln_1p(-a)) >= margin {
+            return true;
+        }
+        match w.checked_mul(2) {
+            Some(next) => w = next,
+            None => break,
+        }
+    }
+    let first = (most as u32 + 1)
+        .max(peak.saturating_sub(WINDOW / 2))
+        .min(top.saturating_sub(WINDOW).max(most as u32 + 1));
+    let mut kept = 1.0; // Π (1 − a_j) over the window so far
+    for j in first..=top.min(first.saturating_add(WINDOW)) {
+        kept *= 1.0 - alpha(j);
+        // A margin of 2⁻⁴⁰ over δ keeps rounding from deciding a case at the edge.
+        if 1.0 - kept >= margin {
+            return true;
+        }
+    }
+    false
+}
+
+/// Lemma 1's recurrence step by step, holding only the last `L/O + 1` values:
+/// `c(k + 1) = c(k) + (n − c(k))·[1 − (1 − 1/(N − 1))^c(k − L/O − 1)]`.
+struct Lemma1 {
+    n: f64,
+    ln_miss: f64,
+    /// `c(k − lag ..= k)`, oldest first.
+    window: alloc::collections::VecDeque<f64>,
+    lag: usize,
+    /// Steps taken; `c(k)` for `k < 0` is 0.
+    k: usize,
+    /// Consecutive steps that left `c` unchanged.
+    still: usize,
+}
+
+impl Lemma1 {
+    fn new(model: &Model) -> Self {
+        let lag = (model.logp.latency() / model.logp.overhead()) as usize + 1;
+        let mut window = alloc::collections::VecDeque::with_capacity(lag + 1);
+        window.push_back(1.0);
+        Self {
+            n: f64::from(model.active),
+            // ln(1 − 1/(N − 1)); N = 2 makes it −inf: one sender surely hits the only other rank.
+            ln_miss: ln_1p(-1.0 / (f64::from(model.procs) - 1.0)),
+            window,
+            lag,
+            k: 0,
+            still: 0,
+        }
+    }
+
+    /// `c(k)`.
+    fn current(&self) -> f64 {
+        *self.window.back().unwrap_or(&1.0)
+    }
+
+    /// Steps to `c(k + 1)` and returns it.
+    fn advance(&mut self) -> f64 {
+        let c = self.current();
+        let senders = if self.k >= self.lag {
+            self.window[self.window.len() - 1 - self.lag]
+        } else {
+            0.0
+        };
+        let reached = if senders == 0.0 {
+            0.0
+        } else {
+            -exp_m1(senders * self.ln_miss)
+        };
+        let next = c + (self.n - c) * reached;
+        self.still = if next == c { self.still + 1 } else { 0 };
+        if self.window.len() > self.lag {
+            self.window.pop_front();
+        }
+        self.window.push_back(next);
+        self.k += 1;
+        next
+    }
+
+    /// Whether `c` is constant from here on: the last `lag + 1` values are equal, so every
+    /// input of the recurrence is, and it can never move again.
+    fn is_settled(&self) -> bool {
+        self.k > self.lag && self.still > self.lag
     }
 }
 
@@ -411,12 +655,15 @@ impl Model {
 /// `a_i = alpha(i)`: the tails of Eq. 2 and of Appendix B's `q_G`. Walks down from `top`, where
 /// the tail is 0, and skips the terms that underflow to 0.
 fn smallest_below(delta: f64, top: u32, low: u32, alpha: impl Fn(u32) -> f64) -> ChainBound {
-    // α decreases geometrically in the index; find where it stops underflowing by bisection.
+    // α decreases geometrically in the index; the terms from where it falls below `negligible`
+    // to `top` add up to less than δ·2⁻⁶⁴, too little to move the bound, so the walk starts
+    // there (found by bisection) and its cost follows the chain lengths, not `N`.
+    let negligible = delta / 18_446_744_073_709_551_616.0 / f64::from(top.max(1));
     let (mut lo, mut hi) = (low, top);
-    if alpha(top) == 0.0 {
+    if alpha(top) < negligible {
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            if alpha(mid) == 0.0 {
+            if alpha(mid) < negligible {
                 hi = mid;
             } else {
                 lo = mid + 1;
