@@ -123,16 +123,11 @@ fn at_most_three_sends(_: &TimedModel<Node>, s: &TimedState<Node>) -> bool {
 
 fn check(procs: u32, crashes: u32) -> CheckResult {
     // LogP L = 2, o = 1; the protocol sets no timer, so a horizon of a few sweeps is generous.
-    let logp = LogP::new(2, 1).expect("valid LogP");
-    let mut model = TimedModel::<Node>::new(
-        procs,
-        procs,
-        logp,
-        42,
-        crashes,
-        CrashTiming::Any,
-        64 * u64::from(procs),
-    );
+    let mut model = TimedModel::<Node>::builder(procs, procs, 42, 64 * u64::from(procs))
+        .logp(LogP::new(2, 1).expect("valid LogP"))
+        .max_crashes(crashes)
+        .timing(CrashTiming::Any)
+        .build();
     model.properties = broadcast_properties();
     model.properties.push(TimedProperty::always(
         "at most three sends per process",

@@ -45,7 +45,7 @@ pub use asynchronous::AsyncModel;
 pub use budget::{Budget, Halt, Stop};
 /// The Corrected Tree family's specification, at the crate root for the checks that take it.
 pub use corrected_tree::ProtocolSpec;
-pub use timed::{CrashTiming, TimedModel};
+pub use timed::{CrashTiming, TimedModel, TimedModelBuilder};
 
 use ftcoll::sim::Report;
 
@@ -543,9 +543,9 @@ where
 }
 
 /// Checks any timed model within `budget`: the entry point for a protocol of your own. Build
-/// the model with [`TimedModel::new`] (your automaton, its configuration, `P`, LogP, the
-/// payload integrity compares with, `f`, the crash timing and a horizon containing every timer
-/// your protocol sets), add your own [`timed::TimedProperty`]s to `model.properties`, and read
+/// the model with [`TimedModel::builder`] (your automaton's configuration, `P`, the payload
+/// integrity compares with and a horizon containing every timer your protocol sets; then LogP,
+/// `f` and the crash timing by name), add your own [`timed::TimedProperty`]s to `model.properties`, and read
 /// the verdict of each property, with a shortest counterexample, from the result.
 /// `verify/examples/check_a_variant.rs` does this for a user-written broadcast.
 pub fn check_model<A>(model: TimedModel<A>, budget: &Budget) -> Result<CheckResult, CheckError>

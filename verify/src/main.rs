@@ -25,14 +25,17 @@
 //! may have stopped the search if every property has a counterexample anyway); 3 for the
 //! verdict `partial` (for `explore`: the session ended by `--timeout` or by the resident memory
 //! passing `--memory-limit`); 2 for bad input (one line on stderr naming the flag, nothing on
-//! stdout); 1 if a checker thread panicked.
+//! stdout), including two flags one of which the other would make ignored (`--search layered`
+//! with `--model async`, `--crashes-at-events-only` with `--timing pre`, ...: both named, with
+//! what is allowed); 1 if a checker thread panicked.
 
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
 use ftcoll::protocols::ftco::{RootFailure, TimeoutRule};
 use ftcoll::topology::ftco::{Collective, FtcoKind};
@@ -106,10 +109,10 @@ struct SearchArgs {
     threads: u32,
     /// `timed` (default): the guided search above. `async`: uniform random runs of the
     /// asynchronous model (any delivery order), each with a crash set drawn from those of at
-    /// most --crashes ranks, crashes at any moment; --pre, --during and --unguided do not apply.
+    /// most --crashes ranks, crashes at any moment; --pre, --during and --unguided are refused.
     #[arg(long, value_enum, default_value = "timed")]
     model: ModelArg,
-    /// Asynchronous model: at most this many crashes (0..P-1).
+    /// Asynchronous model: at most this many crashes (0..P-1; refused with --model timed).
     #[arg(long, default_value = "2", value_parser = clap::value_parser!(u32).range(0..=65535))]
     crashes: u32,
     /// Output format.
@@ -239,13 +242,39 @@ fn run_async_walks(a: &SearchArgs, spec: &ProtocolSpec) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Runs `ftcoll-verify search`.
-fn run_search(a: &SearchArgs) -> ExitCode {
+/// Runs `ftcoll-verify search`; `flags`: its matches, which tell the flags given from their
+/// defaults.
+fn run_search(a: &SearchArgs, flags: &ArgMatches) -> ExitCode {
     let usage = |message: String| {
         eprintln!("error: {message}");
         ExitCode::from(2)
     };
-    if matches!(a.model, ModelArg::Async) {
+    // Each model has its own crash flags: the other's would be ignored.
+    let async_model = matches!(a.model, ModelArg::Async);
+    let other = if async_model {
+        [
+            ("pre", "--pre"),
+            ("during", "--during"),
+            ("unguided", "--unguided"),
+        ]
+        .as_slice()
+    } else {
+        [("crashes", "--crashes")].as_slice()
+    };
+    if let Some((_, flag)) = other.iter().find(|(id, _)| given(flags, id)) {
+        return usage(if async_model {
+            format!(
+                "{flag}: not allowed with --model async: its random runs crash at most \
+                 --crashes ranks at any moment; allowed with --model timed (the default)"
+            )
+        } else {
+            format!(
+                "{flag}: not allowed with --model timed (the default): its walks crash --pre \
+                 ranks before the operation and --during during it; allowed with --model async"
+            )
+        });
+    }
+    if async_model {
         return match a.protocol.spec(a.procs) {
             Ok(spec) => run_async_walks(a, &spec),
             Err(m) => usage(m),
@@ -464,6 +493,20 @@ impl FtcoArgs {
             },
             timeout: self.timeout_rule,
         };
+        // The rule is the library's, shared with `ftcoll simulate`: elsewhere the roots would
+        // silently stay immune.
+        if !spec
+            .root_failure
+            .applies_to(self.collective, self.roots as u32)
+        {
+            return Err(format!(
+                "--root-failure: replaced applies to a single-root reduce or allreduce (this is \
+                 --collective {} with --roots {}); allowed: immune, or replaced with \
+                 --collective reduce or allreduce and --roots 1",
+                ftco::collective_name(self.collective),
+                self.roots
+            ));
+        }
         let crashable = spec
             .crashable()
             .map_err(|e| format!("--topology/--roots/--procs: {e}"))?
@@ -489,7 +532,8 @@ enum GossipProtocolArg {
 #[derive(Args, Debug)]
 struct GossipArgs {
     /// One of the matrix's gossip cells by id (ccg-pre, ccg-any, fcg-any, ...): runs it and
-    /// says whether the verdict agrees with CG; the other protocol flags are then ignored.
+    /// says whether the verdict agrees with CG; the protocol flags are then refused (the cell
+    /// fixes them).
     #[arg(long)]
     cell: Option<String>,
     /// gos, ocg, ccg or fcg.
@@ -527,9 +571,29 @@ struct GossipArgs {
 }
 
 impl GossipArgs {
-    /// The spec, crashes and timing to check (a named cell's, or the flags').
-    fn target(&self) -> Result<(GossipSpec, u32, CrashTiming), String> {
+    /// The spec, crashes and timing to check (a named cell's, or the flags'); `flags`: the
+    /// command's matches, which tell the flags given from their defaults.
+    fn target(&self, flags: &ArgMatches) -> Result<(GossipSpec, u32, CrashTiming), String> {
         if let Some(id) = &self.cell {
+            // A cell fixes all of these: one given beside it would be ignored.
+            let fixed = [
+                ("protocol", "--protocol"),
+                ("procs", "--procs"),
+                ("latency", "-L"),
+                ("overhead", "-O"),
+                ("gossip_time", "--gossip-time"),
+                ("correction_time", "--correction-time"),
+                ("faults", "--faults"),
+                ("crashes", "--crashes"),
+                ("timing", "--timing"),
+            ];
+            if let Some((_, flag)) = fixed.iter().find(|(id, _)| given(flags, id)) {
+                return Err(format!(
+                    "--cell: not allowed with {flag}: the cell fixes the protocol, its \
+                     parameters, the crashes and their timing; allowed: --cell with budget \
+                     flags and --format only, or the protocol flags without --cell"
+                ));
+            }
             let cells = gossip::cells();
             return cells
                 .iter()
@@ -566,6 +630,18 @@ impl GossipArgs {
         };
         if self.correction_time.is_some() && self.protocol != GossipProtocolArg::Ocg {
             return Err("--correction-time: only with --protocol ocg".to_string());
+        }
+        if given(flags, "faults") && self.protocol != GossipProtocolArg::Fcg {
+            return Err(format!(
+                "--faults: not allowed with --protocol {}: it is FCG's f; allowed with \
+                 --protocol fcg",
+                match self.protocol {
+                    GossipProtocolArg::Gos => "gos",
+                    GossipProtocolArg::Ocg => "ocg",
+                    GossipProtocolArg::Ccg => "ccg (the default)",
+                    GossipProtocolArg::Fcg => "fcg",
+                }
+            ));
         }
         if self.crashes >= self.procs {
             return Err(format!(
@@ -728,7 +804,7 @@ struct BudgetArgs {
     /// depend on it, nor, with the depth-first or layered search, anything else (but the count
     /// of a depth-first search stopped because every property has a discovery); with `bfs` and
     /// more than one, a counterexample's trace may differ between runs (whichever thread
-    /// reaches a violation first). `explore` ignores it.
+    /// reaches a violation first). `explore` refuses it.
     #[arg(long, value_name = "N", value_parser = threads, allow_hyphen_values = true)]
     threads: Option<u32>,
     /// Search engine of the timed model: `depth` (depth first over the crash schedules,
@@ -738,29 +814,121 @@ struct BudgetArgs {
     /// counterexamples are the shortest, else `depth`); docs/design.md compares them. The
     /// async model takes `bfs` (auto) or `dpor` (one run per way the processes can order
     /// what they see, holding only the current run; its count is events, not unique states);
-    /// `explore` ignores it.
+    /// each model refuses the other's engines; `explore` refuses it.
     #[arg(long, value_name = "ENGINE", value_parser = search_engine)]
     search: Option<budget::Search>,
-    /// Layered search: once N states wait in its layers, hold new ones as compressed bytes
-    /// (0 to 2^48; default 0: every one). Results do not depend on it: less memory per
-    /// held state, more time (docs/design.md, "The layered search"). `explore` ignores it.
+    /// Layered search (refused with any other engine): once N states wait in its layers, hold
+    /// new ones as compressed bytes (0 to 2^48; default 0: every one). Results do not depend
+    /// on it: less memory per held state, more time (docs/design.md, "The layered search").
+    /// `explore` refuses it.
     #[arg(long, value_name = "N", value_parser = pack_from, allow_hyphen_values = true)]
     pack_from: Option<usize>,
-    /// Timed model, crashes at any instant: offer a crash only before an instant at which the
-    /// process has an event, and before the first (the same verdicts in fewer states; see
-    /// docs/design.md, "Crashes where they matter"). `explore` ignores it.
+    /// Timed model, crashes at any instant (refused otherwise): offer a crash only before an
+    /// instant at which the process has an event, and before the first (the same verdicts in
+    /// fewer states; see docs/design.md, "Crashes where they matter"). `explore` refuses it.
     #[arg(long)]
     crashes_at_events_only: bool,
-    /// Timed model, crashes at any instant: offer a crash only before an instant at which the
-    /// process sends, and before the first (at most as many states as `--crashes-at-events-only`, the
-    /// same verdicts; the next instant runs on a copy to find the senders, and the layered
-    /// search keeps that copy as the step's successor; see
-    /// docs/design.md, "Crashes before sends"). `explore` ignores it.
+    /// Timed model, crashes at any instant (refused otherwise): offer a crash only before an
+    /// instant at which the process sends, and before the first (at most as many states as
+    /// `--crashes-at-events-only`, the same verdicts; the next instant runs on a copy to find
+    /// the senders, and the layered search keeps that copy as the step's successor; see
+    /// docs/design.md, "Crashes before sends"). `explore` refuses it.
     #[arg(long)]
     crashes_before_sends_only: bool,
 }
 
+/// What a command's budget flags are for, to refuse those it would ignore.
+enum Target<'a> {
+    /// A timed model: `what` names it in messages ("the timed model (--model timed)", "ftco
+    /// (a timed model)"); `pre`: the flag that makes its crashes happen before the operation
+    /// only, if it does ("--timing pre (the default)").
+    Timed { what: &'a str, pre: Option<String> },
+    /// The asynchronous model (`check --model async`).
+    Async,
+    /// stateright's Explorer (`explore`).
+    Explorer,
+}
+
 impl BudgetArgs {
+    /// Refuses, before any work, each flag `target` would silently ignore: an engine of the
+    /// other model, a reduction of crash instants where no crash happens during the
+    /// operation, `--pack-from` without the one engine that packs states, and the search
+    /// options of `explore`, whose Explorer runs a search of its own.
+    fn refuse_ignored(&self, target: &Target<'_>) -> Result<(), String> {
+        let reductions = [
+            ("--crashes-at-events-only", self.crashes_at_events_only),
+            (
+                "--crashes-before-sends-only",
+                self.crashes_before_sends_only,
+            ),
+        ];
+        let reduction = reductions.iter().find(|(_, on)| *on).map(|(flag, _)| flag);
+        match target {
+            Target::Explorer => {
+                let given = [
+                    ("--threads", self.threads.is_some()),
+                    ("--search", self.search.is_some()),
+                    ("--pack-from", self.pack_from.is_some()),
+                ];
+                let flag = given
+                    .iter()
+                    .find(|(_, on)| *on)
+                    .map(|(flag, _)| flag)
+                    .or(reduction);
+                if let Some(flag) = flag {
+                    return Err(format!(
+                        "{flag}: not allowed with explore: the Explorer runs a search of its own; \
+                         allowed with check, ftco and gossip"
+                    ));
+                }
+            }
+            Target::Async => {
+                if let Some(s @ (budget::Search::Layered | budget::Search::Depth)) = self.search {
+                    return Err(format!(
+                        "--search: {} is not allowed with --model async: it searches the timed \
+                         model; allowed: auto, bfs or dpor",
+                        s.as_str()
+                    ));
+                }
+                if let Some(flag) = reduction {
+                    return Err(format!(
+                        "{flag}: not allowed with --model async: it reduces the timed model's \
+                         crash instants, the asynchronous model crashes at any moment; allowed \
+                         with --model timed --timing any"
+                    ));
+                }
+            }
+            Target::Timed { what, pre } => {
+                if self.search == Some(budget::Search::Dpor) {
+                    return Err(format!(
+                        "--search: dpor is not allowed with {what}: it searches the \
+                         asynchronous model (check --model async); allowed: auto, layered, bfs \
+                         or depth"
+                    ));
+                }
+                if let (Some(flag), Some(pre)) = (reduction, pre) {
+                    return Err(format!(
+                        "{flag}: not allowed with {pre}: crashes happen before the operation \
+                         only, no crash instant to reduce; allowed with --timing any"
+                    ));
+                }
+            }
+        }
+        if self.pack_from.is_some() && self.search != Some(budget::Search::Layered) {
+            let search = self.search.unwrap_or_default().as_str();
+            return Err(format!(
+                "--pack-from: not allowed with --search {search}{}: only the layered search \
+                 packs the states it holds; allowed with --search layered on a timed model",
+                if self.search.is_none() {
+                    " (the default)"
+                } else {
+                    ""
+                }
+            ));
+        }
+        Ok(())
+    }
+
     fn budget(&self) -> Budget {
         Budget {
             max_states: self.max_states,
@@ -1085,28 +1253,46 @@ fn print_result(
     }
 }
 
+/// Whether the flag with clap id `id` was given on the command line, not left at its default:
+/// a default cannot conflict with anything, a flag given can.
+fn given(matches: &ArgMatches, id: &str) -> bool {
+    // (`value_source` panics in debug builds on an id the command does not have.)
+    matches.ids().any(|i| i.as_str() == id)
+        && matches.value_source(id) == Some(ValueSource::CommandLine)
+}
+
+/// Prints clap's error as one line (help and version as clap prints them) and exits with 2.
+fn clap_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        e.exit();
+    }
+    let text = e.to_string();
+    eprintln!(
+        "{}",
+        text.lines().next().unwrap_or("error: invalid arguments")
+    );
+    ExitCode::from(2)
+}
+
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) => {
-            use clap::error::ErrorKind;
-            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-                e.exit();
-            }
-            let text = e.to_string();
-            eprintln!(
-                "{}",
-                text.lines().next().unwrap_or("error: invalid arguments")
-            );
-            return ExitCode::from(2);
-        }
+    // Parsed in two steps to keep the matches: they tell a flag given from its default.
+    let matches = match Cli::command().try_get_matches() {
+        Ok(m) => m,
+        Err(e) => return clap_error(e),
     };
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => return clap_error(e),
+    };
+    let no_flags = ArgMatches::default();
+    let flags = matches.subcommand().map_or(&no_flags, |(_, m)| m);
     let usage = |message: String| {
         eprintln!("error: {message}");
         ExitCode::from(2)
     };
     match cli.command {
-        Command::Search(a) => run_search(&a),
+        Command::Search(a) => run_search(&a, flags),
         Command::Check(a) => {
             let spec = match a.spec.spec() {
                 Ok(s) => s,
@@ -1116,6 +1302,31 @@ fn main() -> ExitCode {
                 ModelArg::Timed => ModelKind::Timed,
                 ModelArg::Async => ModelKind::Async,
             };
+            let pre = matches!(a.timing, TimingArg::Pre);
+            let target = match model {
+                // The asynchronous model crashes at any moment: only the default may say pre.
+                ModelKind::Async if pre && given(flags, "timing") => {
+                    return usage(
+                        "--timing: pre is not allowed with --model async: the asynchronous \
+                         model crashes at any moment; allowed: any, or no --timing"
+                            .to_string(),
+                    )
+                }
+                ModelKind::Async => Target::Async,
+                ModelKind::Timed => Target::Timed {
+                    what: "the timed model (--model timed, the default)",
+                    pre: pre.then(|| {
+                        if given(flags, "timing") {
+                            "--timing pre".to_string()
+                        } else {
+                            "--timing pre (the default)".to_string()
+                        }
+                    }),
+                },
+            };
+            if let Err(m) = a.budget.refuse_ignored(&target) {
+                return usage(m);
+            }
             if model == ModelKind::Async && a.budget.search == Some(budget::Search::Dpor) {
                 if let Err(m) = local_clocks_allowed(&spec) {
                     return usage(m);
@@ -1166,6 +1377,9 @@ fn main() -> ExitCode {
                 Ok(s) => s,
                 Err(m) => return usage(m),
             };
+            if let Err(m) = a.budget.refuse_ignored(&Target::Explorer) {
+                return usage(m);
+            }
             let budget = a.budget.budget();
             let initial = initial_states(
                 spec.procs,
@@ -1209,6 +1423,13 @@ fn main() -> ExitCode {
                 Ok(s) => s,
                 Err(m) => return usage(m),
             };
+            let target = Target::Timed {
+                what: "ftco (a timed model)",
+                pre: matches!(a.timing, TimingArg::Pre).then(|| "--timing pre".to_string()),
+            };
+            if let Err(m) = a.budget.refuse_ignored(&target) {
+                return usage(m);
+            }
             let what = format!(
                 "--procs {} --crashes {} --timing {}",
                 a.procs,
@@ -1236,10 +1457,21 @@ fn main() -> ExitCode {
             }
         }
         Command::Gossip(a) => {
-            let (spec, crashes, timing) = match a.target() {
+            let (spec, crashes, timing) = match a.target(flags) {
                 Ok(t) => t,
                 Err(m) => return usage(m),
             };
+            let pre = (timing == CrashTiming::Pre).then(|| match &a.cell {
+                Some(id) => format!("--cell {id}"),
+                None => "--timing pre".to_string(),
+            });
+            let target = Target::Timed {
+                what: "gossip (a timed model)",
+                pre,
+            };
+            if let Err(m) = a.budget.refuse_ignored(&target) {
+                return usage(m);
+            }
             let what = format!(
                 "--procs {} --crashes {crashes} --timing {timing}",
                 spec.procs

@@ -353,29 +353,56 @@ pub enum TimedAction {
     },
 }
 
-impl<A: Automaton> TimedModel<A> {
-    /// A model of any automaton: `payload` is what integrity compares deliveries with, and the
-    /// operation must be quiescent by `horizon`.
-    pub fn new(
-        config: A::Config,
-        procs: u32,
-        logp: LogP,
-        payload: A::Value,
-        max_crashes: u32,
-        timing: CrashTiming,
-        horizon: Time,
-    ) -> Self {
-        Self {
-            config,
-            procs,
-            logp,
+/// Builds a [`TimedModel`] of any automaton with named settings: start with
+/// [`TimedModel::builder`], set what differs from the defaults, then [`Self::build`].
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build`"]
+pub struct TimedModelBuilder<A: Automaton> {
+    config: A::Config,
+    procs: u32,
+    payload: A::Value,
+    horizon: Time,
+    logp: LogP,
+    max_crashes: u32,
+    timing: CrashTiming,
+}
+
+impl<A: Automaton> TimedModelBuilder<A> {
+    /// LogP timing (default [`LogP::default`]: `L = 2`, `o = 1`, the papers' evaluation).
+    pub fn logp(mut self, logp: LogP) -> Self {
+        self.logp = logp;
+        self
+    }
+
+    /// `f`: at most this many processes crash (default 0: fault-free runs only).
+    pub fn max_crashes(mut self, max_crashes: u32) -> Self {
+        self.max_crashes = max_crashes;
+        self
+    }
+
+    /// When crashes happen (default [`CrashTiming::Any`]: before the operation or before any
+    /// instant of it; [`CrashTiming::Pre`] checks the smaller state space of crashes before it
+    /// only).
+    pub fn timing(mut self, timing: CrashTiming) -> Self {
+        self.timing = timing;
+        self
+    }
+
+    /// The model: dual-port, every rank but the root (0) may crash, [`broadcast_properties`],
+    /// everyone arrives at 0, no guide, no choices and no reduction of crash instants. Its
+    /// fields are public: change any of these (e.g. push your own properties) before checking.
+    pub fn build(self) -> TimedModel<A> {
+        TimedModel {
+            config: self.config,
+            procs: self.procs,
+            logp: self.logp,
             port_model: PortModel::DualPort,
-            payload,
-            max_crashes,
-            timing,
-            horizon,
+            payload: self.payload,
+            max_crashes: self.max_crashes,
+            timing: self.timing,
+            horizon: self.horizon,
             halt: Halt::new(),
-            crashable: (1..procs).collect(),
+            crashable: (1..self.procs).collect(),
             properties: broadcast_properties(),
             arrivals: Vec::new(),
             vocabulary: Vocabulary::BROADCAST,
@@ -383,6 +410,56 @@ impl<A: Automaton> TimedModel<A> {
             choices: None,
             crashes_at_events_only: false,
             crashes_before_sends_only: false,
+        }
+    }
+}
+
+impl<A: Automaton> TimedModel<A> {
+    /// A builder of a model of any automaton, with what has no default: the protocol's
+    /// `config`, `procs` (`P`), the `payload` integrity compares deliveries with, and the
+    /// `horizon`, the instant by which the operation must be quiescent (termination), which
+    /// must contain every timer the protocol sets. The rest has defaults
+    /// ([`TimedModelBuilder`]'s setters).
+    ///
+    /// ```
+    /// use ftcoll::protocols::corrected_tree::{CorrectedTreeNode, CorrectionSpec, StartMode};
+    /// use ftcoll::topology::{LogP, Order, TreeKind};
+    /// use ftcoll_verify::{check_model, property, Budget, CrashTiming, ProtocolSpec, TimedModel};
+    ///
+    /// let spec = ProtocolSpec {
+    ///     tree: TreeKind::Binomial,
+    ///     order: Order::Interleaved,
+    ///     correction: CorrectionSpec::Checked,
+    ///     start: StartMode::Synchronized,
+    ///     procs: 4,
+    ///     logp: LogP::new(2, 1)?,
+    /// };
+    /// let config = spec.config()?;
+    /// let payload = config.payload;
+    /// let model = TimedModel::<CorrectedTreeNode>::builder(config, spec.procs, payload, 1000)
+    ///     .logp(spec.logp)
+    ///     .max_crashes(1)
+    ///     .timing(CrashTiming::Any)
+    ///     .build();
+    /// let result = check_model(model, &Budget::UNLIMITED).expect("a small model");
+    /// assert!(!result.violated(property::INTEGRITY));
+    /// assert!(!result.violated(property::LIVENESS));
+    /// # Ok::<(), ftcoll::topology::TopologyError>(())
+    /// ```
+    pub fn builder(
+        config: A::Config,
+        procs: u32,
+        payload: A::Value,
+        horizon: Time,
+    ) -> TimedModelBuilder<A> {
+        TimedModelBuilder {
+            config,
+            procs,
+            payload,
+            horizon,
+            logp: LogP::default(),
+            max_crashes: 0,
+            timing: CrashTiming::Any,
         }
     }
 
@@ -941,6 +1018,42 @@ mod tests {
     use crate::ProtocolSpec;
     use ftcoll::protocols::corrected_tree::StartMode;
     use ftcoll::topology::TreeKind;
+
+    /// The builder's defaults are the documented ones, and each setter sets its own field.
+    #[test]
+    fn the_builder_sets_what_it_names_and_defaults_the_rest() {
+        use ftcoll::protocols::corrected_tree::CorrectedTreeNode;
+        let spec = ProtocolSpec {
+            tree: TreeKind::Binomial,
+            order: ftcoll::topology::Order::Interleaved,
+            correction: ftcoll::protocols::corrected_tree::CorrectionSpec::Checked,
+            start: StartMode::Synchronized,
+            procs: 5,
+            logp: LogP::new(3, 2).unwrap(),
+        };
+        let config = spec.config().unwrap();
+        let payload = config.payload;
+        let build = || TimedModel::<CorrectedTreeNode>::builder(config.clone(), 5, payload, 77);
+        let plain = build().build();
+        assert_eq!(
+            (plain.procs, plain.payload, plain.horizon),
+            (5, payload, 77)
+        );
+        assert_eq!(plain.logp, LogP::default());
+        assert_eq!(plain.max_crashes, 0);
+        assert_eq!(plain.timing, CrashTiming::Any);
+        assert_eq!(plain.crashable, vec![1, 2, 3, 4]);
+        assert_eq!(plain.port_model, PortModel::DualPort);
+        let set = build()
+            .logp(spec.logp)
+            .max_crashes(2)
+            .timing(CrashTiming::Pre)
+            .build();
+        assert_eq!(
+            (set.logp, set.max_crashes, set.timing),
+            (spec.logp, 2, CrashTiming::Pre)
+        );
+    }
 
     /// The `Step` successor [`TimedModel::actions_stepping`] hands over (computed while finding
     /// the senders, into a spare state from another run) is the state `Step` itself gives,

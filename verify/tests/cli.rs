@@ -698,3 +698,264 @@ fn gossip_bad_input_is_one_line_naming_the_flag() {
         "{text}"
     );
 }
+
+/// A pair of flags the command would accept and then ignore one of: refused with exit code 2,
+/// nothing on stdout, one line on stderr naming every flag of `names` and what is allowed.
+/// Every run is small, so without the refusal it finishes (or, for `explore`, its time budget
+/// ends it) and the assertion fails instead of hanging.
+fn assert_refused(args: &[&str], names: &[&str]) {
+    let out = verify(args);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(out.stdout.is_empty(), "{args:?}");
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    for name in names {
+        assert!(err.contains(name), "{args:?}: '{err}' does not name {name}");
+    }
+    assert!(
+        err.contains("allowed"),
+        "{args:?}: no allowed values in '{err}'"
+    );
+}
+
+const CHECK: [&str; 9] = [
+    "check",
+    "--tree",
+    "lame:2",
+    "--correction",
+    "checked",
+    "--start",
+    "overlap",
+    "--procs",
+    "3",
+];
+
+/// Each model has its own engines: the asynchronous model takes auto, bfs and dpor; the
+/// timed-only ones are refused with it rather than run against the wrong model.
+#[test]
+fn a_timed_search_engine_is_refused_with_the_async_model() {
+    for engine in ["layered", "depth"] {
+        assert_refused(
+            &[&CHECK[..], &["--model", "async", "--search", engine]].concat(),
+            &[
+                "--search",
+                engine,
+                "--model async",
+                "allowed: auto, bfs or dpor",
+            ],
+        );
+    }
+}
+
+/// `dpor` searches the asynchronous model only: the timed models (`check`'s default, `ftco`,
+/// `gossip`) refuse it instead of searching with their own default engine.
+#[test]
+fn dpor_is_refused_with_a_timed_model() {
+    let allowed = "allowed: auto, layered, bfs or depth";
+    assert_refused(
+        &[&CHECK[..], &["--search", "dpor"]].concat(),
+        &["--search", "dpor", "--model timed", allowed],
+    );
+    assert_refused(
+        &[
+            "ftco",
+            "--collective",
+            "reduce",
+            "--topology",
+            "kary:2",
+            "--procs",
+            "3",
+            "--search",
+            "dpor",
+        ],
+        &["--search", "dpor", "ftco", allowed],
+    );
+    assert_refused(
+        &["gossip", "--procs", "3", "--search", "dpor"],
+        &["--search", "dpor", "gossip", allowed],
+    );
+}
+
+/// The crash-instant reductions reduce crashes during the operation: with crashes before it
+/// only (`check`'s default `--timing pre`, or given) they are refused, as with the
+/// asynchronous model, which has no crash instants.
+#[test]
+fn crash_instant_reductions_need_crashes_at_any_instant() {
+    for reduction in ["--crashes-at-events-only", "--crashes-before-sends-only"] {
+        assert_refused(
+            &[&CHECK[..], &[reduction]].concat(),
+            &[
+                reduction,
+                "--timing pre (the default)",
+                "allowed with --timing any",
+            ],
+        );
+        assert_refused(
+            &[&CHECK[..], &["--timing", "pre", reduction]].concat(),
+            &[reduction, "--timing pre", "allowed with --timing any"],
+        );
+        assert_refused(
+            &[&CHECK[..], &["--model", "async", reduction]].concat(),
+            &[reduction, "--model async"],
+        );
+        assert_refused(
+            &[
+                "ftco",
+                "--collective",
+                "reduce",
+                "--topology",
+                "kary:2",
+                "--procs",
+                "3",
+                "--timing",
+                "pre",
+                reduction,
+            ],
+            &[reduction, "--timing pre", "allowed with --timing any"],
+        );
+        assert_refused(
+            &["gossip", "--procs", "3", "--timing", "pre", reduction],
+            &[reduction, "--timing pre"],
+        );
+        assert_refused(
+            &["gossip", "--cell", "ccg-pre", reduction],
+            &[reduction, "--cell ccg-pre"],
+        );
+    }
+    // With crashes at any instant they run.
+    let out = verify(&[&CHECK[..], &["--timing", "any", "--crashes-at-events-only"]].concat());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Root replacement applies to a single-root reduce or allreduce (the library's rule, which
+/// `ftcoll simulate` refuses by too): a bcast or a multi-root tree is refused, not checked
+/// with immune roots under the name "root-replaced".
+#[test]
+fn root_replacement_is_refused_where_it_does_not_apply() {
+    let ftco = |collective: &'static str, roots: &'static str| {
+        [
+            "ftco",
+            "--collective",
+            collective,
+            "--topology",
+            "kary:2",
+            "--procs",
+            "3",
+            "--roots",
+            roots,
+            "--root-failure",
+            "replaced",
+        ]
+    };
+    assert_refused(
+        &ftco("bcast", "1"),
+        &[
+            "--root-failure",
+            "replaced",
+            "--collective bcast",
+            "allowed: immune",
+        ],
+    );
+    assert_refused(
+        &ftco("allreduce", "2"),
+        &["--root-failure", "replaced", "--roots 2", "allowed: immune"],
+    );
+    let out = verify(&ftco("reduce", "1"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The other flags a command would ignore beside another: the asynchronous model's `--timing
+/// pre`, `--pack-from` without the layered search, `explore`'s search options, a gossip cell
+/// with protocol flags, FCG's `--faults` with another protocol, and `search`'s crash flags of
+/// the other model.
+#[test]
+fn other_ignored_flags_are_refused_naming_both() {
+    assert_refused(
+        &[&CHECK[..], &["--model", "async", "--timing", "pre"]].concat(),
+        &["--timing", "pre", "--model async", "allowed: any"],
+    );
+    assert_refused(
+        &[&CHECK[..], &["--pack-from", "10"]].concat(),
+        &[
+            "--pack-from",
+            "--search auto",
+            "allowed with --search layered",
+        ],
+    );
+    assert_refused(
+        &[&CHECK[..], &["--search", "bfs", "--pack-from", "10"]].concat(),
+        &["--pack-from", "--search bfs"],
+    );
+    let explore = [
+        "explore",
+        "--tree",
+        "kary:2",
+        "--correction",
+        "none",
+        "--procs",
+        "3",
+        "--address",
+        "127.0.0.1:0",
+        "--timeout",
+        "0.3",
+    ];
+    for extra in [
+        &["--threads", "2"][..],
+        &["--search", "bfs"],
+        &["--search", "layered", "--pack-from", "10"],
+        &["--crashes-at-events-only", "--timing", "any"],
+        &["--crashes-before-sends-only", "--timing", "any"],
+    ] {
+        assert_refused(&[&explore[..], extra].concat(), &[extra[0], "explore"]);
+    }
+    for (extra, flag) in [
+        (&["--protocol", "fcg"][..], "--protocol"),
+        (&["--procs", "4"], "--procs"),
+        (&["-L", "2"], "-L"),
+        (&["-O", "2"], "-O"),
+        (&["--gossip-time", "3"], "--gossip-time"),
+        (&["--faults", "1"], "--faults"),
+        (&["--crashes", "1"], "--crashes"),
+        (&["--timing", "any"], "--timing"),
+    ] {
+        assert_refused(
+            &[&["gossip", "--cell", "gos-t3"][..], extra].concat(),
+            &["--cell", flag],
+        );
+    }
+    assert_refused(
+        &["gossip", "--procs", "3", "--faults", "1"],
+        &["--faults", "--protocol ccg", "allowed with --protocol fcg"],
+    );
+    let search = [
+        "search",
+        "--tree",
+        "lame:2",
+        "--correction",
+        "checked",
+        "--start",
+        "overlap",
+        "--procs",
+        "10",
+        "--walks",
+        "5",
+    ];
+    for extra in [&["--pre", "1"][..], &["--during", "1"], &["--unguided"]] {
+        assert_refused(
+            &[&search[..], &["--model", "async"], extra].concat(),
+            &[extra[0], "--model async", "--crashes"],
+        );
+    }
+    assert_refused(
+        &[&search[..], &["--crashes", "1"]].concat(),
+        &["--crashes", "--model timed"],
+    );
+}

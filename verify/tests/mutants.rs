@@ -168,18 +168,15 @@ fn rules_violated_by(
     timing: CrashTiming,
 ) -> Vec<&'static str> {
     let real = TimedModel::corrected_tree(spec, crashes, timing).unwrap();
-    let mut mutant = TimedModel::<Mutant>::new(
-        MutantConfig {
-            inner: spec.config().unwrap(),
-            bug,
-        },
-        spec.procs,
-        spec.logp,
-        real.payload,
-        crashes,
-        timing,
-        real.horizon,
-    );
+    let config = MutantConfig {
+        inner: spec.config().unwrap(),
+        bug,
+    };
+    let mut mutant = TimedModel::<Mutant>::builder(config, spec.procs, real.payload, real.horizon)
+        .logp(spec.logp)
+        .max_crashes(crashes)
+        .timing(timing)
+        .build();
     mutant.properties = ftcoll_verify::timed::broadcast_properties()
         .into_iter()
         .chain(ftcoll_verify::corrected_tree::correction_rule_properties())

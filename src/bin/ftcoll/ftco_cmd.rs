@@ -429,8 +429,9 @@ impl FtcoPlan {
     /// Checks that the plan describes runs (the draws of run 0 find every error that does not
     /// depend on the run) and that a configuration can be built.
     pub fn check(&self, seed: u64) -> Result<(), UsageError> {
-        if self.root_failure == RootFailure::ReplacedByChildren
-            && (self.topology.roots() != 1 || self.collective == Collective::Bcast)
+        if !self
+            .root_failure
+            .applies_to(self.collective, self.topology.roots())
         {
             return Err(UsageError(format!(
                 "--root-failure: replaced applies to a single-root reduce or allreduce (this is a{} {} with R = {}); allowed: immune",

@@ -79,6 +79,29 @@ pub enum RootFailure {
     ReplacedByChildren,
 }
 
+impl RootFailure {
+    /// Whether this mode applies to a `collective` with `roots` roots: [`Self::Immune`]
+    /// everywhere, [`Self::ReplacedByChildren`] to a single-root Reduce or Allreduce only.
+    /// Elsewhere a configuration keeps its roots immune ([`FtcoConfig::replaces_root`]), so a
+    /// tool should refuse the pair rather than run another configuration than the one asked.
+    ///
+    /// ```
+    /// use ftcoll::protocols::ftco::RootFailure;
+    /// use ftcoll::topology::ftco::Collective;
+    ///
+    /// assert!(RootFailure::ReplacedByChildren.applies_to(Collective::Reduce, 1));
+    /// assert!(!RootFailure::ReplacedByChildren.applies_to(Collective::Bcast, 1));
+    /// assert!(!RootFailure::ReplacedByChildren.applies_to(Collective::Allreduce, 2));
+    /// assert!(RootFailure::Immune.applies_to(Collective::Bcast, 3));
+    /// ```
+    pub fn applies_to(self, collective: Collective, roots: u32) -> bool {
+        match self {
+            Self::Immune => true,
+            Self::ReplacedByChildren => roots == 1 && collective != Collective::Bcast,
+        }
+    }
+}
+
 impl Imbalance {
     /// When `rank` enters the collective (Alg. 1); 0 when off.
     pub fn start(&self, rank: Rank) -> Time {
@@ -205,8 +228,9 @@ impl<R: Reduction> FtcoConfig<R> {
     /// on a single-root Reduce or Allreduce).
     pub fn replaces_root(&self) -> bool {
         self.root_failure == RootFailure::ReplacedByChildren
-            && self.topology.roots() == 1
-            && self.collective != Collective::Bcast
+            && self
+                .root_failure
+                .applies_to(self.collective, self.topology.roots())
     }
 
     /// Whether `z` lies strictly below `a` in the collective's tree: in `a`'s subtree, or, for a

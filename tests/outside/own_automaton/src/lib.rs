@@ -1,6 +1,6 @@
 //! A protocol of one's own, checked with ftcoll-verify: a flat broadcast (the root sends to
 //! every other rank in rank order) and, as a variant, one where every receiver also forwards
-//! once to its ring successor. Written from the docs of `Automaton`, `TimedModel::new` and
+//! once to its ring successor. Written from the docs of `Automaton`, `TimedModel::builder` and
 //! `check_model`.
 
 use ftcoll::automaton::{Automaton, Message, Outbox, Phase, TimerId};
@@ -102,16 +102,12 @@ fn one_send_each(_: &TimedModel<Node>, s: &TimedState<Node>) -> bool {
 
 /// Checks the protocol on `procs` processes with at most `crashes` crashes at any instant.
 pub fn check(config: Flat, crashes: u32) -> CheckResult {
-    let logp = LogP::new(2, 1).expect("valid LogP");
-    let mut model = TimedModel::<Node>::new(
-        config,
-        config.procs,
-        logp,
-        7,
-        crashes,
-        CrashTiming::Any,
-        64 * u64::from(config.procs),
-    );
+    let horizon = 64 * u64::from(config.procs);
+    let mut model = TimedModel::<Node>::builder(config, config.procs, 7, horizon)
+        .logp(LogP::new(2, 1).expect("valid LogP"))
+        .max_crashes(crashes)
+        .timing(CrashTiming::Any)
+        .build();
     model.properties = broadcast_properties();
     model
         .properties
@@ -151,15 +147,11 @@ mod tests {
             s.sim.report().sent_counts().all(|p| p.iter().sum::<u32>() <= 1)
         }
         let config = Flat { procs: 4, forward: false };
-        let mut model = TimedModel::<Node>::new(
-            config,
-            4,
-            LogP::new(2, 1).unwrap(),
-            7,
-            0,
-            CrashTiming::Pre,
-            256,
-        );
+        let mut model = TimedModel::<Node>::builder(config, 4, 7, 256)
+            .logp(LogP::new(2, 1).unwrap())
+            .max_crashes(0)
+            .timing(CrashTiming::Pre)
+            .build();
         model.properties = broadcast_properties();
         model
             .properties
