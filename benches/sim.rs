@@ -20,7 +20,7 @@ fn config(procs: u32) -> CorrectedTreeConfig {
     let tree = Tree::new(
         TreeKind::Lame(2),
         Order::Interleaved,
-        u64::from(procs),
+        procs,
         LogP::new(2, 1).unwrap(),
     )
     .unwrap();

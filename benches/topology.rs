@@ -5,7 +5,7 @@
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion};
 use ftcoll::topology::{check_interleaved, LogP, Order, Reach, Tree, TreeKind};
 
-const PROCS: u64 = 1 << 20;
+const PROCS: u32 = 1 << 20;
 
 fn kinds() -> [TreeKind; 4] {
     [
@@ -25,7 +25,7 @@ fn ranks(count: usize) -> Vec<u32> {
             let mut z = state;
             z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
             z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            ((z ^ (z >> 31)) % PROCS) as u32
+            ((z ^ (z >> 31)) % u64::from(PROCS)) as u32
         })
         .collect()
 }

@@ -194,8 +194,7 @@ fn broadcast(
     give_up: Duration,
 ) -> (CorrectedTreeConfig, BTreeMap<Rank, Outcome<u64>>) {
     let logp = LogP::new(2, 1).expect("valid LogP parameters");
-    let tree =
-        Tree::new(TreeKind::Lame(2), Order::Interleaved, PROCS.into(), logp).expect("valid tree");
+    let tree = Tree::new(TreeKind::Lame(2), Order::Interleaved, PROCS, logp).expect("valid tree");
     let spec: CorrectionSpec = correction.parse().expect("valid correction");
     let mut config = CorrectedTreeConfig::new(tree, spec, StartMode::Synchronized);
     config.payload = 0xC0FFEE;

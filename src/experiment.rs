@@ -323,12 +323,32 @@ impl<P: BatchPoint> Executor<P> for Serial {
 }
 
 impl Point {
+    /// A point of `procs` processes on `tree` with `correction`, the other parameters those of
+    /// `ftcoll simulate` without their flags: interleaved numbering, synchronized start,
+    /// dual-port LogP with `L = 2`, `o = 1` (the papers' default), left side first, no failures.
+    /// Change them through the public fields; [`Point::prepare`] checks them.
+    pub fn new(procs: u32, tree: TreeKind, correction: CorrectionSpec) -> Self {
+        let logp = LogP::default();
+        Self {
+            procs,
+            tree,
+            order: Order::Interleaved,
+            correction,
+            start: StartMode::Synchronized,
+            model: PortModel::DualPort,
+            latency: logp.latency(),
+            overhead: logp.overhead(),
+            first_side: Side::Left,
+            faults: Faults::None,
+        }
+    }
+
     /// Builds the tree, the protocol configuration and, when `fast` allows it and the point is
     /// synchronized checked correction under dual-port LogP, the fast path tables.
     pub fn prepare(&self, fast: bool) -> Result<Prepared, PointError> {
         let logp =
             LogP::new(self.latency, self.overhead).map_err(|e| PointError(format!("{e}")))?;
-        let tree = Tree::new(self.tree, self.order, u64::from(self.procs), logp)
+        let tree = Tree::new(self.tree, self.order, self.procs, logp)
             .map_err(|e| PointError(format!("{e}")))?;
         let mut config = CorrectedTreeConfig::new(tree, self.correction, self.start);
         config.first_side = self.first_side;

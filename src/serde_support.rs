@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::protocols::corrected_tree::CorrectionSpec;
 use crate::topology::ftco::{FtcoKind, FtcoTopology};
-use crate::topology::{LogP, Order, TopologyError, Tree, TreeKind};
+use crate::topology::{procs_from_u64, LogP, Order, TopologyError, Tree, TreeKind};
 use crate::Time;
 
 /// The serialized form of [`LogP`]: `{"L": …, "o": …}`.
@@ -61,7 +61,7 @@ impl From<Tree> for TreeParams {
 impl TryFrom<TreeParams> for Tree {
     type Error = TopologyError;
     fn try_from(p: TreeParams) -> Result<Self, TopologyError> {
-        Tree::new(p.kind, p.order, p.procs, p.logp)
+        Tree::new(p.kind, p.order, procs_from_u64(p.procs)?, p.logp)
     }
 }
 
@@ -86,7 +86,7 @@ impl From<FtcoTopology> for FtcoParams {
 impl TryFrom<FtcoParams> for FtcoTopology {
     type Error = TopologyError;
     fn try_from(p: FtcoParams) -> Result<Self, TopologyError> {
-        FtcoTopology::new(p.kind, p.roots, p.procs)
+        FtcoTopology::new(p.kind, p.roots, procs_from_u64(p.procs)?)
     }
 }
 

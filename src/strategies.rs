@@ -67,7 +67,7 @@ fn check_procs(procs: &RangeInclusive<u32>) -> Result<(), TopologyError> {
             field: "procs",
             value: u64::from(if lo == 0 { lo } else { hi }),
             min: 1,
-            max: MAX_PROCS,
+            max: u64::from(MAX_PROCS),
         });
     }
     Ok(())
@@ -82,7 +82,7 @@ pub fn trees(
     check_procs(&procs)?;
     Ok(
         (tree_kinds(), orders(), procs, logps()).prop_map(|(kind, order, p, logp)| {
-            Tree::new(kind, order, u64::from(p), logp).expect("parameters within range")
+            Tree::new(kind, order, p, logp).expect("parameters within range")
         }),
     )
 }
@@ -103,7 +103,7 @@ pub fn interleaved_trees(
         },
     );
     Ok(params.prop_map(|(kind, p, logp)| {
-        Tree::new(kind, Order::Interleaved, u64::from(p), logp).expect("parameters within range")
+        Tree::new(kind, Order::Interleaved, p, logp).expect("parameters within range")
     }))
 }
 

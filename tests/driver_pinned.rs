@@ -339,7 +339,7 @@ fn corrected_tree(rng: &mut SplitMix64, seed: u64) -> (String, String) {
         "ct {kind} {order} P={procs} L={l} o={o} {correction} {start:?} {model:?} {faults:?} \
          crash_at={crash_at:?} {arrivals:?} {first_side:?} trace={trace}"
     );
-    let tree = match Tree::new(kind, order, u64::from(procs), logp) {
+    let tree = match Tree::new(kind, order, procs, logp) {
         Ok(tree) => tree,
         Err(e) => return (about, format!("error: {e}")),
     };
@@ -384,7 +384,7 @@ fn gossip(rng: &mut SplitMix64, seed: u64) -> (String, String) {
         "cg variant={variant} P={procs} L={l} o={o} T={gossip_time} crashes={:?}",
         scenario.crashes
     );
-    let g = match GossipConfig::new(u64::from(procs), logp, gossip_time, seed) {
+    let g = match GossipConfig::new(procs, logp, gossip_time, seed) {
         Ok(g) => g,
         Err(e) => return (about, format!("error: {e}")),
     };
@@ -434,7 +434,7 @@ fn ftco(rng: &mut SplitMix64) -> (String, String) {
     let about = format!(
         "ftco {kind:?} {collective:?} P={procs} roots={roots} L={latency} crashes={crashes:?}"
     );
-    let topology = match FtcoTopology::new(kind, roots, u64::from(procs)) {
+    let topology = match FtcoTopology::new(kind, roots, procs) {
         Ok(t) => t,
         Err(e) => return (about, format!("error: {e}")),
     };
@@ -484,7 +484,7 @@ fn crash_at_arrival(rng: &mut SplitMix64) -> (String, String) {
     } else {
         Vec::new()
     };
-    let tree = match Tree::new(kind, Order::Interleaved, u64::from(procs), logp) {
+    let tree = match Tree::new(kind, Order::Interleaved, procs, logp) {
         Ok(tree) => tree,
         Err(e) => {
             return (

@@ -33,7 +33,7 @@ fn full(
 fn compare(
     kind: TreeKind,
     order: Order,
-    procs: u64,
+    procs: u32,
     l: u64,
     o: u64,
     side: Side,
@@ -48,7 +48,7 @@ fn compare(
         CorrectedTreeConfig::new(tree, CorrectionSpec::Checked, StartMode::Synchronized);
     config.first_side = side;
     let spec = ScenarioSpec {
-        procs: procs as u32,
+        procs,
         logp,
         model: PortModel::DualPort,
         immune: 1,
@@ -99,7 +99,7 @@ fn fast_path_equals_full_simulation_on_random_failure_sets() {
         };
         let max_faults = (procs - 1).min(1 + procs / 6);
         let faults = rng.below(max_faults + 1) as u32;
-        let counts = compare(kind, order, procs, l, o, side, faults, 40, case);
+        let counts = compare(kind, order, procs as u32, l, o, side, faults, 40, case);
         for (total, count) in stats.iter_mut().zip(counts) {
             *total += count;
         }
@@ -117,7 +117,7 @@ fn fast_path_equals_full_simulation_on_random_failure_sets() {
 fn compare_larger_rings(
     seed: u64,
     runs: u64,
-    draw: impl Fn(&mut SplitMix64, u64) -> (u64, u32, u64, u64),
+    draw: impl Fn(&mut SplitMix64, u64) -> (u32, u32, u64, u64),
 ) -> [u64; 4] {
     let mut rng = SplitMix64::new(seed);
     let mut stats = [0; 4];
@@ -159,7 +159,7 @@ fn fast_path_equals_full_simulation_with_many_windows() {
     let [simulated, memoized, _, phased] = compare_larger_rings(0xa11ce, 25, |rng, case| {
         let procs = 2000 + rng.below(3000);
         let (l, o) = [(1, 1), (2, 2)][case as usize % 2];
-        (procs, 1 + rng.below(procs / 40) as u32, l, o)
+        (procs as u32, 1 + rng.below(procs / 40) as u32, l, o)
     });
     assert_eq!(phased, 0);
     assert!(
@@ -195,7 +195,7 @@ fn fast_path_equals_full_simulation_with_dense_failures() {
         let procs = 3000 + rng.below(5000);
         let faults = (procs * (2 + rng.below(4)) / 100) as u32;
         let (l, o) = [(2, 1), (1, 1), (3, 2), (2, 2)][case as usize % 4];
-        (procs, faults, l, o)
+        (procs as u32, faults, l, o)
     });
     assert_eq!(phased, 48, "two-phase runs of 96");
     // Most of the other 48 runs: windows would cover the ring.
@@ -215,7 +215,7 @@ fn two_phase_engine_equals_segment_engine_at_table_1_scale() {
         TreeKind::KAry(4),
         TreeKind::Optimal,
     ] {
-        let tree = Tree::new(kind, Order::Interleaved, u64::from(procs), logp).unwrap();
+        let tree = Tree::new(kind, Order::Interleaved, procs, logp).unwrap();
         let phased = SyncChecked::new(&tree, Side::Left);
         assert!(phased.is_two_phase(), "{kind}");
         let segment = phased.clone().segment_only();

@@ -14,12 +14,12 @@ use ftcoll::topology::ftco::Collective;
 fn check(
     kind: ftcoll::topology::ftco::FtcoKind,
     roots: u64,
-    procs: u64,
+    procs: u32,
     collective: Collective,
     latency: u64,
 ) {
     let (cfg, report) = sum_run(kind, roots, procs, collective, latency);
-    let p = procs as u32;
+    let p = procs;
     let what = format!("{kind} R={roots} P={procs} {collective:?} L={latency}");
     match collective {
         Collective::Bcast => {
@@ -59,9 +59,9 @@ fn check(
 #[test]
 fn ftco_5_2_fault_free_latency_equals_the_topology_schedule_for_small_p() {
     for kind in KINDS {
-        for procs in 1..=40u64 {
+        for procs in 1..=40u32 {
             for roots in [1, 2, 3, kind.k()] {
-                if roots > procs {
+                if roots > u64::from(procs) {
                     continue;
                 }
                 for collective in COLLECTIVES {
@@ -107,12 +107,11 @@ fn ftco_3_no_false_suspicion_without_faults() {
                 sum_operand,
                 10,
             );
-            let mut sim =
-                Sim::<FtcoNode<Sum>>::new(&cfg, procs as u32, &scenario(10, &[])).expect("sim");
+            let mut sim = Sim::<FtcoNode<Sum>>::new(&cfg, procs, &scenario(10, &[])).expect("sim");
             while sim.next_time().is_some() {
                 sim.step(&cfg).expect("step");
             }
-            for r in 0..procs as u32 {
+            for r in 0..procs {
                 let node = sim.automaton(r).expect("rank");
                 assert!(
                     node.suspected().is_empty(),
@@ -165,10 +164,7 @@ fn ftco_app_a_service_distances_disd_and_rsd_cost_nothing_without_faults() {
                 match collective {
                     Collective::Bcast => assert_eq!(report.undelivered(), 0, "{what}"),
                     _ => assert!(
-                        report
-                            .completions
-                            .iter()
-                            .all(|c| c.2 == full_sum(procs as u32)),
+                        report.completions.iter().all(|c| c.2 == full_sum(procs)),
                         "{what}"
                     ),
                 }

@@ -36,9 +36,9 @@ fn collectives() -> impl Strategy<Value = Collective> {
 }
 
 /// `(kind, roots, procs, crashes)`: up to 6 non-root crashes, at 0 (inactive) or at run time.
-fn setups() -> impl Strategy<Value = (FtcoKind, u64, u64, Vec<(Rank, Time)>)> {
-    (kinds(), 0usize..3, 4u64..=40).prop_flat_map(|(kind, r, procs)| {
-        let roots = [1, 2, kind.k()][r].min(procs - 1);
+fn setups() -> impl Strategy<Value = (FtcoKind, u64, u32, Vec<(Rank, Time)>)> {
+    (kinds(), 0usize..3, 4u32..=40).prop_flat_map(|(kind, r, procs)| {
+        let roots = [1, 2, kind.k()][r].min(u64::from(procs) - 1);
         let crash = (
             roots as Rank..procs as Rank,
             prop_oneof![Just(0u64), 0u64..120],
@@ -79,7 +79,7 @@ proptest! {
         check_live(&report, collective, &crashes, bound(&cfg, crashes.len()), &what);
         let survivors: u64 = (0..procs as Rank).filter(|&r| crash_time(&crashes, r).is_none()).map(sum_operand).sum();
         let value = report.completions[0].2;
-        prop_assert!(value >= survivors && value <= full_sum(procs as u32), "{}", what);
+        prop_assert!(value >= survivors && value <= full_sum(procs), "{}", what);
 
         let cfg = config(topology(kind, roots, procs), collective, Min, min_operand, 10);
         let report = run_ftco(&cfg, &scenario(10, &crashes));
@@ -183,7 +183,7 @@ fn ftco_4_too_short_timeouts_suspect_live_nodes_but_never_count_a_value_twice() 
     // parents that are only slow to ACK, re-send to grandparents, and the covering rule
     // (a counted partial supersedes the partials below it) keeps every operand once.
     for collective in [Collective::Reduce, Collective::Allreduce] {
-        for procs in 2..40u64 {
+        for procs in 2..40u32 {
             let mut cfg = config(
                 topology(FtcoKind::KNomial(3), 1, procs),
                 collective,
@@ -254,7 +254,7 @@ fn ftco_4_first_keepalive_leaves_one_step_after_the_fault_free_arrival() {
     use ftcoll::automaton::Phase;
     use ftcoll::sim::TraceEvent;
     for (kind, procs, dead) in [
-        (FtcoKind::KAry(2), 3u64, 2u32),
+        (FtcoKind::KAry(2), 3u32, 2u32),
         (FtcoKind::KAry(2), 7, 5),
         (FtcoKind::KNomial(3), 9, 4),
     ] {

@@ -76,15 +76,15 @@ fn collectives() -> impl Strategy<Value = Collective> {
 /// `(kind, roots, procs, crashes, start times)`: up to 4 non-root crashes, at 0 or at run time,
 /// and start times spread uniformly over `0..=spread`.
 #[allow(clippy::type_complexity)]
-fn setups() -> impl Strategy<Value = (FtcoKind, u64, u64, Vec<(Rank, Time)>, Vec<Time>)> {
+fn setups() -> impl Strategy<Value = (FtcoKind, u64, u32, Vec<(Rank, Time)>, Vec<Time>)> {
     (
         kinds(),
         0usize..3,
-        4u64..=32,
+        4u32..=32,
         prop_oneof![Just(0u64), Just(40), Just(300), Just(1500)],
     )
         .prop_flat_map(|(kind, r, procs, spread)| {
-            let roots = [1, 2, kind.k()][r].min(procs - 1);
+            let roots = [1, 2, kind.k()][r].min(u64::from(procs) - 1);
             let crash = (
                 roots as Rank..procs as Rank,
                 prop_oneof![Just(0u64), 0u64..(200 + spread)],
@@ -141,7 +141,7 @@ proptest! {
             prop_assert!(node.suspected().is_empty(), "rank {} suspected {:?}", r, node.suspected());
         }
         if collective != Collective::Bcast {
-            prop_assert_eq!(sim.report().completions[0].2, full_sum(procs as u32));
+            prop_assert_eq!(sim.report().completions[0].2, full_sum(procs));
         }
     }
 }
@@ -211,11 +211,11 @@ fn ftco_5_2_4_alg5_absorbs_the_spread_where_the_driver_arrivals_alone_lose_opera
     // never quiesces: a late node whose parent suspected it asks forever for the result).
     use ftcoll::rng::SplitMix64;
     use ftcoll::sim::scenario::{draw_arrivals, ArrivalSpec};
-    let procs = 256u64;
+    let procs = 256u32;
     for collective in [Collective::Reduce, Collective::Allreduce] {
         for spread in [64, 256, 1024] {
             let mut rng = SplitMix64::new(spread);
-            let start = draw_arrivals(ArrivalSpec::Uniform(spread), procs as u32, &mut rng);
+            let start = draw_arrivals(ArrivalSpec::Uniform(spread), procs, &mut rng);
             let cfg = config(
                 topology(FtcoKind::KNomial(4), 1, procs),
                 collective,
@@ -228,14 +228,12 @@ fn ftco_5_2_4_alg5_absorbs_the_spread_where_the_driver_arrivals_alone_lose_opera
 
             let mut off = scenario(10, &[]);
             off.arrivals = start.clone();
-            let off = ftcoll::sim::run::<FtcoNode<Sum>>(&cfg, procs as u32, &off, 2_000_000);
+            let off = ftcoll::sim::run::<FtcoNode<Sum>>(&cfg, procs, &off, 2_000_000);
             // Without Alg. 5 either a live operand is lost or the run never quiesces (the event
             // budget); any other error is a bug, not evidence.
             match &off {
                 Ok(off) => assert!(
-                    off.completions
-                        .iter()
-                        .any(|c| c.2 != full_sum(procs as u32)),
+                    off.completions.iter().any(|c| c.2 != full_sum(procs)),
                     "without Alg. 5 a live operand is lost: {what}"
                 ),
                 Err(ftcoll::sim::SimError::EventBudget { .. }) => {}
@@ -245,7 +243,7 @@ fn ftco_5_2_4_alg5_absorbs_the_spread_where_the_driver_arrivals_alone_lose_opera
             let on = with_alg5(cfg, &start);
             let on = run_ftco(&on, &scenario(10, &[]));
             assert!(
-                on.completions.iter().all(|c| c.2 == full_sum(procs as u32)),
+                on.completions.iter().all(|c| c.2 == full_sum(procs)),
                 "{what}"
             );
             let latency = imbalance_latency(&on, collective, &start);
@@ -253,9 +251,9 @@ fn ftco_5_2_4_alg5_absorbs_the_spread_where_the_driver_arrivals_alone_lose_opera
             // Alg. 5 adds no DATA: only the waiting nodes' KEEPALIVEs and their ACKs.
             let (dissemination, _) = (on.messages[0], on.messages[1]);
             let expected = if collective == Collective::Reduce {
-                procs - 1
+                u64::from(procs) - 1
             } else {
-                2 * (procs - 1)
+                2 * (u64::from(procs) - 1)
             };
             assert_eq!(dissemination, expected, "{what}");
         }

@@ -112,7 +112,7 @@ fn ftco_4_without_faults_root_replacement_keeps_the_allreduce_run_exactly() {
         FtcoKind::KNomial(3),
         FtcoKind::KNomial(9),
     ] {
-        for procs in [2u64, 7, 40, 300] {
+        for procs in [2u32, 7, 40, 300] {
             let cfg = config(
                 topology(kind, 1, procs),
                 Collective::Allreduce,
@@ -141,13 +141,10 @@ fn ftco_4_without_faults_root_replacement_keeps_the_allreduce_run_exactly() {
             let mut expected = vec![0];
             expected.extend(&children);
             assert_eq!(reporters, expected, "{kind} P={procs}");
-            assert!(report
-                .completions
-                .iter()
-                .all(|c| c.2 == full_sum(procs as u32)));
+            assert!(report.completions.iter().all(|c| c.2 == full_sum(procs)));
             assert_eq!(
                 report.messages[0],
-                procs - 1 + children.len() as u64,
+                u64::from(procs) - 1 + children.len() as u64,
                 "{kind} P={procs}"
             );
             assert_eq!(report.messages[1], 0, "no KEEPALIVE: {kind} P={procs}");
@@ -246,8 +243,8 @@ fn kinds() -> impl Strategy<Value = FtcoKind> {
 /// the root's children and below no inactive process crash at run time (outside the
 /// replacement group: a member failing during the exchange is the case that is not
 /// consistent, see docs/protocols.md).
-fn setups() -> impl Strategy<Value = (FtcoKind, u64, Vec<(Rank, Time)>)> {
-    (kinds(), 3u64..=24, prop_oneof![Just(0u64), 0u64..150]).prop_flat_map(|(kind, procs, root)| {
+fn setups() -> impl Strategy<Value = (FtcoKind, u32, Vec<(Rank, Time)>)> {
+    (kinds(), 3u32..=24, prop_oneof![Just(0u64), 0u64..150]).prop_flat_map(|(kind, procs, root)| {
         let t = topology(kind, 1, procs);
         let deep: Vec<Rank> = (1..procs as Rank)
             .filter(|&r| t.parent(r) != Some(0))
@@ -291,7 +288,7 @@ proptest! {
         if (0..procs as Rank).all(|r| crash_time(&crashes, r).is_some()) {
             return Ok(()); // nobody left
         }
-        let report = ftcoll::sim::run::<FtcoNode<Contributions>>(&cfg, procs as u32, &scenario(latency, &crashes), 5_000_000)
+        let report = ftcoll::sim::run::<FtcoNode<Contributions>>(&cfg, procs, &scenario(latency, &crashes), 5_000_000)
             .unwrap_or_else(|e| panic!("{e:?}: {what}"));
         check(&report, &cfg, &crashes, &what);
         let last = report.completions.iter().map(|c| c.1).max().unwrap_or(0);
@@ -320,20 +317,20 @@ proptest! {
     #[test]
     fn ftco_4_root_replacement_with_any_faults_terminates_and_never_counts_twice(
         kind in kinds(),
-        procs in 3u64..=24,
+        procs in 3u32..=24,
         root in prop_oneof![Just(0u64), 0u64..150],
         others in proptest::collection::vec((1u32..24, prop_oneof![Just(0u64), 0u64..150]), 0..=3),
         collective in prop_oneof![Just(Collective::Reduce), Just(Collective::Allreduce)],
     ) {
         let cfg = replaced(config(topology(kind, 1, procs), collective, Contributions, contribution, 10));
         let mut crashes: Vec<(Rank, Time)> =
-            others.into_iter().filter(|c| u64::from(c.0) < procs).collect();
+            others.into_iter().filter(|c| c.0 < procs).collect();
         crashes.push((0, root));
         if (0..procs as Rank).all(|r| crash_time(&crashes, r).is_some()) {
             return Ok(());
         }
         let what = format!("{kind} P={procs} {collective:?} crashes {crashes:?}");
-        let report = ftcoll::sim::run::<FtcoNode<Contributions>>(&cfg, procs as u32, &scenario(10, &crashes), 5_000_000)
+        let report = ftcoll::sim::run::<FtcoNode<Contributions>>(&cfg, procs, &scenario(10, &crashes), 5_000_000)
             .unwrap_or_else(|e| panic!("{e:?}: {what}"));
         // A Reduce reports at rank 0 or its children; when all of them fail, the others may
         // have finished already (acknowledged) and nobody reports
@@ -396,7 +393,7 @@ proptest! {
         let mut rng = ftcoll::rng::SplitMix64::new(seed);
         let start = ftcoll::sim::scenario::draw_arrivals(
             ftcoll::sim::scenario::ArrivalSpec::Uniform(spread),
-            procs as u32,
+            procs,
             &mut rng,
         );
         cfg.imbalance = ftcoll::protocols::ftco::Imbalance::Alg5 { start: start.clone() };
@@ -455,7 +452,7 @@ fn ftco_4_a_false_suspicion_under_alg5_makes_a_member_and_splits_the_value() {
     // suspects every ancestor up to rank 0 and joins the replacement group, of which 7 is a
     // member too. 16 completes with 15 operands, every
     // other live process with 16 (docs/protocols.md, "What does not hold").
-    let procs = 21u64;
+    let procs = 21u32;
     let crashes = [(1, 0), (14, 0), (8, 0), (5, 1), (0, 100)];
     let mut cfg = replaced(config(
         topology(FtcoKind::KNomial(3), 1, procs),
@@ -467,7 +464,7 @@ fn ftco_4_a_false_suspicion_under_alg5_makes_a_member_and_splits_the_value() {
     let mut rng = ftcoll::rng::SplitMix64::new(15_543_849_429_705_215_982);
     let start = ftcoll::sim::scenario::draw_arrivals(
         ftcoll::sim::scenario::ArrivalSpec::Uniform(300),
-        procs as u32,
+        procs,
         &mut rng,
     );
     assert_eq!(

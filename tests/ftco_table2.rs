@@ -11,17 +11,18 @@ use ftcoll::topology::ftco::{best_knomial, Collective, FtcoKind, Roots};
 
 #[test]
 fn ftco_table_2_fault_free_row_64k_multi_root_knomial_allreduce() {
-    let procs = 65_536u64;
-    let best = best_knomial(Collective::Allreduce, procs, 10, Roots::PerK).expect("best k");
+    let p = 65_536u32;
+    // The counts below are u64.
+    let procs = u64::from(p);
+    let best = best_knomial(Collective::Allreduce, p, 10, Roots::PerK).expect("best k");
     assert_eq!((best.k, best.roots, best.latency), (9, 9, 171));
     let (_, report) = sum_run(
         FtcoKind::KNomial(9),
         best.roots,
-        procs,
+        p,
         Collective::Allreduce,
         10,
     );
-    let p = procs as u32;
     assert_eq!(report.completions.len(), procs as usize);
     assert!(report.completions.iter().all(|c| c.2 == full_sum(p)));
     let latency = measured(&report, Collective::Allreduce);

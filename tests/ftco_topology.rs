@@ -177,7 +177,7 @@ fn root_counts(kind: FtcoKind, procs: usize) -> Vec<usize> {
 }
 
 fn topology(kind: FtcoKind, roots: usize, procs: usize) -> FtcoTopology {
-    FtcoTopology::new(kind, roots as u64, procs as u64).unwrap()
+    FtcoTopology::new(kind, roots as u64, procs as u32).unwrap()
 }
 
 fn ranks(v: &[usize]) -> Vec<u32> {
@@ -259,8 +259,8 @@ fn ftco_5_2_1_every_lookup_matches_the_materialized_trees_up_to_300_ranks() {
 /// and rank 0, the fault-immune root, is always a root.
 #[test]
 fn ftco_5_2_1_multi_root_trees_differ_in_size_by_at_most_one() {
-    for procs in 1..=200u64 {
-        for roots in 1..=procs.min(40) {
+    for procs in 1..=200u32 {
+        for roots in 1..=u64::from(procs.min(40)) {
             let topo = FtcoTopology::new(FtcoKind::KNomial(3), roots, procs).unwrap();
             let sizes: Vec<u64> = (0..roots as u32)
                 .map(|t| topo.tree_size(t).unwrap())
@@ -277,7 +277,7 @@ fn ftco_5_2_1_multi_root_trees_differ_in_size_by_at_most_one() {
 /// parent for parent and child for child in send order.
 #[test]
 fn ftco_5_2_1_k_nomial_with_k_2_is_the_binomial_tree() {
-    for procs in 1..=300u64 {
+    for procs in 1..=300u32 {
         let ftco = FtcoTopology::new(FtcoKind::KNomial(2), 1, procs).unwrap();
         let binomial = Tree::new(
             TreeKind::Binomial,
@@ -286,7 +286,7 @@ fn ftco_5_2_1_k_nomial_with_k_2_is_the_binomial_tree() {
             LogP::default(),
         )
         .unwrap();
-        for r in 0..procs as u32 {
+        for r in 0..procs {
             assert_eq!(ftco.parent(r), binomial.parent(r), "P={procs} parent {r}");
             let a: Vec<u32> = ftco.children(r).collect();
             let b: Vec<u32> = binomial.children(r).collect();
@@ -301,10 +301,10 @@ fn ftco_5_2_1_k_nomial_with_k_2_is_the_binomial_tree() {
 #[test]
 fn ftco_5_2_1_multi_root_k_nomial_with_k_roots_is_the_k_nomial_with_a_root_clique() {
     for k in 2..=6u64 {
-        for procs in k..=300 {
+        for procs in k as u32..=300 {
             let single = FtcoTopology::new(FtcoKind::KNomial(k), 1, procs).unwrap();
             let multi = FtcoTopology::new(FtcoKind::KNomial(k), k, procs).unwrap();
-            for r in 0..procs as u32 {
+            for r in 0..procs {
                 if u64::from(r) < k {
                     assert!(multi.is_root(r));
                     assert_eq!(single.parent(r), (r > 0).then_some(0));
@@ -643,7 +643,7 @@ fn ftco_5_2_one_hop_costs_l_plus_two_steps() {
 #[test]
 fn ftco_5_2_1_k_roots_change_only_the_allreduce() {
     for k in 2..=12u64 {
-        for procs in [k, 100, 1000, 4096, 65536] {
+        for procs in [k as u32, 100, 1000, 4096, 65536] {
             let single = FtcoTopology::new(FtcoKind::KNomial(k), 1, procs).unwrap();
             let multi = FtcoTopology::new(FtcoKind::KNomial(k), k, procs).unwrap();
             for collective in [Collective::Bcast, Collective::Reduce] {
@@ -688,7 +688,7 @@ fn ftco_table_2_multi_root_k_nomial_allreduce_on_64k_nodes_takes_171_steps() {
 /// as (k, steps).
 #[test]
 fn ftco_5_2_1_best_k_nomial_k_for_1k_to_64k_nodes() {
-    let table: [(u64, [(u64, u64); 4]); 7] = [
+    let table: [(u32, [(u64, u64); 4]); 7] = [
         (1024, [(10, 60), (10, 60), (10, 120), (11, 99)]),
         (2048, [(7, 66), (7, 66), (7, 132), (12, 114)]),
         (4096, [(8, 72), (8, 72), (8, 144), (9, 125)]),
@@ -715,7 +715,7 @@ fn ftco_5_2_1_best_k_nomial_k_for_1k_to_64k_nodes() {
 /// Allreduce at L = 10 on 1 K … 64 K nodes, k = 2 … 16, single-root.
 #[test]
 fn ftco_5_2_1_k_nomial_beats_k_ary_for_the_same_k() {
-    for procs in [1024u64, 4096, 16384, 65536] {
+    for procs in [1024u32, 4096, 16384, 65536] {
         for k in 2..=16u64 {
             let nomial = FtcoTopology::new(FtcoKind::KNomial(k), 1, procs).unwrap();
             let ary = FtcoTopology::new(FtcoKind::KAry(k), 1, procs).unwrap();
@@ -734,7 +734,7 @@ fn ftco_5_2_1_k_nomial_beats_k_ary_for_the_same_k() {
 // Large P: no panics, consistent lookups
 // ---------------------------------------------------------------------------------------------
 
-fn large_case() -> impl Strategy<Value = (FtcoKind, u64, u64, u32)> {
+fn large_case() -> impl Strategy<Value = (FtcoKind, u32, u64, u32)> {
     let k = prop_oneof![2u64..=16, 2u64..=65536];
     let kind = (any::<bool>(), k).prop_map(|(nomial, k)| {
         if nomial {
@@ -743,16 +743,17 @@ fn large_case() -> impl Strategy<Value = (FtcoKind, u64, u64, u32)> {
             FtcoKind::KAry(k)
         }
     });
-    let procs = prop_oneof![Just(MAX_PROCS), 1u64..=MAX_PROCS, 1u64..=100_000];
+    let procs = prop_oneof![Just(MAX_PROCS), 1u32..=MAX_PROCS, 1u32..=100_000];
     (kind, procs, any::<u64>(), any::<u32>()).prop_map(|(kind, procs, roots, rank)| {
+        let wide = u64::from(procs);
         // Mostly few roots, sometimes any number up to P.
         let roots = match roots % 4 {
             0 => 1,
-            1 => 1 + roots % procs.min(64),
-            2 => kind.k().min(procs),
-            _ => 1 + (roots >> 2) % procs,
+            1 => 1 + roots % wide.min(64),
+            2 => kind.k().min(wide),
+            _ => 1 + (roots >> 2) % wide,
         };
-        (kind, procs, roots, rank % procs as u32)
+        (kind, procs, roots, rank % procs)
     })
 }
 
@@ -796,7 +797,7 @@ proptest! {
         let root = ancestors.last().copied().unwrap_or(rank);
         prop_assert!(topo.is_root(root));
         prop_assert_eq!(topo.tree_of(rank), Some(root));
-        let other = (u64::from(rank) * 2_654_435_761 % procs) as u32;
+        let other = (u64::from(rank) * 2_654_435_761 % u64::from(procs)) as u32;
         let d = topo.distance(rank, other).unwrap();
         prop_assert_eq!(topo.distance(other, rank), Some(d));
         prop_assert!(d <= level + topo.level(other).unwrap() + 1);
@@ -841,11 +842,15 @@ fn field(e: TopologyError) -> (&'static str, u64, u64, u64) {
 #[test]
 fn ftco_5_2_1_constructor_errors_name_the_field_and_range() {
     let k3 = FtcoKind::KNomial(3);
-    for procs in [0, MAX_PROCS + 1, u64::MAX] {
-        let e = FtcoTopology::new(k3, 1, procs).unwrap_err();
-        assert!(e.to_string().starts_with("procs = "), "{e}");
-        assert_eq!(field(e), ("procs", procs, 1, MAX_PROCS));
-    }
+    let e = FtcoTopology::new(k3, 1, 0).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "procs = 0 is out of range: allowed 1..=4294967295"
+    );
+    assert_eq!(field(e), ("procs", 0, 1, u64::from(MAX_PROCS)));
+    // P is checked before k and R.
+    let e = FtcoTopology::new(FtcoKind::KAry(0), 0, 0).unwrap_err();
+    assert_eq!(field(e), ("procs", 0, 1, u64::from(MAX_PROCS)));
     for kind in [
         FtcoKind::KAry(0),
         FtcoKind::KAry(1),
@@ -862,14 +867,14 @@ fn ftco_5_2_1_constructor_errors_name_the_field_and_range() {
         assert!(e.to_string().starts_with("roots = "), "{e}");
         assert_eq!(field(e), ("roots", roots, 1, 10));
     }
-    assert!(FtcoTopology::new(FtcoKind::KAry(65536), MAX_PROCS, MAX_PROCS).is_ok());
+    assert!(FtcoTopology::new(FtcoKind::KAry(65536), u64::from(MAX_PROCS), MAX_PROCS).is_ok());
     let topo = FtcoTopology::new(k3, 2, 10).unwrap();
     let e = topo
         .fault_free_latency(Collective::Bcast, 65536)
         .unwrap_err();
     assert_eq!(field(e), ("L", 65536, 0, 65535));
     let e = best_knomial(Collective::Bcast, 0, 10, Roots::Single).unwrap_err();
-    assert_eq!(field(e), ("procs", 0, 1, MAX_PROCS));
+    assert_eq!(field(e), ("procs", 0, 1, u64::from(MAX_PROCS)));
     let e = best_knomial(Collective::Bcast, 10, 70000, Roots::Single).unwrap_err();
     assert_eq!(field(e), ("L", 70000, 0, 65535));
     let e = best_knomial(Collective::Bcast, 10, 10, Roots::Fixed(11)).unwrap_err();

@@ -84,7 +84,7 @@ const KINDS: [TreeKind; 10] = [
 ];
 
 /// Sizes beyond the small ones: powers of two and their neighbours up to the largest `P`.
-const LARGE_PROCS: [u64; 12] = [
+const LARGE_PROCS: [u32; 12] = [
     31,
     32,
     33,
@@ -95,10 +95,10 @@ const LARGE_PROCS: [u64; 12] = [
     (1 << 31) - 1,
     1 << 31,
     (1 << 31) + 1,
-    (1 << 32) - 2,
-    (1 << 32) - 1,
+    u32::MAX - 1,
+    u32::MAX,
 ];
-const SMALL_PROCS: u64 = 17;
+const SMALL_PROCS: u32 = 17;
 const LOGPS: [(Time, Time); 4] = [(2, 1), (0, 1), (3, 2), (1, 3)];
 
 /// Every tree the fuzzer uses, built once (building a tree for `P = 2^32 − 1` costs more than a
@@ -111,7 +111,7 @@ struct Pool {
 fn pool() -> &'static Pool {
     static POOL: OnceLock<Pool> = OnceLock::new();
     POOL.get_or_init(|| {
-        let build = |procs: u64| {
+        let build = |procs: u32| {
             KINDS.iter().flat_map(move |&kind| {
                 [Order::Interleaved, Order::InOrder]
                     .into_iter()
@@ -1675,7 +1675,7 @@ fn a_failure_proof_c_node_that_delivers_at_once_is_rejected() {
 // ---------------------------------------------------------------------------------------------
 // Findings: minimal cases of what the fuzzer found (docs/fuzzing.md).
 
-fn tree_config(kind: TreeKind, procs: u64, spec: CorrectionSpec) -> CorrectedTreeConfig {
+fn tree_config(kind: TreeKind, procs: u32, spec: CorrectionSpec) -> CorrectedTreeConfig {
     let logp = LogP::new(2, 1).expect("valid LogP");
     let tree = Tree::new(kind, Order::Interleaved, procs, logp).expect("valid tree");
     CorrectedTreeConfig::new(tree, spec, StartMode::Overlapped)

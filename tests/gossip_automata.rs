@@ -19,7 +19,7 @@ fn logp(l: u64, o: u64) -> LogP {
     LogP::new(l, o).unwrap()
 }
 
-fn gossip(p: u64, l: u64, o: u64, t: Time, seed: u64) -> GossipConfig {
+fn gossip(p: u32, l: u64, o: u64, t: Time, seed: u64) -> GossipConfig {
     GossipConfig::new(p, logp(l, o), t, seed).unwrap()
 }
 
@@ -300,7 +300,7 @@ fn ccg_and_fcg_color_every_live_process() {
             .map(|(i, &r)| (r, if i % 2 == 0 { 0 } else { 1 + rng.below(t) }))
             .collect();
         let s = scenario(l, 1, &crashes);
-        let g = gossip(u64::from(p), l, 1, t, case);
+        let g = gossip(p, l, 1, t, case);
         let r = run::<Ccg>(&g, p, &s);
         assert!(
             live_uncolored(&r).is_empty(),
@@ -325,7 +325,7 @@ fn fcg_survives_a_crash_during_correction() {
     let mut rng = SplitMix64::new(0xfc6);
     for case in 0..60u64 {
         let p = 24 + (case % 4) as u32 * 10;
-        let g = gossip(u64::from(p), 2, 1, 8, case);
+        let g = gossip(p, 2, 1, 8, case);
         let config = FcgConfig::new(g.clone(), 1);
         let base = run::<Fcg>(&config, p, &scenario(2, 1, &[]));
         let g_nodes: Vec<Rank> = (1..p).filter(|&r| base.by_dissemination(r)).collect();
@@ -505,7 +505,7 @@ fn fuzz<P: GossipProtocol>(config: &P::Config, procs: u32, seed: u64) {
 fn contract_on_arbitrary_inputs() {
     for seed in 0..40 {
         let p = 2 + (seed % 9) as u32;
-        let g = gossip(u64::from(p), seed % 3, 1, seed % 12, seed);
+        let g = gossip(p, seed % 3, 1, seed % 12, seed);
         fuzz::<ftcoll::protocols::gossip::gos::GosProtocol>(&g, p, seed);
         fuzz::<ftcoll::protocols::gossip::ccg::CcgProtocol>(&g, p, seed);
         let o = OcgConfig {

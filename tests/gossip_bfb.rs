@@ -49,7 +49,7 @@ impl Run {
 }
 
 fn config(n: u32, l: Time, o: Time) -> BfbConfig {
-    BfbConfig::new(u64::from(n), LogP::new(l, o).unwrap()).unwrap()
+    BfbConfig::new(n, LogP::new(l, o).unwrap()).unwrap()
 }
 
 fn run_with(config: &BfbConfig, crashes: &[(Rank, Time)]) -> Run {
@@ -462,11 +462,7 @@ fn bfb_survives_arbitrary_inputs() {
     let mut rng = SplitMix64::new(0x0f02_2bfb);
     for case in 0..20_000u64 {
         let n = [1u32, 2, 3, 8, 13, 64, 1000, u32::MAX][rng.below(8) as usize];
-        let c = BfbConfig::new(
-            u64::from(n),
-            LogP::new(rng.below(4), 1 + rng.below(3)).unwrap(),
-        )
-        .unwrap();
+        let c = BfbConfig::new(n, LogP::new(rng.below(4), 1 + rng.below(3)).unwrap()).unwrap();
         let rank = if rng.below(3) == 0 {
             0
         } else {

@@ -13,13 +13,7 @@ fn run(p: u32, l: u64, o: u64, crashes: &[(Rank, Time)]) -> Report {
         crashes: crashes.to_vec(),
         ..Scenario::default()
     };
-    sim::run::<BigNode>(
-        &BigConfig::new(u64::from(p)).unwrap(),
-        p,
-        &scenario,
-        u64::MAX,
-    )
-    .unwrap()
+    sim::run::<BigNode>(&BigConfig::new(p).unwrap(), p, &scenario, u64::MAX).unwrap()
 }
 
 /// P = 4, L = O = 1 (hop 3), neighbours p + 1, p + 2 (p + 4 is p itself); binomial-tree

@@ -45,7 +45,7 @@ where
 }
 
 fn base(n: usize, t: Time) -> PapConfig {
-    PapConfig::new(n as u64, t).unwrap()
+    PapConfig::new(u32::try_from(n).expect("n fits in u32"), t).unwrap()
 }
 
 /// Arrival patterns of PAP §3.1 (the root first): `n` in 2..40, `T` in 1..60, receivers

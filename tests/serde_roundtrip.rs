@@ -62,11 +62,11 @@ fn config() -> impl Strategy<Value = CorrectedTreeConfig> {
     config_up_to(5000)
 }
 
-fn config_up_to(max_procs: u64) -> impl Strategy<Value = CorrectedTreeConfig> {
+fn config_up_to(max_procs: u32) -> impl Strategy<Value = CorrectedTreeConfig> {
     (
         tree_kind(),
         any::<bool>(),
-        1u64..max_procs,
+        1u32..max_procs,
         0u64..12,
         1u64..4,
         correction(),
@@ -195,6 +195,14 @@ fn ftco_topologies_round_trip_through_their_constructor() {
     round_trip(&t);
     let bad = r#"{"kind":{"KNomial":1},"roots":1,"procs":10}"#;
     assert!(serde_json::from_str::<FtcoTopology>(bad).is_err());
+    let wide = r#"{"kind":{"KNomial":2},"roots":1,"procs":4294967296}"#;
+    let err = serde_json::from_str::<FtcoTopology>(wide)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("procs = 4294967296 is out of range: allowed 1..=4294967295"),
+        "{err}"
+    );
 }
 
 /// What the constructors refuse, a file cannot build: the error names the field.
@@ -208,6 +216,11 @@ fn invalid_parameters_are_refused_when_read() {
     assert!(serde_json::from_str::<Tree>(&tree("lame:2", 16, 2, 1)).is_ok());
     for (json, field) in [
         (tree("lame:2", 0, 2, 1), "procs"),
+        // Beyond u32: refused as out of range, not truncated.
+        (
+            tree("lame:2", 1 << 32, 2, 1),
+            "procs = 4294967296 is out of range: allowed 1..=4294967295",
+        ),
         (tree("lame:2", 16, 70_000, 1), "L"),
         (tree("lame:2", 16, 2, 0), "o"),
         (tree("lame:0", 16, 2, 1), "k = 0"),

@@ -11,13 +11,7 @@ use ftcoll::topology::{LogP, Order, Tree, TreeKind};
 
 fn setup(correction: &str, procs: u32, model: PortModel) -> (CorrectedTreeConfig, Scenario) {
     let logp = LogP::default();
-    let tree = Tree::new(
-        TreeKind::Binomial,
-        Order::Interleaved,
-        u64::from(procs),
-        logp,
-    )
-    .unwrap();
+    let tree = Tree::new(TreeKind::Binomial, Order::Interleaved, procs, logp).unwrap();
     let correction: CorrectionSpec = correction.parse().unwrap();
     let config = CorrectedTreeConfig::new(tree, correction, StartMode::Overlapped);
     let scenario = Scenario {

@@ -94,7 +94,8 @@ fn ftco_setup(rng: &mut SplitMix64, case: u64) -> Option<(FtcoConfig<Sum>, u32, 
         _ => FtcoKind::KNomial(2 + rng.below(8)),
     };
     let roots = 1 + rng.below(3);
-    let procs = roots + rng.below(90);
+    // Below 93: fits in u32.
+    let procs = (roots + rng.below(90)) as u32;
     let Ok(topology) = FtcoTopology::new(kind, roots, procs) else {
         return None;
     };
@@ -171,7 +172,7 @@ fn ct_setup(rng: &mut SplitMix64) -> Option<(CorrectedTreeConfig, u32, Scenario)
         TreeKind::Optimal,
     ][rng.below(4) as usize];
     let procs = 2 + rng.below(60) as u32;
-    let tree = Tree::new(kind, Order::Interleaved, u64::from(procs), logp).ok()?;
+    let tree = Tree::new(kind, Order::Interleaved, procs, logp).ok()?;
     let spec = [
         "checked",
         "opportunistic:2",

@@ -104,3 +104,70 @@ fn pap_run_refuses_a_mismatch() {
         }
     );
 }
+
+/// Every process count of the API is a `u32`: one `procs` variable builds the tree, the other
+/// protocols' configurations, the scenario and the driver, with no conversion in between (a
+/// constructor taking another integer type does not compile here).
+#[test]
+fn one_u32_process_count_serves_every_constructor_and_the_driver() {
+    use ftcoll::protocols::gossip::bfb::BfbConfig;
+    use ftcoll::protocols::gossip::big::BigConfig;
+    use ftcoll::sim::scenario::ScenarioSpec;
+    use ftcoll::topology::ftco::{best_knomial, Collective, FtcoKind, FtcoTopology, Roots};
+    use ftcoll::topology::{LogP, Tree};
+
+    let procs: u32 = 16;
+    let logp = LogP::new(2, 1).unwrap();
+    let tree = Tree::new(TreeKind::Binomial, Order::Interleaved, procs, logp).unwrap();
+    assert_eq!(tree.procs(), procs);
+    let c = config(tree, CorrectionSpec::Checked, StartMode::Synchronized);
+    let (s, failed) = ScenarioSpec::new(procs, logp).build(1, 0).unwrap();
+    assert!(failed.is_empty());
+    let driver = Sim::<CorrectedTreeNode>::new(&c, procs, &s).unwrap();
+    assert_eq!(driver.report().procs, procs);
+    let report = sim::run::<CorrectedTreeNode>(&c, procs, &s, sim::default_budget(procs)).unwrap();
+    assert_eq!(report.undelivered(), 0);
+
+    assert_eq!(GossipConfig::new(procs, logp, 10, 1).unwrap().procs, procs);
+    assert_eq!(BigConfig::new(procs).unwrap().procs, procs);
+    assert_eq!(BfbConfig::new(procs, logp).unwrap().procs, procs);
+    assert_eq!(PapConfig::new(procs, 3).unwrap().procs(), procs);
+    let ftco = FtcoTopology::new(FtcoKind::KNomial(2), 1, procs).unwrap();
+    assert_eq!(ftco.procs(), procs);
+    assert!(best_knomial(Collective::Bcast, procs, 2, Roots::Single).is_ok());
+}
+
+/// `P = 0` is refused by every constructor that takes a process count, as `procs` out of
+/// `1..=2^32 − 1`, before anything is built.
+#[test]
+fn zero_processes_is_out_of_range_naming_procs() {
+    use ftcoll::protocols::gossip::bfb::BfbConfig;
+    use ftcoll::protocols::gossip::big::BigConfig;
+    use ftcoll::topology::ftco::{best_knomial, Collective, FtcoKind, FtcoTopology, Roots};
+    use ftcoll::topology::{LogP, TopologyError, Tree, MAX_PROCS};
+
+    let procs: u32 = 0;
+    let logp = LogP::new(2, 1).unwrap();
+    let expected = TopologyError::OutOfRange {
+        field: "procs",
+        value: 0,
+        min: 1,
+        max: u64::from(MAX_PROCS),
+    };
+    let message = "procs = 0 is out of range: allowed 1..=4294967295";
+    let tree = Tree::new(TreeKind::Binomial, Order::Interleaved, procs, logp).unwrap_err();
+    assert_eq!(tree, expected);
+    assert_eq!(tree.to_string(), message);
+    for e in [
+        GossipConfig::new(procs, logp, 10, 1).unwrap_err(),
+        BigConfig::new(procs).unwrap_err(),
+        BfbConfig::new(procs, logp).unwrap_err(),
+        FtcoTopology::new(FtcoKind::KNomial(2), 1, procs).unwrap_err(),
+        best_knomial(Collective::Bcast, procs, 2, Roots::Single).unwrap_err(),
+    ] {
+        assert_eq!(e, expected);
+    }
+    let pap = PapConfig::new(procs, 3).unwrap_err();
+    assert!(pap.to_string().starts_with("procs"), "{pap}");
+    assert!(pap.to_string().contains("1..=4294967295"), "{pap}");
+}

@@ -115,7 +115,7 @@ fn every_tree_is_the_oracle_spanning_tree_up_to_300() {
         for order in [Order::Interleaved, Order::InOrder] {
             for procs in 1..=300usize {
                 let what = format!("{kind} {order} P={procs} L={l} o={o}");
-                let tree = build(kind, order, procs as u64, l, o);
+                let tree = build(kind, order, procs as u32, l, o);
                 assert_eq!(tree.procs() as usize, procs);
                 assert_eq!((tree.kind(), tree.order()), (kind, order));
                 assert_spanning(&tree, &what);
@@ -143,11 +143,11 @@ fn every_tree_is_the_oracle_spanning_tree_up_to_300() {
 #[test]
 fn in_order_is_a_renumbering_with_contiguous_subtrees() {
     for (kind, l, o) in all_kinds() {
-        for procs in [1u64, 2, 3, 7, 8, 9, 31, 100, 300] {
+        for procs in [1u32, 2, 3, 7, 8, 9, 31, 100, 300] {
             let inter = build(kind, Order::Interleaved, procs, l, o);
             let pre = build(kind, Order::InOrder, procs, l, o);
             let profile = |t: &Tree| {
-                let mut v: Vec<_> = (0..procs as u32)
+                let mut v: Vec<_> = (0..procs)
                     .map(|r| {
                         (
                             t.level(r),
@@ -162,7 +162,7 @@ fn in_order_is_a_renumbering_with_contiguous_subtrees() {
             };
             assert_eq!(profile(&inter), profile(&pre), "{kind} P={procs}");
             assert_eq!(inter.deadline(), pre.deadline(), "{kind} P={procs}");
-            for r in 1..procs as u32 {
+            for r in 1..procs {
                 // r is in the subtree of s iff s <= r < s + size(s), for its parent chain.
                 let p = pre.parent(r).unwrap();
                 let size = pre.subtree_size(p).unwrap();
@@ -204,7 +204,7 @@ proptest! {
         procs in 1usize..=100_000,
         picks in proptest::collection::vec(any::<u32>(), 64),
     ) {
-        let tree = build(kind, order, procs as u64, l, o);
+        let tree = build(kind, order, procs as u32, l, o);
         let expected = oracle(kind, order, procs, l, o);
         let mut ranks: Vec<u32> = picks.iter().map(|x| x % procs as u32).collect();
         ranks.push(0);
@@ -231,7 +231,7 @@ proptest! {
     ) {
         let kind = if kary { TreeKind::KAry(2 + k_raw % 299) } else { TreeKind::Lame(1 + k_raw % 40) };
         let order = if in_order { Order::InOrder } else { Order::Interleaved };
-        let tree = build(kind, order, procs as u64, l, o);
+        let tree = build(kind, order, procs as u32, l, o);
         let expected = oracle(kind, order, procs, l, o);
         let what = format!("{kind} {order} P={procs} L={l} o={o}");
         assert_eq!(tree.parents(), expected.parent, "{what}");
@@ -255,7 +255,7 @@ proptest! {
         procs in 1usize..=30_000,
     ) {
         let order = if in_order { Order::InOrder } else { Order::Interleaved };
-        let tree = build(TreeKind::Optimal, order, procs as u64, l, o);
+        let tree = build(TreeKind::Optimal, order, procs as u32, l, o);
         let expected = oracle(TreeKind::Optimal, order, procs, l, o);
         let what = format!("optimal {order} P={procs} L={l} o={o}");
         assert_eq!(tree.parents(), expected.parent, "{what}");
@@ -272,7 +272,7 @@ fn nodes_stream_matches_oracle() {
     for (kind, l, o) in all_kinds() {
         for order in [Order::Interleaved, Order::InOrder] {
             for procs in [1usize, 2, 3, 9, 64, 65, 250, 700] {
-                let tree = build(kind, order, procs as u64, l, o);
+                let tree = build(kind, order, procs as u32, l, o);
                 let expected = oracle(kind, order, procs, l, o);
                 let levels = expected.levels();
                 let times = expected.receive_times(l, o);
@@ -296,12 +296,12 @@ fn nodes_stream_matches_oracle() {
 #[test]
 fn binomial_is_lame_1() {
     for order in [Order::Interleaved, Order::InOrder] {
-        for procs in 1..=500u64 {
+        for procs in 1..=500u32 {
             let a = build(TreeKind::Binomial, order, procs, 3, 2);
             let b = build(TreeKind::Lame(1), order, procs, 3, 2);
             assert_eq!(a.parents(), b.parents(), "{order} P={procs}");
             assert_eq!(a.deadline(), b.deadline(), "{order} P={procs}");
-            for r in 0..procs as u32 {
+            for r in 0..procs {
                 assert!(
                     a.children(r).eq(b.children(r)),
                     "{order} P={procs} rank {r}"
@@ -334,7 +334,7 @@ fn optimal_with_unit_overhead_is_lame_l_plus_2() {
     for (l, o) in cases {
         let k = 2 + l / o;
         for order in [Order::Interleaved, Order::InOrder] {
-            for procs in 1..=500u64 {
+            for procs in 1..=500u32 {
                 let opt = build(TreeKind::Optimal, order, procs, l, o);
                 let lame = build(TreeKind::Lame(k), order, procs, l, o);
                 assert_eq!(
@@ -347,7 +347,7 @@ fn optimal_with_unit_overhead_is_lame_l_plus_2() {
                     lame.deadline(),
                     "L={l} o={o} {order} P={procs}"
                 );
-                for r in 0..procs as u32 {
+                for r in 0..procs {
                     assert!(
                         opt.children(r).eq(lame.children(r)),
                         "L={l} o={o} P={procs} rank {r}"
@@ -373,9 +373,9 @@ fn optimal_with_unit_overhead_is_lame_l_plus_2() {
 fn optimal_first_send_time_is_receive_time() {
     for &(l, o) in common::LOGPS {
         for order in [Order::Interleaved, Order::InOrder] {
-            for procs in [1u64, 2, 5, 17, 100, 399, 400] {
+            for procs in [1u32, 2, 5, 17, 100, 399, 400] {
                 let tree = build(TreeKind::Optimal, order, procs, l, o);
-                for r in 0..procs as u32 {
+                for r in 0..procs {
                     assert_eq!(
                         tree.first_send_iteration(r),
                         tree.receive_time(r),

@@ -272,13 +272,13 @@ fn figure4_binomial_in_order() {
 /// (closed form from the paper, not the crate) equals the crate's children for every P ≤ 1024.
 #[test]
 fn binomial_formula_of_section_3_2_2() {
-    for procs in 1..=1024u64 {
+    for procs in 1..=1024u32 {
         let tree = build(TreeKind::Binomial, Order::Interleaved, procs, 2, 1);
-        for r in 0..procs {
+        for r in 0..u64::from(procs) {
             let s = (0..64).find(|&s| 1u64 << s > r).unwrap();
             let expected: Vec<u32> = (s..64)
                 .map(|i| r + (1u64 << i))
-                .take_while(|&c| c < procs)
+                .take_while(|&c| c < u64::from(procs))
                 .map(|c| c as u32)
                 .collect();
             let got: Vec<u32> = tree.children(r as u32).collect();
@@ -305,7 +305,7 @@ fn lame_equation_2() {
             };
             ready.push(v);
         }
-        for procs in (1..=600u64).step_by(7).chain([600]) {
+        for procs in (1..=600u32).step_by(7).chain([600]) {
             let tree = build(TreeKind::Lame(k), Order::Interleaved, procs, 2, 1);
             for r in 0..procs {
                 let s = (0..ready.len())
@@ -316,9 +316,9 @@ fn lame_equation_2() {
                     .take_while(|&c| c < u128::from(procs))
                     .map(|c| c as u32)
                     .collect();
-                let got: Vec<u32> = tree.children(r as u32).collect();
+                let got: Vec<u32> = tree.children(r).collect();
                 assert_eq!(got, expected, "lame:{k} P={procs} rank {r}");
-                assert_eq!(tree.first_send_iteration(r as u32), Some(s as u64));
+                assert_eq!(tree.first_send_iteration(r), Some(s as u64));
             }
         }
     }

@@ -22,7 +22,7 @@ fn lemma1_interleaved_trees_satisfy_definition1_up_to_2000() {
         .into_iter()
         .filter(|&(k, l, o)| lemma1_applies(k, l, o))
     {
-        for procs in 1..=2000u64 {
+        for procs in 1..=2000u32 {
             let tree = build(kind, Order::Interleaved, procs, l, o);
             if let Some(v) = check_interleaved(&tree) {
                 let parents = tree.parents();
@@ -46,7 +46,7 @@ fn crate_checker_agrees_with_brute_force_up_to_200() {
     for (kind, l, o) in all_kinds() {
         for order in [Order::Interleaved, Order::InOrder] {
             for procs in 1..=200usize {
-                let tree = build(kind, order, procs as u64, l, o);
+                let tree = build(kind, order, procs as u32, l, o);
                 let expected = oracle(kind, order, procs, l, o);
                 if order == Order::Interleaved && lemma1_applies(kind, l, o) {
                     assert_eq!(
@@ -92,7 +92,7 @@ fn lemma1_brute_force_at_larger_sizes() {
                 None,
                 "{kind} P={procs} L={l} o={o}"
             );
-            let tree = build(kind, Order::Interleaved, procs as u64, l, o);
+            let tree = build(kind, Order::Interleaved, procs as u32, l, o);
             assert_eq!(
                 tree.parents(),
                 expected.parent,
@@ -150,7 +150,7 @@ fn in_order_violates_exactly_when_a_non_root_node_branches() {
         for procs in 1..=300usize {
             let expected = oracle(kind, Order::InOrder, procs, l, o);
             let branches = expected.children.iter().skip(1).any(|c| c.len() >= 2);
-            let tree = build(kind, Order::InOrder, procs as u64, l, o);
+            let tree = build(kind, Order::InOrder, procs as u32, l, o);
             let crate_says = check_interleaved(&tree);
             assert_eq!(
                 crate_says.is_some(),
@@ -210,14 +210,14 @@ fn optimal_tree_meets_the_greedy_broadcast_bound() {
             .collect();
         for procs in 1..=MAX {
             for order in [Order::Interleaved, Order::InOrder] {
-                let optimal = build(TreeKind::Optimal, order, procs as u64, l, o).deadline();
+                let optimal = build(TreeKind::Optimal, order, procs as u32, l, o).deadline();
                 assert_eq!(
                     optimal, best[procs],
                     "optimal {order} P={procs} L={l} o={o}"
                 );
             }
             for (i, &kind) in others.iter().enumerate() {
-                let d = build(kind, Order::Interleaved, procs as u64, l, o).deadline();
+                let d = build(kind, Order::Interleaved, procs as u32, l, o).deadline();
                 assert_eq!(
                     d, oracle_deadlines[i][procs],
                     "{kind} deadline P={procs} L={l} o={o}"
@@ -248,7 +248,7 @@ proptest! {
     #[test]
     fn lemma1_sampled_up_to_a_million(
         (kind, l, o) in kind_strategy(),
-        procs in 2_000u64..=1_000_000,
+        procs in 2_000u32..=1_000_000,
     ) {
         // A chain (k = 1) of a million is trivially interleaved and only slow to materialize.
         let procs = if kind == TreeKind::KAry(1) { procs.min(20_000) } else { procs };
@@ -311,7 +311,7 @@ fn optimal_tree_with_o_not_dividing_l_breaks_definition1() {
     assert_eq!(brute_force_violation(&smaller.parents()), None);
 
     for &(l, o) in common::LOGPS.iter().filter(|&&(l, o)| l % o != 0) {
-        let found = (1..=60u64).find_map(|procs| {
+        let found = (1..=60u32).find_map(|procs| {
             let tree = build(TreeKind::Optimal, Order::Interleaved, procs, l, o);
             brute_force_violation(&tree.parents()).map(|b| (procs, b))
         });

@@ -62,7 +62,7 @@ fn kary_tolerates_k_minus_1_failures_exhaustively() {
             current.pop();
         }
     }
-    let cases: Vec<(u64, Vec<u64>)> = vec![
+    let cases: Vec<(u64, Vec<u32>)> = vec![
         (2, (2..=200).collect()),
         (3, (3..=60).collect()),
         (4, vec![21, 40]),
@@ -72,7 +72,7 @@ fn kary_tolerates_k_minus_1_failures_exhaustively() {
         for procs in sizes {
             let tree = build(TreeKind::KAry(k), Order::Interleaved, procs, 2, 1);
             let size = (k as usize - 1).min(procs as usize - 1);
-            subsets(procs as u32, size, 1, &mut Vec::new(), &mut |failed| {
+            subsets(procs, size, 1, &mut Vec::new(), &mut |failed| {
                 let got = Reach::compute(&tree, failed).unwrap();
                 assert!(
                     got.gmax() < k,
@@ -93,13 +93,13 @@ proptest! {
     #[test]
     fn kary_k_minus_1_failures_keep_gmax_below_k(
         k in 2u64..=6,
-        procs in 2u64..=5000,
+        procs in 2u32..=5000,
         raw in proptest::collection::vec(any::<u32>(), 0..6),
     ) {
         let failed: Vec<u32> = raw
             .iter()
             .take(k as usize - 1)
-            .map(|x| 1 + x % (procs as u32 - 1))
+            .map(|x| 1 + x % (procs - 1))
             .collect();
         let tree = build(TreeKind::KAry(k), Order::Interleaved, procs, 2, 1);
         let expected = oracle(TreeKind::KAry(k), Order::Interleaved, procs as usize, 2, 1);
@@ -113,13 +113,13 @@ proptest! {
     fn reach_matches_oracle_for_all_kinds(
         index in 0usize..20,
         in_order in any::<bool>(),
-        procs in 2u64..=3000,
+        procs in 2u32..=3000,
         raw in proptest::collection::vec(any::<u32>(), 0..12),
     ) {
         let kinds = all_kinds();
         let (kind, l, o) = kinds[index % kinds.len()];
         let order = if in_order { Order::InOrder } else { Order::Interleaved };
-        let failed: Vec<u32> = raw.iter().map(|x| 1 + x % (procs as u32 - 1)).collect();
+        let failed: Vec<u32> = raw.iter().map(|x| 1 + x % (procs - 1)).collect();
         let tree = build(kind, order, procs, l, o);
         let expected = oracle(kind, order, procs as usize, l, o);
         assert_reach_matches(&tree, &expected.parent, &failed, &format!("{kind} {order} P={procs}"));
@@ -133,7 +133,7 @@ proptest! {
 #[test]
 fn kary_k_failures_of_the_root_children_break_the_bound() {
     for k in 2u64..=6 {
-        for procs in k + 2..=200 {
+        for procs in k as u32 + 2..=200 {
             let tree = build(TreeKind::KAry(k), Order::Interleaved, procs, 2, 1);
             let failed: Vec<u32> = (1..=k as u32).collect();
             let got = Reach::compute(&tree, &failed).unwrap();
@@ -141,15 +141,12 @@ fn kary_k_failures_of_the_root_children_break_the_bound() {
                 got.gaps,
                 vec![Gap {
                     start: 1,
-                    size: procs - 1,
-                    uncolored: procs - 1 - k
+                    size: u64::from(procs) - 1,
+                    uncolored: u64::from(procs) - 1 - k
                 }],
                 "kary:{k} P={procs}"
             );
-            assert_eq!(
-                got.uncolored,
-                (k as u32 + 1..procs as u32).collect::<Vec<_>>()
-            );
+            assert_eq!(got.uncolored, (k as u32 + 1..procs).collect::<Vec<_>>());
             assert!(got.gmax() >= k);
         }
     }
@@ -162,7 +159,7 @@ fn reach_matches_oracle_exhaustively_for_small_trees() {
     for (kind, l, o) in all_kinds() {
         for order in [Order::Interleaved, Order::InOrder] {
             for procs in 1..=10usize {
-                let tree = build(kind, order, procs as u64, l, o);
+                let tree = build(kind, order, procs as u32, l, o);
                 let expected = oracle(kind, order, procs, l, o);
                 for mask in 0u32..1 << (procs - 1) {
                     let failed: Vec<u32> = (1..procs as u32)
@@ -188,7 +185,7 @@ fn reach_matches_oracle_exhaustively_for_small_trees() {
 fn single_failures_in_order_versus_interleaved() {
     for (kind, l, o) in all_kinds() {
         let procs = 500usize;
-        let pre = build(kind, Order::InOrder, procs as u64, l, o);
+        let pre = build(kind, Order::InOrder, procs as u32, l, o);
         let sizes = oracle(kind, Order::InOrder, procs, l, o).subtree_sizes();
         let mut rng = SplitMix(0xFA11);
         for _ in 0..50 {

@@ -20,12 +20,7 @@ pub fn config(
     correction: CorrectionSpec,
     start: StartMode,
 ) -> Result<CorrectedTreeConfig, TopologyError> {
-    let tree = Tree::new(
-        TreeKind::Binomial,
-        Order::Interleaved,
-        u64::from(procs),
-        logp(),
-    )?;
+    let tree = Tree::new(TreeKind::Binomial, Order::Interleaved, procs, logp())?;
     Ok(CorrectedTreeConfig::new(tree, correction, start))
 }
 

@@ -35,8 +35,8 @@ use crate::protocols::gossip::plan::{self, Model, PlanError, PlanProtocol};
 use crate::protocols::gossip::{
     BfbConfig, BfbNode, BigConfig, BigNode, Ccg, Fcg, FcgConfig, Gos, GossipConfig, Ocg, OcgConfig,
 };
-use crate::sim::scenario::{ArrivalSpec, FaultSpec, ScenarioSpec};
-use crate::sim::{self, PortModel, Report};
+use crate::sim::scenario::{FaultSpec, ScenarioSpec};
+use crate::sim::{self, Report};
 use crate::topology::LogP;
 use crate::{Rank, Time};
 
@@ -254,15 +254,7 @@ impl CgPoint {
 
     /// A dual-port scenario of `procs` processes, the root immune.
     pub fn scenario(procs: u32, logp: LogP, faults: FaultSpec) -> ScenarioSpec {
-        ScenarioSpec {
-            procs,
-            logp,
-            model: PortModel::DualPort,
-            immune: 1,
-            faults,
-            crash_at: Vec::new(),
-            arrivals: ArrivalSpec::None,
-        }
+        ScenarioSpec::new(procs, logp).with_faults(faults)
     }
 
     /// A rough cost of one run (for scheduling the longest first): `P` times the expected
@@ -306,8 +298,7 @@ impl CgPoint {
         let logp = self.spec.logp;
         let budget = sim::default_budget(procs);
         let gossip = || {
-            GossipConfig::new(u64::from(procs), logp, self.gossip_time, automaton_seed)
-                .map_err(|e| err(&e))
+            GossipConfig::new(procs, logp, self.gossip_time, automaton_seed).map_err(|e| err(&e))
         };
         let report: Report = match self.protocol {
             CgProtocol::Gos => sim::run::<Gos>(&gossip()?, procs, &scenario, budget),
@@ -323,11 +314,11 @@ impl CgPoint {
                 sim::run::<Fcg>(&FcgConfig::new(gossip()?, f), procs, &scenario, budget)
             }
             CgProtocol::Big => {
-                let config = BigConfig::new(u64::from(procs)).map_err(|e| err(&e))?;
+                let config = BigConfig::new(procs).map_err(|e| err(&e))?;
                 sim::run::<BigNode>(&config, procs, &scenario, budget)
             }
             CgProtocol::Bfb => {
-                let config = BfbConfig::new(u64::from(procs), logp).map_err(|e| err(&e))?;
+                let config = BfbConfig::new(procs, logp).map_err(|e| err(&e))?;
                 sim::run::<BfbNode>(&config, procs, &scenario, budget)
             }
         }

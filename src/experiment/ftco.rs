@@ -634,9 +634,8 @@ pub use super::{Chart, ChartSeries, Output};
 /// The multi-root (`R = k`) or single-root k-nomial of least fault-free latency.
 fn best(collective: Collective, procs: u32, roots: Roots) -> Result<FtcoTopology, PointError> {
     let err = |e: &dyn core::fmt::Display| PointError(format!("{e}"));
-    let choice = best_knomial(collective, u64::from(procs), L, roots).map_err(|e| err(&e))?;
-    FtcoTopology::new(FtcoKind::KNomial(choice.k), choice.roots, u64::from(procs))
-        .map_err(|e| err(&e))
+    let choice = best_knomial(collective, procs, L, roots).map_err(|e| err(&e))?;
+    FtcoTopology::new(FtcoKind::KNomial(choice.k), choice.roots, procs).map_err(|e| err(&e))
 }
 
 fn name(c: Collective) -> &'static str {
@@ -963,7 +962,7 @@ fn fig7(ctx: &mut Ctx<'_>, scale: &Scale, out: &mut Output) -> Result<(), PointE
             let optimal = Tree::new(
                 TreeKind::Optimal,
                 Order::Interleaved,
-                u64::from(procs),
+                procs,
                 LogP::new(L, 1).map_err(|e| PointError(format!("{e}")))?,
             )
             .map_err(|e| PointError(format!("{e}")))?
@@ -1393,7 +1392,7 @@ fn table1(ctx: &mut Ctx<'_>, out: &mut Output) -> Result<(), PointError> {
     );
     let mut serial_only = true;
     for (pi, &procs) in published::TABLE1_PROCS.iter().enumerate() {
-        let topology = FtcoTopology::new(FtcoKind::KNomial(2), 1, u64::from(procs))
+        let topology = FtcoTopology::new(FtcoKind::KNomial(2), 1, procs)
             .map_err(|e| PointError(format!("{e}")))?;
         let (a, b, c) = table1_placement(&topology);
         let paper = published::TABLE1[pi];

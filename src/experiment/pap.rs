@@ -139,7 +139,8 @@ impl Algorithm {
     /// An upper bound on the data messages of one run on `n` processes (the admission and the
     /// event budget use it): `n − 1` for the trees and the aware algorithms, `(n − 1)·X` for
     /// `linear:X`, `n − 1 + n(n − 1)` for `sca-all`.
-    pub fn messages_bound(&self, procs: u64) -> u64 {
+    pub fn messages_bound(&self, procs: u32) -> u64 {
+        let procs = u64::from(procs);
         let receivers = procs.saturating_sub(1);
         match *self {
             Self::Linear(x) => receivers.saturating_mul(x),
@@ -165,10 +166,10 @@ pub struct PapOutcome {
 
 /// The event budget of one run: generous, since every algorithm here terminates without
 /// crashes; it only stops a defect from looping forever.
-pub fn event_budget(algorithm: Algorithm, procs: u64) -> u64 {
+pub fn event_budget(algorithm: Algorithm, procs: u32) -> u64 {
     algorithm
         .messages_bound(procs)
-        .saturating_add(procs)
+        .saturating_add(u64::from(procs))
         .saturating_mul(32)
         .saturating_add(1 << 20)
 }
@@ -235,7 +236,7 @@ pub fn run_one(
             base.procs()
         )));
     }
-    let budget = event_budget(algorithm, u64::from(base.procs()));
+    let budget = event_budget(algorithm, base.procs());
     match algorithm {
         Algorithm::Flat => go::<FlatNode>(&Flat(base), base, mode, arrivals, budget),
         Algorithm::Binomial => go::<BinomialNode>(&Binomial(base), base, mode, arrivals, budget),
@@ -475,8 +476,7 @@ impl PointJob {
 
     /// Runs every algorithm on the patterns `first..first + runs`.
     fn run_range(&self, seed: u64, first: u64, runs: u64) -> Result<Vec<AlgStats>, PointError> {
-        let base = PapConfig::new(u64::from(self.procs), self.msize)
-            .map_err(|e| PointError(e.to_string()))?;
+        let base = PapConfig::new(self.procs, self.msize).map_err(|e| PointError(e.to_string()))?;
         let spec = self.figure.spec(self.max_if, self.msize);
         let mut stats: Vec<AlgStats> = algorithms(self.msize)
             .into_iter()
@@ -519,7 +519,7 @@ impl PointJob {
     pub fn cost(&self) -> u64 {
         algorithms(self.msize)
             .iter()
-            .map(|a| a.messages_bound(u64::from(self.procs)))
+            .map(|a| a.messages_bound(self.procs))
             .sum::<u64>()
             * self.runs
     }

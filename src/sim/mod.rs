@@ -76,6 +76,11 @@ pub enum PortModel {
 }
 
 /// What happens in one run besides the protocol: timing, arrivals, crashes.
+///
+/// Its `Default` is dual-port LogP with `L = 2`, `o = 1` (the papers' default), everyone
+/// arriving at 0, no crashes and no trace: set what differs and fill the rest with
+/// `..Default::default()` (`Scenario { crashes: vec![(3, 0)], ..Default::default() }`), or draw
+/// it from a seeded [`scenario::ScenarioSpec`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Scenario {

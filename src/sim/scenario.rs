@@ -295,6 +295,21 @@ fn from_root(mut times: Vec<Time>) -> Vec<Time> {
 }
 
 /// Everything that defines the scenarios of a simulation, before drawing randomness.
+///
+/// Build it with [`ScenarioSpec::new`] and the `with_…` setters (every field is also public):
+///
+/// ```
+/// use ftcoll::sim::scenario::{FaultSpec, ScenarioSpec};
+/// use ftcoll::topology::LogP;
+///
+/// let spec = ScenarioSpec::new(64, LogP::new(2, 1)?)
+///     .with_faults(FaultSpec::Count(3))
+///     .with_crash_at(vec![(10, 5)]);
+/// let (scenario, failed) = spec.build(7, 0)?;
+/// assert_eq!(failed.len(), 3);
+/// assert_eq!(scenario.crashes.len(), 4); // the 3 drawn at time 0, then rank 10 at 5
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ScenarioSpec {
@@ -323,6 +338,61 @@ fn one() -> u32 {
 }
 
 impl ScenarioSpec {
+    /// `procs` processes under `logp` with the defaults of a fault-free Corrected Tree run:
+    /// dual-port LogP ([`PortModel::DualPort`]), fault-immune prefix 1 (the root 0), no
+    /// pre-operation failures ([`FaultSpec::None`]), no crashes during the operation and
+    /// everyone arriving at 0 ([`ArrivalSpec::None`]). Change them with the `with_…` setters.
+    /// Nothing is checked here: [`ScenarioSpec::build`] refuses ranks outside `immune..procs`,
+    /// and a driver refuses a `procs` other than its configuration's.
+    pub fn new(procs: u32, logp: LogP) -> Self {
+        Self {
+            procs,
+            logp,
+            model: PortModel::DualPort,
+            immune: 1,
+            faults: FaultSpec::None,
+            crash_at: Vec::new(),
+            arrivals: ArrivalSpec::None,
+        }
+    }
+
+    /// The port model (default: [`PortModel::DualPort`]; FTCO runs use
+    /// [`PortModel::SinglePort`]).
+    #[must_use]
+    pub fn with_model(mut self, model: PortModel) -> Self {
+        self.model = model;
+        self
+    }
+
+    /// The fault-immune prefix: ranks `0..immune` never fail (default 1, the root; FTCO's `R`
+    /// roots; 0 when every rank may fail).
+    #[must_use]
+    pub fn with_immune(mut self, immune: u32) -> Self {
+        self.immune = immune;
+        self
+    }
+
+    /// The pre-operation failures, drawn among `immune..procs` (default [`FaultSpec::None`]).
+    #[must_use]
+    pub fn with_faults(mut self, faults: FaultSpec) -> Self {
+        self.faults = faults;
+        self
+    }
+
+    /// Crashes during the operation, `(rank, time)` (default none).
+    #[must_use]
+    pub fn with_crash_at(mut self, crash_at: Vec<(Rank, Time)>) -> Self {
+        self.crash_at = crash_at;
+        self
+    }
+
+    /// The arrival pattern (default [`ArrivalSpec::None`]: everyone at 0).
+    #[must_use]
+    pub fn with_arrivals(mut self, arrivals: ArrivalSpec) -> Self {
+        self.arrivals = arrivals;
+        self
+    }
+
     /// The pre-operation failures of run `run` of `seed` (drawn first from the run's stream, so
     /// every engine sees the same ones), and the stream for what `build` draws next.
     pub fn draw_failed(

@@ -71,7 +71,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
 
-use super::{TopologyError, MAX_LOGP_PARAMETER, MAX_ORDER, MAX_PROCS};
+use super::{check_procs, TopologyError, MAX_LOGP_PARAMETER, MAX_ORDER};
 use crate::Rank;
 
 /// Smallest accepted `k` for both kinds (`k = 1` gives a chain or a lone root).
@@ -155,22 +155,21 @@ fn check_latency(latency_steps: u64) -> Result<(), TopologyError> {
 impl FtcoTopology {
     /// Builds the topology: `procs` in `1..=2^32 − 1`, `k` in `2..=65536`, `roots` in `1..=procs`
     /// (1: single-root). Checked in that order; the error names the first bad field.
-    pub fn new(kind: FtcoKind, roots: u64, procs: u64) -> Result<Self, TopologyError> {
-        if procs == 0 || procs > MAX_PROCS {
-            return Err(out_of_range("procs", procs, 1, MAX_PROCS));
-        }
+    pub fn new(kind: FtcoKind, roots: u64, procs: u32) -> Result<Self, TopologyError> {
+        check_procs(procs)?;
         let k = kind.k();
         if !(MIN_FTCO_ORDER..=MAX_ORDER).contains(&k) {
             return Err(out_of_range("k", k, MIN_FTCO_ORDER, MAX_ORDER));
         }
-        if roots == 0 || roots > procs {
-            return Err(out_of_range("roots", roots, 1, procs));
-        }
+        let roots = match u32::try_from(roots) {
+            Ok(r) if (1..=procs).contains(&r) => r,
+            _ => return Err(out_of_range("roots", roots, 1, u64::from(procs))),
+        };
         Ok(Self {
             kind,
             k,
-            roots: roots as u32,
-            procs: procs as u32,
+            roots,
+            procs,
         })
     }
 
@@ -964,23 +963,22 @@ pub struct KnomialChoice {
 /// `procs`, `L` or `roots`.
 pub fn best_knomial(
     collective: Collective,
-    procs: u64,
+    procs: u32,
     latency_steps: u64,
     roots: Roots,
 ) -> Result<KnomialChoice, TopologyError> {
-    if procs == 0 || procs > MAX_PROCS {
-        return Err(out_of_range("procs", procs, 1, MAX_PROCS));
-    }
+    check_procs(procs)?;
     check_latency(latency_steps)?;
+    let wide = u64::from(procs);
     if let Roots::Fixed(r) = roots {
-        if r == 0 || r > procs {
-            return Err(out_of_range("roots", r, 1, procs));
+        if r == 0 || r > wide {
+            return Err(out_of_range("roots", r, 1, wide));
         }
     }
     let choice = |k: u64| -> Result<KnomialChoice, TopologyError> {
         let r = match roots {
             Roots::Single => 1,
-            Roots::PerK => k.min(procs),
+            Roots::PerK => k.min(wide),
             Roots::Fixed(r) => r,
         };
         let topology = FtcoTopology::new(FtcoKind::KNomial(k), r, procs)?;
@@ -991,7 +989,7 @@ pub fn best_knomial(
         })
     };
     let mut best = choice(MIN_FTCO_ORDER)?;
-    for k in MIN_FTCO_ORDER + 1..=procs.min(MAX_ORDER) {
+    for k in MIN_FTCO_ORDER + 1..=wide.min(MAX_ORDER) {
         let candidate = choice(k)?;
         if candidate.latency < best.latency {
             best = candidate;

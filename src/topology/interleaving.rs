@@ -47,7 +47,7 @@ pub fn check_interleaved_parents(
             field: "procs",
             value: 0,
             min: 1,
-            max: super::MAX_PROCS,
+            max: u64::from(super::MAX_PROCS),
         });
     }
     for (rank, parent) in parents.iter().enumerate() {

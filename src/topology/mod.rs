@@ -36,8 +36,9 @@ use crate::{Rank, Time};
 use kary::{KAry, KAryChildren};
 use schedule::{Schedule, ScheduleChildren};
 
-/// Largest number of processes: ranks are `u32`.
-pub const MAX_PROCS: u64 = u32::MAX as u64;
+/// Largest number of processes: ranks are [`Rank`] = `u32`, and so is every process count of
+/// the public API.
+pub const MAX_PROCS: u32 = u32::MAX;
 
 /// An invalid parameter or an impossible request; every variant names the offending field.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -118,6 +119,35 @@ impl fmt::Display for TopologyError {
 
 #[cfg(feature = "std")]
 impl std::error::Error for TopologyError {}
+
+/// `procs` is in `1..=MAX_PROCS`, or the error naming it.
+pub(crate) fn check_procs(procs: u32) -> Result<(), TopologyError> {
+    if procs == 0 {
+        return Err(procs_out_of_range(0));
+    }
+    Ok(())
+}
+
+/// The error for a process count outside `1..=MAX_PROCS` (`value` may be wider than `u32`: a
+/// count read as `u64` from a file).
+pub(crate) fn procs_out_of_range(value: u64) -> TopologyError {
+    TopologyError::OutOfRange {
+        field: "procs",
+        value,
+        min: 1,
+        max: u64::from(MAX_PROCS),
+    }
+}
+
+/// A process count read as `u64` (a serialized form), narrowed to `u32` or the error naming
+/// `procs`.
+#[cfg(feature = "serde")]
+pub(crate) fn procs_from_u64(value: u64) -> Result<u32, TopologyError> {
+    match u32::try_from(value) {
+        Ok(procs) if procs > 0 => Ok(procs),
+        _ => Err(procs_out_of_range(value)),
+    }
+}
 
 /// The tree shapes of CT §3.2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -325,27 +355,18 @@ pub struct Tree {
 impl Tree {
     /// Builds the tree; `procs` must be in `1..=2^32 - 1` and `k` in `1..=65536`.
     ///
-    /// `procs` is a `u64` while ranks are [`Rank`] = `u32` on purpose: a count read
-    /// from a user (a flag, a file) is passed as read, and a value that does not fit — `0`, `2^32`
-    /// or more — is [`TopologyError::OutOfRange`] naming `procs` and the allowed range, instead
-    /// of being truncated by an `as u32` at the call site. The tree's [`Tree::procs`] is then a
-    /// `u32`, like every rank. (`GossipConfig::new`, `BigConfig::new`, `BfbConfig::new` and
-    /// `PapConfig::new` take `procs: u64` for the same reason.)
+    /// `procs` is a `u32` like [`Rank`] and like every process count of the crate's API
+    /// (`Sim::new`, `GossipConfig::new`, `PapConfig::new`, `FtcoTopology::new`, …), so one
+    /// variable serves them all. `0` is [`TopologyError::OutOfRange`] naming `procs` and the
+    /// allowed range `1..=`[`MAX_PROCS`]. A count read from a user as a wider integer must be
+    /// narrowed by the caller (`u32::try_from`), never truncated with `as u32`.
     pub fn new(
         kind: TreeKind,
         order: Order,
-        procs: u64,
+        procs: u32,
         logp: LogP,
     ) -> Result<Self, TopologyError> {
-        if procs == 0 || procs > MAX_PROCS {
-            return Err(TopologyError::OutOfRange {
-                field: "procs",
-                value: procs,
-                min: 1,
-                max: MAX_PROCS,
-            });
-        }
-        let procs = procs as u32;
+        check_procs(procs)?;
         let shape = match kind {
             TreeKind::KAry(k) => {
                 if k == 0 || k > MAX_ORDER {

@@ -228,7 +228,7 @@ pub fn oracle(
 }
 
 /// The crate's tree (the code under test).
-pub fn build(kind: TreeKind, order: Order, procs: u64, latency: u64, overhead: u64) -> Tree {
+pub fn build(kind: TreeKind, order: Order, procs: u32, latency: u64, overhead: u64) -> Tree {
     Tree::new(kind, order, procs, LogP::new(latency, overhead).unwrap()).unwrap_or_else(|e| {
         panic!("Tree::new({kind}, {order}, {procs}, L={latency}, o={overhead}): {e}")
     })

@@ -26,7 +26,7 @@ pub const COLLECTIVES: [Collective; 3] =
     [Collective::Bcast, Collective::Reduce, Collective::Allreduce];
 
 /// A topology, panicking on invalid parameters (tests pass valid ones).
-pub fn topology(kind: FtcoKind, roots: u64, procs: u64) -> FtcoTopology {
+pub fn topology(kind: FtcoKind, roots: u64, procs: u32) -> FtcoTopology {
     FtcoTopology::new(kind, roots, procs).expect("valid topology")
 }
 
@@ -97,7 +97,7 @@ pub fn measured<V>(report: &Report<V>, collective: Collective) -> u64 {
 pub fn sum_run(
     kind: FtcoKind,
     roots: u64,
-    procs: u64,
+    procs: u32,
     collective: Collective,
     latency: u64,
 ) -> (FtcoConfig<Sum>, Report<u64>) {

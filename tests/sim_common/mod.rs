@@ -21,7 +21,7 @@ pub fn logp(l: u64, o: u64) -> LogP {
 
 /// A tree of `p` processes for `(L, o)`.
 pub fn tree(kind: TreeKind, order: Order, p: u32, l: u64, o: u64) -> Tree {
-    Tree::new(kind, order, u64::from(p), logp(l, o)).expect("valid tree parameters")
+    Tree::new(kind, order, p, logp(l, o)).expect("valid tree parameters")
 }
 
 /// A Corrected Tree configuration with CT's defaults (left first, no acks).

@@ -67,7 +67,7 @@ impl ProtocolSpec {
 
     /// The protocol configuration.
     pub fn config(&self) -> Result<CorrectedTreeConfig, ftcoll::topology::TopologyError> {
-        let tree = Tree::new(self.tree, self.order, u64::from(self.procs), self.logp)?;
+        let tree = Tree::new(self.tree, self.order, self.procs, self.logp)?;
         Ok(CorrectedTreeConfig::new(tree, self.correction, self.start))
     }
 

@@ -133,7 +133,7 @@ impl FtcoSpec {
 
     /// The topology.
     pub fn topology(&self) -> Result<FtcoTopology, TopologyError> {
-        FtcoTopology::new(self.kind, self.roots, u64::from(self.procs))
+        FtcoTopology::new(self.kind, self.roots, self.procs)
     }
 
     /// When each rank enters: odd ranks at [`Self::late`], the others at 0 (empty when

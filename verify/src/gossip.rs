@@ -149,7 +149,7 @@ pub struct GossipSpec {
 impl GossipSpec {
     /// The gossip phase, targets chosen by the model.
     pub fn gossip(&self) -> Result<GossipConfig, TopologyError> {
-        let mut config = GossipConfig::new(u64::from(self.procs), self.logp, self.gossip_time, 0)?;
+        let mut config = GossipConfig::new(self.procs, self.logp, self.gossip_time, 0)?;
         config.targets = Targets::Chosen;
         Ok(config)
     }

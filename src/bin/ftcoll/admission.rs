@@ -72,16 +72,16 @@ pub fn admit(flag: &str, what: &str, need: u64) -> Result<(), UsageError> {
 }
 
 /// The memory one full-driver run of `procs` processes needs.
-pub fn driver_need(procs: u64, trace: bool) -> u64 {
+pub fn driver_need(procs: u32, trace: bool) -> u64 {
     let per = DRIVER_BYTES_PER_PROC + if trace { TRACE_BYTES_PER_PROC } else { 0 };
-    BASELINE_BYTES.saturating_add(procs.saturating_mul(per))
+    BASELINE_BYTES.saturating_add(u64::from(procs).saturating_mul(per))
 }
 
 /// The memory the fast path needs for points of `procs` processes on `threads` threads: its
 /// shared tables and a workspace per thread (measured: 25 B per process fault-free, 50 B at 4 %
 /// failed, one thread, docs/performance.md; peak while building the tables ≈ 32 B).
-pub fn fastpath_need(procs: u64, threads: u64) -> u64 {
-    BASELINE_BYTES.saturating_add(procs.saturating_mul(fastpath_bytes_per_proc(threads)))
+pub fn fastpath_need(procs: u32, threads: u64) -> u64 {
+    BASELINE_BYTES.saturating_add(u64::from(procs).saturating_mul(fastpath_bytes_per_proc(threads)))
 }
 
 /// Bytes per process of the fast path on `threads` threads (see [`fastpath_need`]).
@@ -90,9 +90,9 @@ pub fn fastpath_bytes_per_proc(threads: u64) -> u64 {
 }
 
 /// The memory one FTCO run of `procs` processes needs.
-pub fn ftco_need(procs: u64, trace: bool) -> u64 {
+pub fn ftco_need(procs: u32, trace: bool) -> u64 {
     let per = FTCO_BYTES_PER_PROC + if trace { TRACE_BYTES_PER_PROC } else { 0 };
-    BASELINE_BYTES.saturating_add(procs.saturating_mul(per))
+    BASELINE_BYTES.saturating_add(u64::from(procs).saturating_mul(per))
 }
 
 /// `1.5 GiB`, `300 MiB`, `12 KiB`, `17 B`.

@@ -9,9 +9,11 @@ fn integer(s: &str, min: u64, max: u64) -> Result<u64, String> {
     }
 }
 
-/// `--procs`: `1..=2^32 - 1`.
-pub fn procs(s: &str) -> Result<u64, String> {
-    integer(s, 1, MAX_PROCS)
+/// `--procs`: `1..=2^32 - 1`, the `u32` every process count of the library takes.
+pub fn procs(s: &str) -> Result<u32, String> {
+    let procs = integer(s, 1, u64::from(MAX_PROCS))?;
+    // In range, so the narrowing cannot fail.
+    Ok(u32::try_from(procs).unwrap_or(MAX_PROCS))
 }
 
 /// `-L`: `0..=65535`.

@@ -105,7 +105,9 @@ pub fn roots(s: &str) -> Result<RootsArg, String> {
         return Ok(RootsArg::PerK);
     }
     match s.parse::<u64>() {
-        Ok(r) if (1..=ftcoll::topology::MAX_PROCS).contains(&r) => Ok(RootsArg::Count(r)),
+        Ok(r) if (1..=u64::from(ftcoll::topology::MAX_PROCS)).contains(&r) => {
+            Ok(RootsArg::Count(r))
+        }
         _ => Err("expected an integer in 1..=P (1: single-root) or k (R = k)".into()),
     }
 }
@@ -291,7 +293,7 @@ impl FtcoFlags {
 /// The FTCO tree of `P` ranks a topology and roots argument describe (`knomial:best` resolved
 /// with `best_knomial`), or the one-line error naming the flag.
 pub fn resolve_topology(
-    procs: u64,
+    procs: u32,
     collective: Collective,
     topology: TopologyArg,
     roots: RootsArg,
@@ -307,7 +309,7 @@ pub fn resolve_topology(
         UsageError(format!("{flag}: {e}"))
     };
     if let RootsArg::Count(r) = roots {
-        if r > procs {
+        if r > u64::from(procs) {
             return Err(UsageError(format!(
                 "--roots: R = {r} is out of range: allowed 1..={procs} (P) or k"
             )));
@@ -327,7 +329,7 @@ pub fn resolve_topology(
         }
     };
     let r = match roots {
-        RootsArg::PerK => kind.k().min(procs),
+        RootsArg::PerK => kind.k().min(u64::from(procs)),
         RootsArg::Count(r) => r,
     };
     FtcoTopology::new(kind, r, procs).map_err(topology_error)
@@ -667,7 +669,7 @@ pub fn simulate(a: &SimulateArgs, flags: &FtcoFlags, out: &mut impl Write) -> Re
     admission::admit(
         "--procs",
         &format!("an FTCO run of {p} processes"),
-        admission::ftco_need(u64::from(p), a.trace.is_some()),
+        admission::ftco_need(p, a.trace.is_some()),
     )?;
     // Every remaining parameter error is the same for every run: the first build finds it.
     // An arrival file is read once P is admitted (P times of 8 bytes).

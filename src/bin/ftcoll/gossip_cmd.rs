@@ -332,7 +332,7 @@ pub fn simulate(a: &SimulateArgs, out: &mut impl Write) -> Result<(), CliError> 
         .into());
     }
     let logp = LogP::new(a.latency, a.overhead).map_err(|e| UsageError(format!("-L/-o: {e}")))?;
-    let procs = a.procs as u32;
+    let procs = a.procs;
     a.check_faults_against_crashes()?;
     let spec = ScenarioSpec {
         procs,
@@ -343,7 +343,7 @@ pub fn simulate(a: &SimulateArgs, out: &mut impl Write) -> Result<(), CliError> 
         crash_at: a.crash_at.0.clone(),
         arrivals: ArrivalSpec::None,
     };
-    let need = admission::driver_need(u64::from(procs), false);
+    let need = admission::driver_need(procs, false);
     admission::admit("--procs", &format!("a run of {procs} processes"), need)?;
     let spec = ScenarioSpec {
         arrivals: a

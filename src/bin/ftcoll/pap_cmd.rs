@@ -51,7 +51,7 @@ pub struct PapArgs {
     pub pap: Algorithm,
     /// Number of processes n (rank 0 the root).
     #[arg(long, value_parser = args::procs)]
-    pub procs: u64,
+    pub procs: u32,
     /// The message's transfer time T(msize), in time units (reproduce pap: 1 unit = 1 KB).
     #[arg(long, value_parser = msize)]
     pub msize: u64,
@@ -151,9 +151,9 @@ pub const PAP_BYTES_PER_PROC: u64 = 1_024;
 pub const PAP_BYTES_PER_MESSAGE: u64 = 256;
 
 /// The memory one run of `algorithm` on `procs` processes needs.
-pub fn pap_need(algorithm: Algorithm, procs: u64) -> u64 {
+pub fn pap_need(algorithm: Algorithm, procs: u32) -> u64 {
     admission::BASELINE_BYTES
-        .saturating_add(procs.saturating_mul(PAP_BYTES_PER_PROC))
+        .saturating_add(u64::from(procs).saturating_mul(PAP_BYTES_PER_PROC))
         .saturating_add(
             algorithm
                 .messages_bound(procs)

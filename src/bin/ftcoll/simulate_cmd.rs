@@ -252,7 +252,7 @@ pub fn rate(s: &str) -> Result<f64, String> {
 pub struct SimulateArgs {
     /// Number of processes P.
     #[arg(long, value_parser = args::procs)]
-    pub procs: u64,
+    pub procs: u32,
     /// Tree kind: kary:K, binomial, lame:K or optimal (required without --collective).
     #[arg(long, value_parser = args::tree)]
     pub tree: Option<TreeKind>,
@@ -490,9 +490,9 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
         && fast_path_applies_to(correction, start, &spec);
     // Admission: one run at a time, so the need is one run's (and the trace's, if asked for).
     let need = if fast {
-        admission::fastpath_need(u64::from(procs), 1)
+        admission::fastpath_need(procs, 1)
     } else {
-        admission::driver_need(u64::from(procs), a.trace.is_some())
+        admission::driver_need(procs, a.trace.is_some())
     };
     admission::admit("--procs", &format!("a run of {procs} processes"), need)?;
     // An arrival file is read once P is admitted (P times of 8 bytes).

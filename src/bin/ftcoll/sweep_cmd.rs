@@ -171,7 +171,7 @@ fn count_item(v: &str) -> Result<u32, String> {
 }
 
 list_parser! {
-    procs_list: u64 = args::procs;
+    procs_list: u32 = args::procs;
     tree_list: TreeKind = args::tree;
     order_list: Order = args::order;
     correction_list: CorrectionSpec = crate::simulate_cmd::correction;
@@ -218,7 +218,7 @@ pub fn shard(s: &str) -> Result<(u64, u64), String> {
 pub struct SweepArgs {
     /// Numbers of processes, comma-separated.
     #[arg(long, value_parser = procs_list)]
-    procs: List<u64>,
+    procs: List<u32>,
     /// Trees: kary:K, binomial, lame:K, optimal (comma-separated; required for Corrected Trees).
     #[arg(long, value_parser = tree_list)]
     tree: Option<List<TreeKind>>,
@@ -493,7 +493,7 @@ impl Grid {
 /// [`CtGrid::point`] indexes safely.
 #[derive(Clone, Debug, PartialEq)]
 struct CtGrid {
-    procs: Vec<u64>,
+    procs: Vec<u32>,
     tree: Vec<TreeKind>,
     order: Vec<Order>,
     correction: Vec<CorrectionSpec>,
@@ -532,7 +532,7 @@ impl CtGrid {
         let [procs, tree, order, correction, start, model, latency, overhead, first_side, faults] =
             axes_digits(index, self.lens());
         Point {
-            procs: self.procs[procs] as u32,
+            procs: self.procs[procs],
             tree: self.tree[tree],
             order: self.order[order],
             correction: self.correction[correction],
@@ -945,10 +945,11 @@ fn sweep_ct(
 
 /// Admission of a family that runs one simulator of `bytes_per_proc` bytes per process on
 /// every thread: the largest point this sweep (or shard) owns. Returns the need.
-fn admit_largest(largest_procs: u64, bytes_per_proc: u64, what: &str) -> Result<u64, CliError> {
+fn admit_largest(largest_procs: u32, bytes_per_proc: u64, what: &str) -> Result<u64, CliError> {
     let threads = rayon::current_num_threads() as u64;
-    let need = admission::BASELINE_BYTES
-        .saturating_add(largest_procs.saturating_mul(bytes_per_proc.saturating_mul(threads)));
+    let need = admission::BASELINE_BYTES.saturating_add(
+        u64::from(largest_procs).saturating_mul(bytes_per_proc.saturating_mul(threads)),
+    );
     admission::admit(
         "--procs",
         &format!("running the largest {what} point on {threads} threads"),

@@ -34,7 +34,7 @@ pub struct TreeSpec {
     order: Order,
     /// Number of processes P.
     #[arg(long, value_parser = args::procs)]
-    procs: u64,
+    procs: u32,
     /// LogP latency L (steps).
     #[arg(short = 'L', default_value = "2", value_parser = args::latency)]
     latency: u64,
@@ -64,7 +64,7 @@ impl TreeSpec {
 /// The parameters at the start of `tree`'s and `gaps`' JSON objects.
 #[derive(Serialize)]
 struct Header {
-    procs: u64,
+    procs: u32,
     tree: String,
     order: String,
     #[serde(rename = "L")]

@@ -85,11 +85,11 @@ pub struct PapConfig {
 
 impl PapConfig {
     /// `procs ≥ 1` processes and a message of `msize ≥ 1` time units (`T(msize)`).
-    pub fn new(procs: u64, msize: u64) -> Result<Self, PapError> {
-        if !(1..=u64::from(u32::MAX)).contains(&procs) {
+    pub fn new(procs: u32, msize: u64) -> Result<Self, PapError> {
+        if procs == 0 {
             return Err(PapError {
                 field: "procs",
-                value: procs,
+                value: 0,
                 allowed: "1..=4294967295",
             });
         }
@@ -100,10 +100,7 @@ impl PapConfig {
                 allowed: "1..=18446744073709551615",
             });
         }
-        Ok(Self {
-            procs: procs as u32,
-            msize,
-        })
+        Ok(Self { procs, msize })
     }
 
     /// `n`.

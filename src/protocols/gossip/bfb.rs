@@ -79,7 +79,7 @@
 use alloc::vec::Vec;
 
 use crate::automaton::{Automaton, Message, Outbox, Phase, TimerId, Value};
-use crate::topology::{LogP, TopologyError, MAX_PROCS};
+use crate::topology::{check_procs, LogP, TopologyError};
 use crate::{Rank, Time};
 
 /// The failure detector's timeout rule: a child of subtree height `h` must answer within
@@ -134,16 +134,8 @@ pub struct BfbConfig {
 
 impl BfbConfig {
     /// `procs` in `1..=2^32 − 1`, with the default timeout [`BfbTimeout::for_procs`].
-    pub fn new(procs: u64, logp: LogP) -> Result<Self, TopologyError> {
-        if procs == 0 || procs > MAX_PROCS {
-            return Err(TopologyError::OutOfRange {
-                field: "procs",
-                value: procs,
-                min: 1,
-                max: MAX_PROCS,
-            });
-        }
-        let procs = procs as u32;
+    pub fn new(procs: u32, logp: LogP) -> Result<Self, TopologyError> {
+        check_procs(procs)?;
         Ok(Self {
             procs,
             logp,

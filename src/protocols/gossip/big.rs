@@ -26,7 +26,7 @@
 
 use super::super::message::{Body, Msg};
 use crate::automaton::{Automaton, Outbox, TimerId, Value};
-use crate::topology::{TopologyError, MAX_PROCS};
+use crate::topology::{check_procs, TopologyError};
 use crate::{Rank, Time};
 
 /// BIG's configuration.
@@ -42,17 +42,10 @@ pub struct BigConfig {
 
 impl BigConfig {
     /// `procs` in `1..=2^32 − 1`.
-    pub fn new(procs: u64) -> Result<Self, TopologyError> {
-        if procs == 0 || procs > MAX_PROCS {
-            return Err(TopologyError::OutOfRange {
-                field: "procs",
-                value: procs,
-                min: 1,
-                max: MAX_PROCS,
-            });
-        }
+    pub fn new(procs: u32) -> Result<Self, TopologyError> {
+        check_procs(procs)?;
         Ok(Self {
-            procs: procs as u32,
+            procs,
             payload: 0x00f7_c011,
         })
     }

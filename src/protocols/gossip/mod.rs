@@ -76,7 +76,7 @@ use super::message::{Body, Msg};
 use super::ring::{Ring, Side};
 use crate::automaton::{Automaton, Outbox, TimerId, Value};
 use crate::rng::{Chooser, SplitMix64};
-use crate::topology::{LogP, TopologyError, MAX_PROCS};
+use crate::topology::{check_procs, LogP, TopologyError};
 use crate::{Rank, Time};
 
 pub use bfb::{BfbBody, BfbConfig, BfbMsg, BfbNode, BfbTimeout};
@@ -127,21 +127,14 @@ impl GossipConfig {
     /// A configuration for `procs` in `1..=2^32 − 1` processes with gossip time `gossip_time`
     /// and `seed`; the payload is the Corrected Tree family's default.
     pub fn new(
-        procs: u64,
+        procs: u32,
         logp: LogP,
         gossip_time: Time,
         seed: u64,
     ) -> Result<Self, TopologyError> {
-        if procs == 0 || procs > MAX_PROCS {
-            return Err(TopologyError::OutOfRange {
-                field: "procs",
-                value: procs,
-                min: 1,
-                max: MAX_PROCS,
-            });
-        }
+        check_procs(procs)?;
         Ok(Self {
-            procs: procs as u32,
+            procs,
             logp,
             gossip_time,
             seed,

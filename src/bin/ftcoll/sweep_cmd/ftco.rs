@@ -28,7 +28,7 @@ use crate::UsageError;
 /// The values of every FTCO axis, in output order (the outermost first); none is empty.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FtcoGrid {
-    pub procs: Vec<u64>,
+    pub procs: Vec<u32>,
     pub collective: Vec<Collective>,
     pub topology: Vec<TopologyArg>,
     pub roots: Vec<RootsArg>,
@@ -43,7 +43,7 @@ pub struct FtcoGrid {
 /// One point of an FTCO grid.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FtcoPoint {
-    pub procs: u64,
+    pub procs: u32,
     pub collective: Collective,
     pub topology: TopologyArg,
     pub roots: RootsArg,

@@ -23,7 +23,7 @@ use crate::UsageError;
 #[derive(Clone, Debug, PartialEq)]
 pub struct CgGrid {
     /// `--procs`.
-    pub procs: Vec<u64>,
+    pub procs: Vec<u32>,
     /// `--gossip`: the protocols.
     pub gossip: Vec<CgProtocol>,
     /// `-L`.
@@ -44,7 +44,7 @@ pub struct CgGrid {
 #[derive(Clone, Debug, PartialEq)]
 pub struct CgGridPoint {
     /// `P`.
-    pub procs: u64,
+    pub procs: u32,
     /// The protocol.
     pub gossip: CgProtocol,
     /// `L`.
@@ -122,8 +122,7 @@ impl CgGridPoint {
 
     /// The point's scenario and its `T` and `C`, checked as `simulate --gossip` checks them.
     pub fn prepare(&self, seed: u64) -> Result<CgPrepared, UsageError> {
-        let procs = u32::try_from(self.procs)
-            .map_err(|_| UsageError(format!("--procs: {} is too many", self.procs)))?;
+        let procs = self.procs;
         let logp = LogP::new(self.latency, self.overhead)
             .map_err(|e| UsageError(format!("-L/-o: {e}")))?;
         let spec = CgPoint::scenario(procs, logp, self.faults.spec(procs));

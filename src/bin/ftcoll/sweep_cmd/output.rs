@@ -187,6 +187,12 @@ fn faults_item(s: &str) -> Result<Faults, String> {
     }
 }
 
+/// A procs axis as its identity spells it: identities keep `u64`, so that a count beyond `u32`
+/// read back is refused by `--procs`' own parser with its message.
+fn wide(procs: &[u32]) -> Vec<u64> {
+    procs.iter().map(|&p| u64::from(p)).collect()
+}
+
 /// One axis of an identity's grid, parsed and checked to be spelled as sweep spells it.
 fn axis<T: PartialEq>(
     name: &str,
@@ -236,7 +242,7 @@ impl Grid {
         match t {
             GridText::Ct(t) => CtGrid::from_text(t).map(Self::Ct),
             GridText::Ftco(t) => Ok(Self::Ftco(FtcoGrid {
-                procs: axis("procs", &numbers(&t.procs), args::procs, u64::to_string)?,
+                procs: axis("procs", &numbers(&t.procs), args::procs, u32::to_string)?,
                 collective: axis("collective", &t.collective, ftco_cmd::collective, |c| {
                     collective_name(*c).into()
                 })?,
@@ -275,7 +281,7 @@ impl Grid {
                 )?,
             })),
             GridText::Cg(t) => Ok(Self::Cg(CgGrid {
-                procs: axis("procs", &numbers(&t.procs), args::procs, u64::to_string)?,
+                procs: axis("procs", &numbers(&t.procs), args::procs, u32::to_string)?,
                 gossip: axis(
                     "gossip",
                     &t.gossip,
@@ -309,7 +315,7 @@ impl Grid {
         match self {
             Self::Ct(g) => GridText::Ct(g.text()),
             Self::Ftco(g) => GridText::Ftco(FtcoGridText {
-                procs: g.procs.clone(),
+                procs: wide(&g.procs),
                 collective: g
                     .collective
                     .iter()
@@ -325,7 +331,7 @@ impl Grid {
                 imbalance: g.imbalance.iter().map(ToString::to_string).collect(),
             }),
             Self::Cg(g) => GridText::Cg(CgGridText {
-                procs: g.procs.clone(),
+                procs: wide(&g.procs),
                 gossip: g.gossip.iter().map(ToString::to_string).collect(),
                 latency: g.latency.clone(),
                 overhead: g.overhead.clone(),
@@ -352,7 +358,7 @@ impl CtGrid {
     fn from_text(t: &CtGridText) -> Result<Self, String> {
         let faults = faults_axis(&t.faults)?;
         Ok(Self {
-            procs: axis("procs", &numbers(&t.procs), args::procs, u64::to_string)?,
+            procs: axis("procs", &numbers(&t.procs), args::procs, u32::to_string)?,
             tree: axis("tree", &t.tree, args::tree, TreeKind::to_string)?,
             order: axis("order", &t.order, args::order, Order::to_string)?,
             correction: axis(
@@ -375,7 +381,7 @@ impl CtGrid {
     /// The identity's spelling of the grid.
     fn text(&self) -> CtGridText {
         CtGridText {
-            procs: self.procs.clone(),
+            procs: wide(&self.procs),
             tree: self.tree.iter().map(ToString::to_string).collect(),
             order: self.order.iter().map(ToString::to_string).collect(),
             correction: self.correction.iter().map(ToString::to_string).collect(),

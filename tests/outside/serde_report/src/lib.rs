@@ -10,7 +10,9 @@ use ftcoll::topology::{LogP, Order, Tree, TreeKind};
 /// A checked-correction broadcast over 16 processes with ranks 3 and 5 failed.
 pub fn report() -> Result<Report, Box<dyn std::error::Error>> {
     let logp = LogP::new(2, 1)?;
-    let tree = Tree::new(TreeKind::Binomial, Order::Interleaved, 16, logp)?;
+    // One process count for the tree and the driver.
+    let procs: u32 = 16;
+    let tree = Tree::new(TreeKind::Binomial, Order::Interleaved, procs, logp)?;
     let config = CorrectedTreeConfig::new(tree, CorrectionSpec::Checked, StartMode::Synchronized);
     let scenario = Scenario {
         logp,
@@ -19,9 +21,9 @@ pub fn report() -> Result<Report, Box<dyn std::error::Error>> {
     };
     Ok(sim::run::<CorrectedTreeNode>(
         &config,
-        16,
+        procs,
         &scenario,
-        sim::default_budget(16),
+        sim::default_budget(procs),
     )?)
 }
 
