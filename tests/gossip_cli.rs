@@ -110,12 +110,12 @@ fn fcg_has_no_plan_below_five_processes() {
         row(&stdout(&["gossip-plan", "--procs", "5"]), "fcg")[3],
         "9"
     );
-    assert_usage_error(
-        &[
-            "simulate", "--gossip", "fcg:1", "--procs", "4", "--runs", "1",
-        ],
-        "--procs",
-    );
+    // `auto` (the default) needs the model, so the run refuses, naming the range.
+    let too_few = [
+        "simulate", "--gossip", "fcg:1", "--procs", "4", "--runs", "1",
+    ];
+    assert_usage_error(&too_few, "--gossip-time");
+    assert_usage_error(&too_few, "5..=16777216");
 }
 
 /// The model's search skips, exactly, the gossip times that cannot win: the largest N and the

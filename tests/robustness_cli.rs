@@ -416,7 +416,7 @@ fn negative_numbers_are_refused_by_the_flag_they_were_given_to() {
 /// 2^24 ranks is refused at once, naming `--faults` (it ran minutes and grew past 1.5 GB).
 #[test]
 fn gaps_refuses_failed_subtrees_too_large_to_list() {
-    for procs in ["4294967295", "100000000"] {
+    for procs in ["4294967295", "1000000000"] {
         assert_usage_error(
             &[
                 "gaps", "--tree", "binomial", "--procs", procs, "--faults", "5",
@@ -460,4 +460,353 @@ fn merge_refuses_to_write_over_an_input() {
     let merged = dir.join("merged.csv");
     stdout(&["merge", "--output", merged.to_str().unwrap(), shard_s]);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// How a run at a bound ended: its exit code (`None`: still running at the deadline, having
+/// printed), stderr, whether stdout had output, and the child's peak resident memory in bytes.
+struct Bounded {
+    code: Option<i32>,
+    stderr: String,
+    printed: bool,
+    peak_bytes: u64,
+}
+
+/// Runs `ftcoll --memory-limit 1G args…` (`args` alone when they set the limit) until it exits
+/// or `secs` pass; a run still going at the deadline is killed. Its peak memory comes from
+/// `wait4`, for this child alone.
+fn run_bounded(args: &[&str], secs: u64) -> Bounded {
+    use std::io::Read;
+    use std::process::Stdio;
+    let limit: &[&str] = if args.contains(&"--memory-limit") {
+        &[]
+    } else {
+        &["--memory-limit", "1G"]
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ftcoll"))
+        .args(limit)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    // Drain both pipes on threads, so a chatty child never blocks on a full pipe.
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let answering = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let seen = answering.clone();
+    let out_reader = std::thread::spawn(move || {
+        let mut first = [0u8; 1];
+        let printed = out.read(&mut first).map(|n| n > 0).unwrap_or(false);
+        seen.store(printed, std::sync::atomic::Ordering::SeqCst);
+        let _ = std::io::copy(&mut out, &mut std::io::sink());
+        printed
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = err.read_to_string(&mut text);
+        text
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to overwrite.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let code = loop {
+        // SAFETY: `pid` is our own child, not yet reaped; both pointers are to live locals.
+        let done = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if done == pid {
+            break libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+        }
+        // A command streaming its answer has answered; the rest of it is not this test's.
+        let streaming = answering.load(std::sync::atomic::Ordering::SeqCst);
+        if streaming || std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            // SAFETY: as above; this reaps the killed child.
+            unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    Bounded {
+        code,
+        stderr: err_reader.join().unwrap(),
+        printed: out_reader.join().unwrap(),
+        peak_bytes: usage.ru_maxrss as u64 * 1024,
+    }
+}
+
+/// Every numeric argument of every command, at its documented bounds, just past them and at
+/// the integers' own limits: the command answers (exits 0, or is streaming its answer, within
+/// 20 s) or refuses (exit 2, one line), always within the 1 GiB `--memory-limit` it was given.
+/// A value that is not a number in range is refused naming the flag. Flags taking a number
+/// must all be listed here: the test reads each command's `--help` and fails on one it does
+/// not cover.
+#[test]
+fn every_numeric_argument_at_its_bounds_answers_or_refuses_within_its_limits() {
+    const U32_MAX: &str = "4294967295";
+    const U32_OVER: &str = "4294967296";
+    const U64_MAX: &str = "18446744073709551615";
+    const U64_OVER: &str = "18446744073709551616";
+    let ct = [
+        "simulate",
+        "--procs",
+        "16",
+        "--tree",
+        "binomial",
+        "--correction",
+        "checked",
+    ];
+    let ftco = [
+        "simulate",
+        "--procs",
+        "16",
+        "--collective",
+        "allreduce",
+        "--topology",
+        "kary:2",
+    ];
+    let gossip = ["simulate", "--procs", "64", "--gossip", "ocg"];
+    let sweep = [
+        "sweep",
+        "--procs",
+        "16",
+        "--tree",
+        "binomial",
+        "--correction",
+        "checked",
+    ];
+    let swept_gossip = ["sweep", "--procs", "64", "--gossip", "ocg"];
+    let pap = ["pap-simulate", "--pap", "flat", "--procs", "4"];
+    let plan = ["gossip-plan", "--procs", "64"];
+    let tree = ["tree", "--tree", "binomial", "--format", "text"];
+    let gaps = ["gaps", "--tree", "binomial", "--faults", "5"];
+    let procs = ["0", "1", "2", U32_MAX, U32_OVER, U64_OVER, "-1", "1.5"];
+    let logp = ["0", "1", "65535", "65536", U64_MAX, "-1"];
+    let runs = ["0", "1", "100000000", "100000001", U64_MAX, U64_OVER, "-3"];
+    let seed = ["0", U64_MAX, U64_OVER, "-1"];
+    let count = ["0", "15", "16", U32_MAX, U64_OVER, "-1"];
+    let rate = ["0", "1", "1.5", "-0.1", "nan", "inf"];
+    let delta = ["0", "1e-300", "0.5", "1", "-0.5", "nan"];
+    let steps = ["0", "1", "1048576", "1048577", U64_MAX, "-1"];
+    let timeout = ["0", "1", U32_MAX, U32_OVER, "-1"];
+    let memory = ["63M", "64M", "16E", "17E", "0", "-1G"];
+    let cases: Vec<(&str, Vec<&str>, &str, &[&str])> = vec![
+        ("tree", tree.to_vec(), "--procs", &procs),
+        (
+            "tree",
+            [&tree[..], &["--procs", "16"]].concat(),
+            "-L",
+            &logp,
+        ),
+        (
+            "tree",
+            [&tree[..], &["--procs", "16"]].concat(),
+            "-o",
+            &logp,
+        ),
+        ("gaps", gaps.to_vec(), "--procs", &procs),
+        (
+            "gaps",
+            [&gaps[..], &["--procs", "64"]].concat(),
+            "-L",
+            &logp,
+        ),
+        (
+            "gaps",
+            [&gaps[..], &["--procs", "64"]].concat(),
+            "-o",
+            &logp,
+        ),
+        (
+            "simulate",
+            ct[..1].iter().chain(&ct[3..]).copied().collect(),
+            "--procs",
+            &procs,
+        ),
+        ("simulate", ct.to_vec(), "-L", &logp),
+        ("simulate", ct.to_vec(), "-o", &logp),
+        ("simulate", ct.to_vec(), "--fault-count", &count),
+        ("simulate", ct.to_vec(), "--fault-rate", &rate),
+        ("simulate", ct.to_vec(), "--runs", &runs),
+        ("simulate", ct.to_vec(), "--seed", &seed),
+        (
+            "simulate",
+            ftco[..1].iter().chain(&ftco[3..]).copied().collect(),
+            "--procs",
+            &procs,
+        ),
+        ("simulate", ftco.to_vec(), "-L", &logp),
+        ("simulate", ftco.to_vec(), "--timeout-round-trip", &timeout),
+        ("simulate", ftco.to_vec(), "--timeout-per-load", &timeout),
+        (
+            "simulate",
+            gossip[..1].iter().chain(&gossip[3..]).copied().collect(),
+            "--procs",
+            &procs,
+        ),
+        ("simulate", gossip.to_vec(), "--gossip-time", &steps),
+        ("simulate", gossip.to_vec(), "--correction-time", &steps),
+        ("simulate", gossip.to_vec(), "--delta", &delta),
+        (
+            "sweep",
+            sweep[..1].iter().chain(&sweep[3..]).copied().collect(),
+            "--procs",
+            &procs,
+        ),
+        ("sweep", sweep.to_vec(), "-L", &logp),
+        ("sweep", sweep.to_vec(), "-o", &logp),
+        ("sweep", sweep.to_vec(), "--fault-count", &count),
+        ("sweep", sweep.to_vec(), "--fault-rate", &rate),
+        ("sweep", sweep.to_vec(), "--fault-fraction", &rate),
+        ("sweep", sweep.to_vec(), "--runs", &runs),
+        ("sweep", sweep.to_vec(), "--seed", &seed),
+        (
+            "sweep",
+            sweep.to_vec(),
+            "--threads",
+            &["0", "1", "1024", "1025", "-2"],
+        ),
+        ("sweep", swept_gossip.to_vec(), "--gossip-time", &steps),
+        ("sweep", swept_gossip.to_vec(), "--correction-time", &steps),
+        ("sweep", swept_gossip.to_vec(), "--delta", &delta),
+        (
+            "gossip-plan",
+            vec!["gossip-plan"],
+            "--procs",
+            &["1", "2", "5", "16777216", "16777217", "-2"],
+        ),
+        (
+            "gossip-plan",
+            plan.to_vec(),
+            "--active",
+            &["0", "1", "64", "65", "-1"],
+        ),
+        ("gossip-plan", plan.to_vec(), "-L", &logp),
+        ("gossip-plan", plan.to_vec(), "-o", &logp),
+        ("gossip-plan", plan.to_vec(), "--delta", &delta),
+        (
+            "pap-simulate",
+            [&pap[..1], &pap[3..], &["--msize", "16"]].concat(),
+            "--procs",
+            &procs,
+        ),
+        (
+            "pap-simulate",
+            pap.to_vec(),
+            "--msize",
+            &["0", "1", U32_MAX, U64_MAX, U64_OVER, "-10"],
+        ),
+        (
+            "pap-simulate",
+            [&pap[..], &["--msize", "10"]].concat(),
+            "--runs",
+            &runs,
+        ),
+        (
+            "pap-simulate",
+            [&pap[..], &["--msize", "10"]].concat(),
+            "--seed",
+            &seed,
+        ),
+        (
+            "tree",
+            [&tree[..], &["--procs", "16"]].concat(),
+            "--memory-limit",
+            &memory,
+        ),
+    ];
+    // Every option `--help` lists with a value is either a number covered above or one of these.
+    let not_numbers = [
+        "TREE",
+        "ORDER",
+        "FORMAT",
+        "CORRECTION",
+        "START",
+        "FIRST_SIDE",
+        "MODEL",
+        "FAULTS",
+        "CRASH_AT",
+        "ARRIVAL",
+        "TRACE",
+        "ENGINE",
+        "GOSSIP",
+        "FILE",
+        "COLLECTIVE",
+        "TOPOLOGY",
+        "ROOTS",
+        "SERVICE",
+        "OP",
+        "IMBALANCE",
+        "ROOT_FAILURE",
+        "OUTPUT",
+        "SHARD",
+        "CRASHES",
+        "PAP",
+        "MODE",
+    ];
+    for command in [
+        "tree",
+        "gaps",
+        "simulate",
+        "sweep",
+        "gossip-plan",
+        "pap-simulate",
+    ] {
+        let help = stdout(&[command, "--help"]);
+        for line in help.lines() {
+            let Some(word) = line.split('<').nth(1).and_then(|w| w.split('>').next()) else {
+                continue;
+            };
+            if not_numbers.contains(&word) || !line.trim_start().starts_with('-') {
+                continue;
+            }
+            let long = line
+                .split_whitespace()
+                .find(|w| w.starts_with("--"))
+                .or_else(|| line.split_whitespace().next())
+                .unwrap_or("");
+            // Short-only flags (-L, -o) are listed as `-L <LATENCY>`.
+            let flag = if long.starts_with("--") {
+                long
+            } else {
+                line.trim_start().split(' ').next().unwrap_or("")
+            };
+            let covered = cases
+                .iter()
+                .any(|c| (c.0 == command || c.2 == "--memory-limit") && c.2 == flag);
+            assert!(
+                covered,
+                "`{command} {flag}` takes a number and is not covered here"
+            );
+        }
+    }
+    for (command, base, flag, values) in &cases {
+        for value in values.iter() {
+            let mut args: Vec<&str> = base.clone();
+            if *flag == "--memory-limit" {
+                args.splice(0..0, ["--memory-limit", *value]);
+            } else {
+                args.extend([*flag, *value]);
+            }
+            let run = run_bounded(&args, 20);
+            let shown = format!("{command}: {args:?}");
+            assert!(
+                run.peak_bytes <= 1 << 30,
+                "{shown}: peak {} bytes above the 1 GiB limit",
+                run.peak_bytes
+            );
+            match run.code {
+                Some(0) => {}
+                None => assert!(run.printed, "{shown}: 20 s without an answer"),
+                Some(2) => {
+                    assert_eq!(run.stderr.lines().count(), 1, "{shown}: {}", run.stderr);
+                    let number_in_range = value.parse::<f64>().is_ok_and(|v| v >= 0.0);
+                    if !number_in_range {
+                        assert!(run.stderr.contains(flag), "{shown}: {}", run.stderr);
+                    }
+                }
+                other => panic!("{shown}: exit {other:?}: {}", run.stderr),
+            }
+        }
+    }
 }

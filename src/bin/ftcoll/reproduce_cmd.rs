@@ -37,7 +37,7 @@ pub enum Paper {
     Ftco,
     /// PAP (Patarasuk & Yuan): the shapes of Figs. 7–11 on the PAP timing model.
     Pap,
-    /// Corrected Gossip (Hoefler et al.): Table 7, Fig. 3, Fig. 5, Fig. 1.
+    /// Corrected Gossip (Hoefler et al.): Table 7, Fig. 1, 3, 5, 7a/b and 9.
     Cg,
 }
 

@@ -264,7 +264,7 @@ pub struct SweepArgs {
     /// Append results to this file, resuming after its last complete point (default: stdout).
     #[arg(long)]
     output: Option<PathBuf>,
-    /// Run only the points whose index is I modulo N.
+    /// Run only the points whose index is I modulo N: shard I/N, I counted from 0 (0/N to N-1/N).
     #[arg(long, value_parser = shard)]
     shard: Option<(u64, u64)>,
     /// Simulator: auto (fast path where exact) or full (Corrected Trees; FTCO has one).
@@ -833,6 +833,8 @@ impl Sink {
             if a.format == SweepFormat::Csv {
                 writeln!(out, "{}", csv_header(schema))?;
             }
+            // Shown at once: a long first point must not look like a silent hang.
+            out.flush()?;
             return Ok((Self { file: None }, 0));
         };
         let resumed = resume(path, a.format, identity, schema, derived)?;

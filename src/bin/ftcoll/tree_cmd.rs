@@ -243,7 +243,7 @@ pub fn tree(a: TreeArgs, out: &mut impl Write) -> Result<(), CliError> {
 pub struct GapsArgs {
     #[command(flatten)]
     spec: TreeSpec,
-    /// Failed ranks, comma-separated (never 0, each below P).
+    /// Failed ranks, comma-separated, or @FILE to read them from a file (never 0, each below P).
     #[arg(long, value_parser = args::rank_list, default_value = "")]
     faults: args::RankList,
 }
