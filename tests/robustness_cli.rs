@@ -474,6 +474,8 @@ struct Bounded {
 /// Runs `ftcoll --memory-limit 1G args…` (`args` alone when they set the limit) until it exits
 /// or `secs` pass; a run still going at the deadline is killed. Its peak memory comes from
 /// `wait4`, for this child alone.
+// The child is reaped by `wait4`, which also reports its peak memory.
+#[allow(clippy::zombie_processes)]
 fn run_bounded(args: &[&str], secs: u64) -> Bounded {
     use std::io::Read;
     use std::process::Stdio;
