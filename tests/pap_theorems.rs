@@ -262,6 +262,30 @@ proptest! {
         prop_assert_eq!(theorem_5_holds(&report, &arrivals, t), Ok(()));
     }
 
+    /// A tie with the root resolves as if the root had come just after: on a balanced pattern
+    /// (everyone at 0), every algorithm's run is, time doubled, the run in which the root
+    /// arrives one unit after the receivers (half a unit of the original scale), each receiver
+    /// waiting that one unit more: `Σe(2P, root at 1) = 2·Σe(P) + (n − 1)`. Acting first, the
+    /// root committed its port before the receivers arriving with it had said so (`arrival_nb`,
+    /// four processes at 0, `T = 10`: 70, against 43 with the root one unit late).
+    #[test]
+    fn a_tie_with_the_root_is_the_root_arriving_just_after((n, k) in (2usize..40, 1u64..4)) {
+        // T a multiple of n, so that scatter-allgather's chunks double exactly with T.
+        let t = k * n as u64;
+        let together = vec![0; n];
+        let mut root_after = vec![0; n];
+        root_after[0] = 1;
+        let tied = every_run(&together, t);
+        let split = every_run(&root_after, 2 * t);
+        for ((name, mode, m), (_, _, m2)) in tied.iter().zip(&split) {
+            prop_assert_eq!(
+                m2.total_elapsed,
+                2 * m.total_elapsed + (n as u128 - 1),
+                "{} {:?}", name, mode
+            );
+        }
+    }
+
     /// Theorem 6: `PERF(arrival_b) ≤ 3` in the blocking model, with each step of the proof.
     #[test]
     fn pap_theorem_6_arrival_b_is_3_competitive((arrivals, t) in patterns()) {
@@ -593,6 +617,28 @@ fn mutant_delivering_without_the_message_breaks_lemma_2() {
         let (_, m) = run::<Cheat>(&base(4, 10), &arrivals, mode);
         assert!(!lemma_2_holds(&m, mode, 10), "{mode:?}");
     }
+}
+
+/// The case that showed the tie: four processes arriving at 0 with `T = 10` take `nT = 40` in
+/// all under `arrival_nb` (one sub-group broadcast of the three receivers), not 70.
+#[test]
+fn arrival_nb_on_a_balanced_pattern_takes_one_transfer() {
+    let (_, m) = run::<ArrivalNbNode>(&base(4, 10), &[0, 0, 0, 0], PapMode::NonBlocking);
+    assert_eq!(m.total_elapsed, 40);
+}
+
+/// No ordering of simultaneous events makes `arrival_nb` monotone in the arrivals: the
+/// algorithm itself is not. With distinct arrivals `[0, 2, 23, 12, 1]`, `T = 11`, rank 4
+/// arriving 19 units later (at 20) lowers `Σe` from 116 to 76: the root's online choices (serve
+/// the group that has arrived, else send to one that has not, PAP Fig. 4) commit its port
+/// differently. A later arrival can make the broadcast faster; what PAP proves is the
+/// competitive ratio (Theorem 5), which both runs keep.
+#[test]
+fn arrival_nb_is_not_monotone_in_the_arrivals() {
+    let b = base(5, 11);
+    let (_, early) = run::<ArrivalNbNode>(&b, &[0, 2, 23, 12, 1], PapMode::NonBlocking);
+    let (_, late) = run::<ArrivalNbNode>(&b, &[0, 2, 23, 12, 20], PapMode::NonBlocking);
+    assert_eq!((early.total_elapsed, late.total_elapsed), (116, 76));
 }
 
 #[test]

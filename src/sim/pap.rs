@@ -32,7 +32,11 @@
 //!
 //! At one instant: transfer ends (ports freed), then handovers, then timers, then arrivals
 //! (`on_start`, then the messages buffered for the process, in arrival order), then crashes,
-//! then send-port polls; within a class in creation order. Events created at an instant for that instant run in
+//! then send-port polls, rank 0's last; within a class in creation order. Rank 0, the source,
+//! polls last so that it decides on every control message of the instant: processes that
+//! arrive together with it are then treated as if they had arrived just before it, and no
+//! arrival made later can make a broadcast faster by more than the delay itself
+//! (`tests/pap_theorems.rs`). Events created at an instant for that instant run in
 //! the same instant (a chain of forwards completes its handovers at one instant).
 //!
 //! # Crash-stop
@@ -86,6 +90,11 @@ const TIMER: u8 = 2;
 const START: u8 = 3;
 const CRASH: u8 = 4;
 const POLL: u8 = 5;
+/// Rank 0's send-port poll: after every other process's at the instant, so the source of the
+/// collective acts on every control message sent at that instant (they are free and handed
+/// over at once). Polled in creation order instead, it committed its port before the
+/// simultaneous arrivals had said so, and a later arrival made the broadcast faster.
+const ROOT_POLL: u8 = 6;
 
 /// `(time, class, creation order, rank, data)`.
 type Event = (Time, u8, u64, Rank, u64);
@@ -230,7 +239,7 @@ impl<A: Automaton> Run<A> {
     fn schedule_poll(&mut self, rank: Rank, at: Time) {
         if self.procs[rank as usize].poll_at != at {
             self.procs[rank as usize].poll_at = at;
-            self.push(at, POLL, rank, 0);
+            self.push(at, if rank == 0 { ROOT_POLL } else { POLL }, rank, 0);
         }
     }
 
