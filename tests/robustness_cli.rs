@@ -410,6 +410,16 @@ fn negative_numbers_are_refused_by_the_flag_they_were_given_to() {
         let err = String::from_utf8_lossy(&ftcoll(&args).stderr).to_string();
         assert!(!err.contains("unexpected argument"), "{args:?}: {err}");
     }
+    // A number past an integer type's end gets the range, not "too large to fit".
+    for (flag, range) in [
+        ("--seed", "0..=18446744073709551615"),
+        ("--runs", "1..=100000000"),
+        ("--fault-count", "0..=4294967295"),
+    ] {
+        let args = sim(&[flag, "18446744073709551616"]);
+        assert_usage_error(&args, flag);
+        assert_usage_error(&args, range);
+    }
 }
 
 /// `gaps` lists every rank below a failed one: a failure set whose subtrees hold more than

@@ -548,6 +548,12 @@ where
 /// `f` and the crash timing by name), add your own [`timed::TimedProperty`]s to `model.properties`, and read
 /// the verdict of each property, with a shortest counterexample, from the result.
 /// `verify/examples/check_a_variant.rs` does this for a user-written broadcast.
+///
+/// The automaton `A`, its message type `A::Msg` and its value type `A::Value` must implement
+/// serde's `Serialize` and `Deserialize` (and be `Send + Sync`; see [`timed::Checkable`]): the
+/// layered search holds the states it has yet to explore, messages in flight included, as
+/// bytes. Add `serde = { version = "1", features = ["derive"] }` to your `Cargo.toml` and derive
+/// both traits, as the example does (primitive values such as `u64` already have them).
 pub fn check_model<A>(model: TimedModel<A>, budget: &Budget) -> Result<CheckResult, CheckError>
 where
     A: timed::Checkable,

@@ -16,6 +16,31 @@ pub fn procs(s: &str) -> Result<u32, String> {
     Ok(u32::try_from(procs).unwrap_or(MAX_PROCS))
 }
 
+/// `--seed`: any `u64` (the range is said, where clap's own parser only says a number is too
+/// large).
+pub fn seed(s: &str) -> Result<u64, String> {
+    integer(s, 0, u64::MAX)
+}
+
+/// `--fault-count`: `0..=2^32 - 1` (the command then checks it against `P`).
+pub fn fault_count(s: &str) -> Result<u32, String> {
+    let count = integer(s, 0, u64::from(u32::MAX))?;
+    Ok(u32::try_from(count).unwrap_or(u32::MAX))
+}
+
+/// The most runs `simulate`, `sweep` and `pap-simulate` take.
+pub const MAX_RUNS: u64 = 100_000_000;
+
+/// `--runs`: `1..=10^8`.
+pub fn runs(s: &str) -> Result<u64, String> {
+    integer(s, 1, MAX_RUNS)
+}
+
+/// `--threads`: `1..=1024`.
+pub fn threads(s: &str) -> Result<u64, String> {
+    integer(s, 1, 1024)
+}
+
 /// `-L`: `0..=65535`.
 pub fn latency(s: &str) -> Result<u64, String> {
     integer(s, 0, MAX_LOGP_PARAMETER)

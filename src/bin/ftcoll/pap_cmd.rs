@@ -65,10 +65,10 @@ pub struct PapArgs {
     #[arg(long, value_parser = arrival, default_value = "none")]
     pub arrival: ArrivalArg,
     /// Seed of every random choice.
-    #[arg(long, default_value = "1", value_parser = clap::value_parser!(u64))]
+    #[arg(long, default_value = "1", value_parser = args::seed)]
     pub seed: u64,
     /// Number of runs (run i draws its pattern from stream i of the seed).
-    #[arg(long, default_value = "1", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    #[arg(long, default_value = "1", value_parser = args::runs)]
     pub runs: u64,
     /// Output format.
     #[arg(long, value_enum, default_value = "json")]

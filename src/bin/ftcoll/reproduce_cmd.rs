@@ -20,6 +20,7 @@ use clap::{Args, ValueEnum};
 use ftcoll::experiment::{BatchPoint, ChartSeries, Executor, Job, PointError};
 use plotters::prelude::*;
 
+use crate::args;
 use crate::sweep_cmd::progress_bar;
 use crate::{CliError, UsageError};
 
@@ -59,7 +60,7 @@ pub struct ReproduceArgs {
     #[arg(long)]
     output: Option<PathBuf>,
     /// Seed of every random choice.
-    #[arg(long, default_value = "1", value_parser = clap::value_parser!(u64))]
+    #[arg(long, default_value = "1", value_parser = args::seed)]
     seed: u64,
 }
 

@@ -281,7 +281,7 @@ pub struct SimulateArgs {
     #[arg(long, value_parser = args::rank_list)]
     pub faults: Option<args::RankList>,
     /// This many random non-root ranks fail before the operation.
-    #[arg(long, value_parser = clap::value_parser!(u32))]
+    #[arg(long, value_parser = args::fault_count)]
     pub fault_count: Option<u32>,
     /// Every non-root rank fails before the operation with this probability.
     #[arg(long, value_parser = rate, allow_negative_numbers = true)]
@@ -294,10 +294,10 @@ pub struct SimulateArgs {
     #[arg(long, value_parser = arrival, default_value = "none")]
     pub arrival: ArrivalArg,
     /// Seed of every random choice.
-    #[arg(long, default_value = "1", value_parser = clap::value_parser!(u64))]
+    #[arg(long, default_value = "1", value_parser = args::seed)]
     pub seed: u64,
     /// Number of runs (run i uses stream i of the seed).
-    #[arg(long, default_value = "1", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    #[arg(long, default_value = "1", value_parser = args::runs)]
     pub runs: u64,
     /// Output format.
     #[arg(long, value_enum, default_value = "json")]

@@ -194,8 +194,8 @@ list_parser! {
     delta_list: f64 = crate::gossip_cmd::probability;
 }
 
-/// The most runs per point.
-const MAX_RUNS: u64 = 100_000_000;
+// The most runs per point (`--runs`, and a resumed file's identity).
+use crate::args::MAX_RUNS;
 
 /// Parses `--shard i/n`.
 pub fn shard(s: &str) -> Result<(u64, u64), String> {
@@ -253,10 +253,10 @@ pub struct SweepArgs {
     #[arg(long, value_parser = rate_list, allow_negative_numbers = true)]
     fault_fraction: Option<List<f64>>,
     /// Runs per point (run i uses stream i of the seed, as `simulate` does).
-    #[arg(long, default_value = "1", value_parser = clap::value_parser!(u64).range(1..=MAX_RUNS))]
+    #[arg(long, default_value = "1", value_parser = args::runs)]
     runs: u64,
     /// Seed of every random choice (the same for every point).
-    #[arg(long, default_value = "1", value_parser = clap::value_parser!(u64))]
+    #[arg(long, default_value = "1", value_parser = args::seed)]
     seed: u64,
     /// Output format.
     #[arg(long, value_enum, default_value = "csv")]
@@ -271,7 +271,7 @@ pub struct SweepArgs {
     #[arg(long, value_enum, default_value = "auto")]
     engine: Engine,
     /// Worker threads (default: one per core).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    #[arg(long, value_parser = args::threads)]
     threads: Option<u64>,
     /// FTCO: sweep these collectives (bcast, reduce, allreduce) instead of Corrected Trees.
     #[arg(long, value_parser = collective_list, help_heading = "FTCO (with --collective)")]

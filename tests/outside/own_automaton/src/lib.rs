@@ -8,6 +8,7 @@ use ftcoll::topology::LogP;
 use ftcoll::{Rank, Time};
 use ftcoll_verify::timed::{broadcast_properties, TimedProperty, TimedState};
 use ftcoll_verify::{check_model, Budget, CheckResult, CrashTiming, TimedModel};
+use serde::{Deserialize, Serialize};
 
 /// The configuration: `P` and whether receivers forward to their ring successor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -18,8 +19,9 @@ pub struct Flat {
     pub forward: bool,
 }
 
-/// The message: the value.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// The message: the value. Serde's traits: the checker writes states, and the messages in
+/// flight with them, as bytes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Value(pub u64);
 
 impl Message for Value {
@@ -28,8 +30,8 @@ impl Message for Value {
     }
 }
 
-/// One process.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// One process (serde's traits, as for the message).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Node {
     rank: Rank,
     value: Option<u64>,
