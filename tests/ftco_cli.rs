@@ -298,7 +298,7 @@ fn ftco_simulate_refuses_bad_input_with_one_line_naming_the_flag() {
     assert_usage_error(
         &[
             "--memory-limit",
-            "1M",
+            "64M",
             "simulate",
             "--procs",
             "4294967295",
