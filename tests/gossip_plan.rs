@@ -199,3 +199,59 @@ fn fewer_active_processes_never_plan_faster() {
         assert!(b.latency >= a.latency, "{p}: {} < {}", b.latency, a.latency);
     }
 }
+
+/// The plain search, written from the definition: every `T` (a multiple of `O`) below the best
+/// latency found, each by `plan_at`; a smaller latency wins, a tie goes to the smaller tail.
+fn plain_search(m: &Model, p: PlanProtocol, delta: f64) -> (u64, u64, u64, u32, u64) {
+    let o = m.logp().overhead();
+    let mut best = m.plan_at(p, 0, delta);
+    let mut first = 0;
+    let mut t = o;
+    while t < best.latency {
+        let plan = m.plan_at(p, t, delta);
+        if plan.latency < best.latency {
+            best = plan;
+            first = t;
+        } else if plan.latency == best.latency && plan.chain.tail < best.chain.tail {
+            best = plan;
+        }
+        t += o;
+    }
+    (
+        best.t,
+        first,
+        best.latency,
+        best.chain.bound,
+        best.correction,
+    )
+}
+
+/// `Model::plan` skips gossip times that provably cannot win and stops once Lemma 1 has
+/// settled: its answer (the chosen `T`, the first minimizer, the latency, the bound, `C`) is
+/// the plain search's on every size, activity, `L`/`O` and `δ` here.
+#[test]
+fn the_pruned_search_answers_as_the_plain_one() {
+    for procs in [5, 6, 9, 16, 33, 64, 100, 256, 500, 1024] {
+        for active in [procs, procs / 2, procs - procs / 64, 1, 2] {
+            for (l, o) in [(1, 1), (2, 1), (4, 2), (10, 1)] {
+                for delta in [6.9315e-7, 1e-3, 1e-9] {
+                    let m = Model::new(procs, active.max(1), logp(l, o)).unwrap();
+                    for p in [PlanProtocol::Ocg, PlanProtocol::Ccg, PlanProtocol::Fcg] {
+                        let plan = m.plan(p, delta).unwrap();
+                        assert_eq!(
+                            (
+                                plan.t,
+                                plan.first_minimizer,
+                                plan.latency,
+                                plan.chain.bound,
+                                plan.correction
+                            ),
+                            plain_search(&m, p, delta),
+                            "{p} N={procs} n={active} L={l} O={o} delta={delta}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
