@@ -447,21 +447,10 @@ fn merge_refuses_to_write_over_an_input() {
     let dir = temp_dir("merge-over");
     let shard = dir.join("s0.csv");
     let shard_s = shard.to_str().unwrap();
-    stdout(&[
-        "sweep",
-        "--procs",
-        "16",
-        "--tree",
-        "binomial",
-        "--correction",
-        "checked",
-        "--runs",
-        "2",
-        "--shard",
-        "0/1",
-        "--output",
-        shard_s,
-    ]);
+    let mut sweep = cli_common::small_ct("sweep");
+    sweep.extend(["--runs", "2", "--shard", "0/1", "--output"]);
+    sweep.push(Box::leak(shard_s.to_string().into_boxed_str()));
+    stdout(&sweep);
     let before = std::fs::read(&shard).unwrap();
     assert_usage_error(&["merge", "--output", shard_s, shard_s], "--output");
     let other_spelling = format!("{}/./s0.csv", dir.display());
@@ -602,6 +591,8 @@ fn every_numeric_argument_at_its_bounds_answers_or_refuses_within_its_limits() {
     let steps = ["0", "1", "1048576", "1048577", U64_MAX, "-1"];
     let timeout = ["0", "1", U32_MAX, U32_OVER, "-1"];
     let memory = ["63M", "64M", "16E", "17E", "0", "-1G"];
+    // A base command without its `--procs P` (items 1 and 2), for the `--procs` rows.
+    let no_procs = |b: &[&'static str]| -> Vec<&'static str> { [&b[..1], &b[3..]].concat() };
     let cases: Vec<(&str, Vec<&str>, &str, &[&str])> = vec![
         ("tree", tree.to_vec(), "--procs", &procs),
         (
@@ -629,42 +620,22 @@ fn every_numeric_argument_at_its_bounds_answers_or_refuses_within_its_limits() {
             "-o",
             &logp,
         ),
-        (
-            "simulate",
-            ct[..1].iter().chain(&ct[3..]).copied().collect(),
-            "--procs",
-            &procs,
-        ),
+        ("simulate", no_procs(&ct), "--procs", &procs),
         ("simulate", ct.to_vec(), "-L", &logp),
         ("simulate", ct.to_vec(), "-o", &logp),
         ("simulate", ct.to_vec(), "--fault-count", &count),
         ("simulate", ct.to_vec(), "--fault-rate", &rate),
         ("simulate", ct.to_vec(), "--runs", &runs),
         ("simulate", ct.to_vec(), "--seed", &seed),
-        (
-            "simulate",
-            ftco[..1].iter().chain(&ftco[3..]).copied().collect(),
-            "--procs",
-            &procs,
-        ),
+        ("simulate", no_procs(&ftco), "--procs", &procs),
         ("simulate", ftco.to_vec(), "-L", &logp),
         ("simulate", ftco.to_vec(), "--timeout-round-trip", &timeout),
         ("simulate", ftco.to_vec(), "--timeout-per-load", &timeout),
-        (
-            "simulate",
-            gossip[..1].iter().chain(&gossip[3..]).copied().collect(),
-            "--procs",
-            &procs,
-        ),
+        ("simulate", no_procs(&gossip), "--procs", &procs),
         ("simulate", gossip.to_vec(), "--gossip-time", &steps),
         ("simulate", gossip.to_vec(), "--correction-time", &steps),
         ("simulate", gossip.to_vec(), "--delta", &delta),
-        (
-            "sweep",
-            sweep[..1].iter().chain(&sweep[3..]).copied().collect(),
-            "--procs",
-            &procs,
-        ),
+        ("sweep", no_procs(&sweep), "--procs", &procs),
         ("sweep", sweep.to_vec(), "-L", &logp),
         ("sweep", sweep.to_vec(), "-o", &logp),
         ("sweep", sweep.to_vec(), "--fault-count", &count),
