@@ -106,6 +106,7 @@ fn fcg_has_no_plan_below_five_processes() {
             assert!(number < 1 << 32, "{number} in {text}");
         }
     }
+    // N = 5: Ḡ_5 can only be 5, so C = 4·5·O + L − 13·O = 9.
     assert_eq!(
         row(&stdout(&["gossip-plan", "--procs", "5"]), "fcg")[3],
         "9"
@@ -118,11 +119,12 @@ fn fcg_has_no_plan_below_five_processes() {
     assert_usage_error(&too_few, "5..=16777216");
 }
 
-/// The model's search skips, exactly, the gossip times that cannot win: the largest N and the
-/// fewest active processes answer at once (they took minutes, and n = 1 grew as N²), with
-/// the same plans (the N = 2^20 rows below are those of the exhaustive search).
+/// Plans at the largest N and the fewest active processes (their time is in
+/// docs/performance.md, not here). The N = 2^20 rows are those the exhaustive search before the
+/// pruning printed (`gossip-plan --procs 1048576` at ef5d69a): a regression oracle, not an
+/// independent one; `tests/gossip_plan.rs` compares the pruned search with a plain one.
 #[test]
-fn plans_at_the_largest_sizes_are_quick() {
+fn plans_at_the_largest_sizes_and_fewest_active_processes() {
     let text = stdout(&["gossip-plan", "--procs", "1048576"]);
     assert_eq!(
         row(&text, "ocg")[1..6],
@@ -152,6 +154,9 @@ fn plans_at_the_largest_sizes_are_quick() {
         let text = stdout(&["gossip-plan", "--procs", "4096", "--active", active]);
         assert_eq!(text.lines().count(), 6, "{text}");
     }
+    // One active process: Lemma 1's count stays 1, every other rank is in the one gap, so
+    // K̄ = N − 1 = 1023 and Ḡ_5 = N at T = 0: C = K̄ + L + O = 1026, latency T + 2L + 2 + K̄ =
+    // 1029; FCG's C = latency = 4·1024 + 2 − 13 = 4085.
     let one = stdout(&["gossip-plan", "--procs", "1024", "--active", "1"]);
     assert_eq!(
         row(&one, "ocg")[1..6],

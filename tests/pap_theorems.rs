@@ -632,7 +632,10 @@ fn arrival_nb_on_a_balanced_pattern_takes_one_transfer() {
 /// arriving 19 units later (at 20) lowers `Σe` from 116 to 76: the root's online choices (serve
 /// the group that has arrived, else send to one that has not, PAP Fig. 4) commit its port
 /// differently. A later arrival can make the broadcast faster; what PAP proves is the
-/// competitive ratio (Theorem 5), which both runs keep.
+/// competitive ratio (Theorem 5), which both runs keep. By hand (e_i = f_i − a_i): early, the
+/// root sends to 1 (0..11), then serves the ARRIVED of 4 (11..22), 3 (22..33), 2 (33..44):
+/// 44 + 9 + 21 + 21 + 21 = 116; late, it sends to 1 (0..11) and, nobody having arrived, to 2
+/// (11..22, buffered until 23), then chains 3 and 4 (22..33): 33 + 9 + 0 + 21 + 13 = 76.
 #[test]
 fn arrival_nb_is_not_monotone_in_the_arrivals() {
     let b = base(5, 11);

@@ -423,7 +423,7 @@ fn negative_numbers_are_refused_by_the_flag_they_were_given_to() {
 }
 
 /// `gaps` lists every rank below a failed one: a failure set whose subtrees hold more than
-/// 2^24 ranks is refused at once, naming `--faults` (it ran minutes and grew past 1.5 GB).
+/// 2^24 ranks is refused at once, naming `--faults`.
 #[test]
 fn gaps_refuses_failed_subtrees_too_large_to_list() {
     for procs in ["4294967295", "1000000000"] {

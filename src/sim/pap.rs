@@ -92,8 +92,7 @@ const CRASH: u8 = 4;
 const POLL: u8 = 5;
 /// Rank 0's send-port poll: after every other process's at the instant, so the source of the
 /// collective acts on every control message sent at that instant (they are free and handed
-/// over at once). Polled in creation order instead, it committed its port before the
-/// simultaneous arrivals had said so, and a later arrival made the broadcast faster.
+/// over at once), as if the processes arriving with it had come just before.
 const ROOT_POLL: u8 = 6;
 
 /// `(time, class, creation order, rank, data)`.

@@ -305,7 +305,7 @@ pub fn gaps(a: GapsArgs, out: &mut impl Write) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The most ranks below failed ones that `gaps` lists (2^24: about a second and 700 MB).
+/// The most ranks below failed ones that `gaps` lists (time and memory: docs/performance.md).
 const MAX_DARK_RANKS: u64 = 1 << 24;
 
 /// Bytes `Reach::compute` holds per rank below a failed one: the dark and uncolored lists

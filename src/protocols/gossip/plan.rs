@@ -46,8 +46,8 @@ use crate::Time;
 /// Largest `N` the model accepts (its cost is `O(N)` per candidate `T`).
 pub const MAX_MODEL_PROCS: u32 = 1 << 24;
 
-/// The largest `N` at which [`Model::plan`] takes any `n`; above it `n >= N/64` (measured: at
-/// most 0.6 s up to `N = 2^24` then, 14 s at `N = 2^16`, `n = 100`).
+/// The largest `N` at which [`Model::plan`] takes any `n`; above it `n >= N/64`, since with
+/// fewer active processes the optimum lies `O(N/n)` steps out (docs/performance.md).
 const SLOW_PLAN_PROCS: u32 = 4096;
 
 /// `V`, the g-nodes per chain of FCG's model (Eq. 5 uses `Ḡ_5`); FCG needs `N >= V`.
