@@ -384,6 +384,18 @@ pub trait Automaton: Clone + Eq + Hash + Debug {
         false
     }
 
+    /// Whether this process would act on `msg` from `from` if it read it now: `false`
+    /// promises that [`Self::on_message`] with it would leave the state equal (`==`) and emit
+    /// nothing but [`Action::Ignored`] (CG §III.B: "already-colored nodes ignore all further
+    /// messages"). A driver's receive model decides what the answer costs: under
+    /// [`IgnoredMessages::Free`](crate::sim::IgnoredMessages::Free) the LogP driver asks when
+    /// a message reaches its receiver and drops an unread one there, without its receive
+    /// overhead; under the default, `Charged`, it never asks. The default, `true`, is always
+    /// correct.
+    fn reads(&self, _config: &Self::Config, _from: Rank, _msg: &Self::Msg) -> bool {
+        true
+    }
+
     /// Whether this process has finished its part of the operation: whatever it receives from
     /// now on (messages, timer firings), it will never again send, deliver, complete or set a
     /// timer — later inputs are at most [`Action::Ignored`] or change nothing observable. A

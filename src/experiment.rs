@@ -23,7 +23,7 @@ use crate::protocols::corrected_tree::{
 };
 use crate::protocols::Side;
 use crate::sim::scenario::{ArrivalSpec, FaultSpec, ScenarioSpec};
-use crate::sim::{self, PortModel, RunMetrics};
+use crate::sim::{self, IgnoredMessages, PortModel, RunMetrics};
 use crate::topology::{LogP, Order, Tree, TreeKind};
 use crate::Time;
 
@@ -370,6 +370,7 @@ impl Point {
             faults,
             crash_at: Vec::new(),
             arrivals: ArrivalSpec::None,
+            ignored: IgnoredMessages::Charged,
         };
         let fast = (fast && self.takes_fast_path())
             .then(|| SyncChecked::new(&config.tree, self.first_side));

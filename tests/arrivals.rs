@@ -3,20 +3,11 @@
 //! (re-derived here from `SplitMix64` directly) and determinism per seed.
 
 use ftcoll::rng::SplitMix64;
-use ftcoll::sim::scenario::{draw_arrivals, ArrivalSpec, FaultSpec, ScenarioSpec};
-use ftcoll::sim::PortModel;
+use ftcoll::sim::scenario::{draw_arrivals, ArrivalSpec, ScenarioSpec};
 use ftcoll::topology::LogP;
 
 fn spec(procs: u32, arrivals: ArrivalSpec) -> ScenarioSpec {
-    ScenarioSpec {
-        procs,
-        logp: LogP::new(2, 1).unwrap(),
-        model: PortModel::DualPort,
-        immune: 1,
-        faults: FaultSpec::None,
-        crash_at: Vec::new(),
-        arrivals,
-    }
+    ScenarioSpec::new(procs, LogP::new(2, 1).unwrap()).with_arrivals(arrivals)
 }
 
 fn arrivals(procs: u32, a: ArrivalSpec, seed: u64, run: u64) -> Vec<u64> {

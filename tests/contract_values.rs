@@ -94,6 +94,7 @@ fn corrected_tree_values_are_the_configured_payload() {
         arrivals: Vec::new(),
         crashes: Vec::new(),
         trace: false,
+        ignored: Default::default(),
     };
     let report = sim::run::<CorrectedTreeNode>(&config, 16, &scenario, 1 << 20).unwrap();
     assert!((0..report.procs).all(|k| report.delivered_value(k) == Some(&0xfeed)));

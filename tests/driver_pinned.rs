@@ -353,6 +353,7 @@ fn corrected_tree(rng: &mut SplitMix64, seed: u64) -> (String, String) {
         faults,
         crash_at,
         arrivals,
+        ignored: Default::default(),
     };
     let (mut scenario, _) = match spec.build(seed, 0) {
         Ok(built) => built,

@@ -55,6 +55,7 @@ fn compare(
         faults: FaultSpec::Count(faults),
         crash_at: Vec::new(),
         arrivals: ArrivalSpec::None,
+        ignored: Default::default(),
     };
     let mut ws = Workspace::new();
     for run in 0..runs {

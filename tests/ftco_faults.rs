@@ -356,6 +356,7 @@ fn alg4_a_due_keepalive_is_not_starved_by_owed_acks() {
         faults: FaultSpec::Count(100),
         crash_at: Vec::new(),
         arrivals: ArrivalSpec::None,
+        ignored: Default::default(),
     };
     let (mut scenario, failed, _) = draw_run(&spec, RuntimeFaults::default(), 1, 74).unwrap();
     assert!(

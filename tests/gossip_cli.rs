@@ -6,7 +6,7 @@ mod cli_common;
 
 use cli_common::{assert_usage_error, stdout};
 
-/// The rows for a protocol: `protocol T T+O C K latency gnodes`.
+/// The rows for a protocol: `protocol T T+O C K latency gnodes run_C`.
 fn row(text: &str, protocol: &str) -> Vec<String> {
     text.lines()
         .find(|l| l.starts_with(&format!("{protocol} ")))
@@ -17,13 +17,19 @@ fn row(text: &str, protocol: &str) -> Vec<String> {
 }
 
 /// Table 7 (N = 4096, L = 2, O = 1, δ = 6.9315·10⁻⁷): T + O is the paper's T for OCG (32), CCG
-/// with f̂ = 3 (34) and FCG (37); OCG's predicted latency is the table's 42.
+/// with f̂ = 3 (34) and FCG (37); OCG's predicted latency is the table's 42. OCG runs at T = 32,
+/// where 42 = T + 2L + (2 + K̄)O gives K̄ = 4, so its `C = K̄O + L + O` is 7 (`run_C`; 8 at the
+/// minimizer T = 31, where K̄ = 5).
 #[test]
 fn table_7_settings() {
     let text = stdout(&["gossip-plan", "--procs", "4096", "-L", "2", "-o", "1"]);
-    assert!(text.contains("protocol T T+O C K latency gnodes"), "{text}");
+    assert!(
+        text.contains("protocol T T+O C K latency gnodes run_C"),
+        "{text}"
+    );
     let ocg = row(&text, "ocg");
     assert_eq!((ocg[2].as_str(), ocg[5].as_str()), ("32", "42"));
+    assert_eq!((ocg[3].as_str(), ocg[7].as_str()), ("8", "7"));
     assert_eq!(row(&text, "ccg")[2], "34");
     assert_eq!(row(&text, "fcg")[2], "37");
 }
@@ -96,9 +102,9 @@ fn fcg_has_no_plan_below_five_processes() {
         let mut args = vec!["gossip-plan"];
         args.extend_from_slice(extra);
         let text = stdout(&args);
-        assert_eq!(row(&text, "fcg")[1..], ["-"; 6], "{text}");
+        assert_eq!(row(&text, "fcg")[1..], ["-"; 7], "{text}");
         assert!(text.contains("5..=16777216"), "{text}");
-        assert_eq!(row(&text, "ocg").len(), 7, "{text}");
+        assert_eq!(row(&text, "ocg").len(), 8, "{text}");
         for number in text
             .split([' ', '\n'])
             .filter_map(|w| w.parse::<u64>().ok())
@@ -233,13 +239,13 @@ fn simulate_gossip_runs_each_protocol() {
 }
 
 /// `auto` takes T (and OCG's C) from the model at δ = 6.9315·10⁻⁷: Table 7's T at N = 4096,
-/// L = 2, O = 1 (GOS 50, OCG 32 with C = 8, CCG at f̂ = 3 34, FCG 37); an explicit T is used
+/// L = 2, O = 1 (GOS 50, OCG 32 with C = 7 (K̄ = 4 at T = 32), CCG at f̂ = 3 34, FCG 37); an explicit T is used
 /// as given.
 #[test]
 fn simulate_gossip_auto_takes_table_7_t() {
     for (args, t, c) in [
         (vec!["--gossip", "gos"], "50", ""),
-        (vec!["--gossip", "ocg"], "32", "8"),
+        (vec!["--gossip", "ocg"], "32", "7"),
         (vec!["--gossip", "ccg", "--fault-count", "3"], "34", ""),
         (vec!["--gossip", "fcg:1", "--gossip-time", "auto"], "37", ""),
         (
@@ -279,6 +285,36 @@ fn simulate_gossip_baselines_fault_free() {
     let bfb = gossip_csv(&["--gossip", "bfb", "--procs", "4096"]);
     assert_eq!(get(&bfb[0], "completion_latency"), "96");
     assert_eq!(get(&bfb[0], "messages"), "8190");
+}
+
+/// `--ignored-messages free` (CG Table 7's model): GOS at N = 4096, L = 2, O = 1 ends at the
+/// paper's `T + L + O` = 53 (the last gossip send starts at `T − O` = 49; 49 + O + L + O = 53),
+/// with the same messages as the default, charged model, which ends later; the row says which
+/// model ran, and a misspelled model is refused naming the flag.
+#[test]
+fn simulate_gossip_with_free_duplicates() {
+    let base = ["--gossip", "gos", "--procs", "4096", "--runs", "2"];
+    let free = gossip_csv(&[&base[..], &["--ignored-messages", "free"]].concat());
+    let charged = gossip_csv(&base);
+    for (f, c) in free.iter().zip(&charged) {
+        assert_eq!(get(f, "quiescence_latency"), "53");
+        assert!(get(c, "quiescence_latency").parse::<u64>().unwrap() > 53);
+        assert_eq!(get(f, "messages"), get(c, "messages"));
+        assert_eq!(get(f, "ignored_messages"), "free");
+        assert_eq!(get(c, "ignored_messages"), "charged");
+    }
+    assert_usage_error(
+        &[
+            "simulate",
+            "--gossip",
+            "gos",
+            "--procs",
+            "8",
+            "--ignored-messages",
+            "none",
+        ],
+        "--ignored-messages",
+    );
 }
 
 /// The same seed gives the same rows; another seed other gossip.

@@ -146,6 +146,10 @@ fn table_7_gossip_times() {
     let ocg = m.plan(PlanProtocol::Ocg, delta).unwrap();
     assert_eq!((ocg.recommended_t(), ocg.latency), (32, 42));
     assert_eq!(ocg.first_minimizer, 29, "Eq. 3 is 42 for T = 29..=33");
+    // OCG runs at T = 32, where the paper's latency 42 = T + 2L + (2 + K̄)O gives K̄ = 4 and
+    // Claim 2's C = K̄O + L + O = 7 (at the minimizer T = 31, K̄ = 5 and C = 8).
+    assert_eq!(m.plan_at(PlanProtocol::Ocg, 32, delta).chain.bound, 4);
+    assert_eq!((ocg.correction, ocg.run_correction), (8, 7));
     let ccg = m.plan(PlanProtocol::Ccg, delta).unwrap();
     assert_eq!((ccg.recommended_t(), ccg.latency), (34, 45));
     let fcg = m.plan(PlanProtocol::Fcg, delta).unwrap();
@@ -239,6 +243,11 @@ fn the_pruned_search_answers_as_the_plain_one() {
                     for p in [PlanProtocol::Ocg, PlanProtocol::Ccg, PlanProtocol::Fcg] {
                         let plan = m.plan(p, delta).unwrap();
                         assert_eq!(
+                            plan.run_correction,
+                            m.plan_at(p, plan.recommended_t(), delta).correction,
+                            "the correction time belongs to the T that runs: {p} N={procs}"
+                        );
+                        assert_eq!(
                             (
                                 plan.t,
                                 plan.first_minimizer,
@@ -254,4 +263,23 @@ fn the_pruned_search_answers_as_the_plain_one() {
             }
         }
     }
+}
+
+/// The binomial tail `reproduce cg` tests the paper's inconsistency rates with, against sums
+/// done by hand: Binomial(10, 1/2) gives P(X ≤ 0) = 1/1024, P(X ≤ 5) = 638/1024 and
+/// P(X ≥ 8) = (45 + 10 + 1)/1024; at n = 8.192·10⁷, p = 2·10⁻⁷ (Table 7's GOS rate over 20,000
+/// runs of 4,096 processes) P(X ≤ 0) = (1 − p)^n = e^(n·ln(1 − p)) ≈ e^(−16.384).
+#[test]
+fn binomial_tails_match_hand_sums() {
+    use ftcoll::experiment::cg::binomial_tail;
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-12_f64.max(1e-9 * b);
+    assert!(close(binomial_tail(10, 0.5, 0, true), 1.0 / 1024.0));
+    assert!(close(binomial_tail(10, 0.5, 5, true), 638.0 / 1024.0));
+    assert!(close(binomial_tail(10, 0.5, 8, false), 56.0 / 1024.0));
+    assert!(close(binomial_tail(10, 0.5, 0, false), 1.0));
+    let n = 81_920_000u64;
+    let p: f64 = 2e-7;
+    let expected = (n as f64 * (-p).ln_1p()).exp();
+    assert!(close(binomial_tail(n, p, 0, true), expected));
+    assert!((expected - (-16.384f64).exp()).abs() < 1e-3 * expected);
 }

@@ -163,7 +163,7 @@ fn gossip_sweep_takes_t_from_the_model_and_big_matches_its_formula() {
         .remove(0)
     };
     let ocg = table7("ocg", "0");
-    assert_eq!((ocg["T"].as_u64(), ocg["C"].as_u64()), (Some(32), Some(8)));
+    assert_eq!((ocg["T"].as_u64(), ocg["C"].as_u64()), (Some(32), Some(7)));
     let ccg = table7("ccg", "3");
     assert_eq!((ccg["T"].as_u64(), ccg["C"].as_u64()), (Some(34), Some(0)));
     // CG Claim 3: checked correction reaches every live process.

@@ -707,6 +707,7 @@ fn every_numeric_argument_at_its_bounds_answers_or_refuses_within_its_limits() {
         "START",
         "FIRST_SIDE",
         "MODEL",
+        "IGNORED_MESSAGES",
         "FAULTS",
         "CRASH_AT",
         "ARRIVAL",

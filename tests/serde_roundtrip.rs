@@ -144,6 +144,7 @@ proptest! {
             faults: FaultSpec::Count(faults.min(procs - 1)),
             crash_at: vec![],
             arrivals: ArrivalSpec::Uniform(3),
+            ignored: Default::default(),
         };
         round_trip(&spec);
         let (mut scenario, failed) = spec.build(seed, 0).unwrap();

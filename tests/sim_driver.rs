@@ -517,6 +517,7 @@ fn spec(faults: FaultSpec) -> ScenarioSpec {
         faults,
         crash_at: vec![(7, 30)],
         arrivals: ArrivalSpec::Uniform(50),
+        ignored: Default::default(),
     }
 }
 

@@ -6,8 +6,8 @@
 //! `simulate --fault-count` draws them (seed 1, run 0).
 
 use ftcoll::protocols::corrected_tree::{CorrectedTreeConfig, CorrectionSpec, StartMode};
-use ftcoll::sim::scenario::{ArrivalSpec, FaultSpec, ScenarioError, ScenarioSpec};
-use ftcoll::sim::{PortModel, Scenario};
+use ftcoll::sim::scenario::{FaultSpec, ScenarioError, ScenarioSpec};
+use ftcoll::sim::Scenario;
 use ftcoll::topology::{LogP, Order, TopologyError, Tree, TreeKind};
 
 fn logp() -> LogP {
@@ -26,15 +26,9 @@ pub fn config(
 
 /// The scenario at `P = procs` with `round(fraction·P)` ranks failed.
 pub fn scenario(procs: u32, fraction: f64) -> Result<Scenario, ScenarioError> {
-    let spec = ScenarioSpec {
-        procs,
-        logp: logp(),
-        model: PortModel::DualPort,
-        immune: 1,
-        faults: FaultSpec::Count((fraction * f64::from(procs)).round() as u32),
-        crash_at: Vec::new(),
-        arrivals: ArrivalSpec::None,
-    };
+    let spec = ScenarioSpec::new(procs, logp()).with_faults(FaultSpec::Count(
+        (fraction * f64::from(procs)).round() as u32,
+    ));
     Ok(spec.build(1, 0)?.0)
 }
 

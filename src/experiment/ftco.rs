@@ -31,7 +31,7 @@ use crate::automaton::Sum;
 use crate::protocols::ftco::{FtcoConfig, FtcoMetrics, FtcoNode, Imbalance, ServiceDistance};
 use crate::rng::SplitMix64;
 use crate::sim::scenario::{ArrivalSpec, FaultSpec, ScenarioError, ScenarioSpec};
-use crate::sim::{self, PortModel, Sim};
+use crate::sim::{self, IgnoredMessages, PortModel, Sim};
 use crate::topology::ftco::{best_knomial, Collective, FtcoKind, FtcoTopology, Roots};
 use crate::topology::{LogP, Order, Tree, TreeKind};
 use crate::{Rank, Time};
@@ -142,6 +142,7 @@ impl FtcoPoint {
             faults: self.inactive.clone(),
             crash_at: Vec::new(),
             arrivals: self.arrival.clone(),
+            ignored: IgnoredMessages::Charged,
         };
         let (_, failed) = spec.build(0, 0).map_err(|e| err(&e))?;
         let candidates = u64::from(procs - spec.immune.min(procs));

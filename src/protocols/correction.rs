@@ -490,6 +490,19 @@ impl Corrector {
         core::mem::take(&mut self.deliver_pending)
     }
 
+    /// Whether [`Corrector::receive`] of `msg` could change this corrector (`corrects` as
+    /// there): `false` when it would only answer [`Receipt::Deliver`], as an opportunistic
+    /// corrector always does.
+    pub(crate) fn learns_from(&self, msg: &CorrectionMsg, corrects: bool) -> bool {
+        match (&self.state, msg) {
+            (Correction::Optimized(_), CorrectionMsg::Ring { .. })
+            | (Correction::Checked(_), CorrectionMsg::Ring { .. })
+            | (Correction::Delayed(_), CorrectionMsg::Ring { .. }) => corrects,
+            (Correction::Delayed(_), CorrectionMsg::Stop) | (Correction::FailProof(_), _) => true,
+            _ => false,
+        }
+    }
+
     /// A correction message from `from` arrived. `corrects`: this process was colored by
     /// dissemination, so it corrects (now or later: what it learns before it begins counts too).
     /// Returns how a process without the payload treats the message.

@@ -69,6 +69,9 @@ pub struct Report<V = Value> {
     pub lost: u64,
     /// Inputs an automaton ignored.
     pub ignored: u64,
+    /// Messages dropped unread, at no cost, under
+    /// [`IgnoredMessages::Free`](crate::sim::IgnoredMessages::Free) (not in `ignored`).
+    pub unread: u64,
     /// Events processed: the driver's work, not a result of the protocol. Idle send slots
     /// skipped by the driver are not events (see
     /// [`Sim::offer_every_send_slot`](crate::sim::Sim::offer_every_send_slot)), nor, in
@@ -153,6 +156,7 @@ impl<V: Clone> Clone for Report<V> {
             last_activity,
             lost,
             ignored,
+            unread,
             events,
             longest_queue,
             trace,
@@ -171,6 +175,7 @@ impl<V: Clone> Clone for Report<V> {
         *last_activity = source.last_activity;
         *lost = source.lost;
         *ignored = source.ignored;
+        *unread = source.unread;
         *events = source.events;
         *longest_queue = source.longest_queue;
         trace.clone_from(&source.trace);
@@ -195,6 +200,7 @@ impl<V> Report<V> {
             last_activity: 0,
             lost: 0,
             ignored: 0,
+            unread: 0,
             events: 0,
             longest_queue: 0,
             trace: Vec::new(),

@@ -75,6 +75,26 @@ pub enum PortModel {
     SinglePort,
 }
 
+/// What a message that the receiver will not act on costs it ([`Automaton::reads`]).
+///
+/// CG's Table 7 latencies fit a receiver that drops such messages without reading them (GOS's
+/// 53 = `T + L + O`); a receiver that must take every message off the wire before it can tell
+/// it is a duplicate pays `o` for each, and its receive queue delays the messages behind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum IgnoredMessages {
+    /// Every message occupies the receive port for `o`, read or not.
+    #[default]
+    Charged,
+    /// A message whose receiver answers [`Automaton::reads`] `false` when the message reaches
+    /// it (before the receive completions of that instant) is dropped there: it takes no port
+    /// time, so it delays no other message, and the automaton never sees it
+    /// ([`Report::unread`] counts these). The operation's activity still lasts until its
+    /// receive overhead would have ended (`arrival + o`), as every message's does: GOS's last
+    /// gossip message, sent at `T − O`, ends it at `T + L + O`.
+    Free,
+}
+
 /// What happens in one run besides the protocol: timing, arrivals, crashes.
 ///
 /// Its `Default` is dual-port LogP with `L = 2`, `o = 1` (the papers' default), everyone
@@ -95,6 +115,9 @@ pub struct Scenario {
     pub crashes: Vec<(Rank, Time)>,
     /// Record a trace of every send and receive.
     pub trace: bool,
+    /// What a message the receiver ignores costs it.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub ignored: IgnoredMessages,
 }
 
 /// A run that could not be carried out.
@@ -513,6 +536,8 @@ pub struct Sim<A: Automaton> {
     /// without an arrival event (see `Sim::send`). Off for a model checker, which crashes
     /// processes between instants.
     crashes_fixed: bool,
+    /// What a message the receiver ignores costs ([`Scenario::ignored`]).
+    ignored: IgnoredMessages,
     procs: Vec<Process<A>>,
     /// Each process's arrival time; empty when everyone arrives at 0.
     arrivals: Vec<Time>,
@@ -560,6 +585,7 @@ impl<A: Automaton> Clone for Sim<A> {
             trace: self.trace,
             every_slot: self.every_slot,
             crashes_fixed: self.crashes_fixed,
+            ignored: self.ignored,
             procs: Vec::new(),
             arrivals: Vec::new(),
             far_crashes: BTreeMap::new(),
@@ -589,6 +615,7 @@ impl<A: Automaton> Clone for Sim<A> {
             trace,
             every_slot,
             crashes_fixed,
+            ignored,
             procs,
             arrivals,
             far_crashes,
@@ -610,6 +637,7 @@ impl<A: Automaton> Clone for Sim<A> {
         *trace = source.trace;
         *every_slot = source.every_slot;
         *crashes_fixed = source.crashes_fixed;
+        *ignored = source.ignored;
         procs.clone_from(&source.procs);
         arrivals.clone_from(&source.arrivals);
         far_crashes.clone_from(&source.far_crashes);
@@ -658,6 +686,7 @@ impl<A: Automaton> Sim<A> {
             trace: scenario.trace,
             every_slot: false,
             crashes_fixed: false,
+            ignored: scenario.ignored,
             procs: processes,
             arrivals: if scenario.arrivals.iter().all(|&t| t == 0) {
                 Vec::new()
@@ -816,7 +845,7 @@ impl<A: Automaton> Sim<A> {
                     };
                     match class {
                         ARRIVE => {
-                            self.on_arrive(event);
+                            self.on_arrive(config, event);
                             Ok(())
                         }
                         DELIVER => self.on_deliver(config, event),
@@ -1002,12 +1031,18 @@ impl<A: Automaton> Sim<A> {
         (from, msg, sent)
     }
 
-    fn on_arrive(&mut self, event: Event) {
+    /// Whether `to` would read the message in `slot` now ([`Automaton::reads`]).
+    fn reads(&self, config: &A::Config, to: Rank, slot: u32) -> bool {
+        let InFlight { from, msg } = self.slots.get(slot as usize).expect("live message slot");
+        self.procs[to as usize].automaton.reads(config, *from, msg)
+    }
+
+    fn on_arrive(&mut self, config: &A::Config, event: Event) {
         let slot = event.slot();
         let to = event.rank;
         let now = event.time;
-        self.activity(now);
         if !self.alive(to, now) {
+            self.activity(now);
             let (from, msg, sent) = self.take_slot(slot);
             self.report.lost += 1;
             if self.trace {
@@ -1021,6 +1056,17 @@ impl<A: Automaton> Sim<A> {
             }
             return;
         }
+        if self.ignored == IgnoredMessages::Free && !self.reads(config, to, slot) {
+            let _ = self.take_slot(slot);
+            // On the wire until its receive overhead would have ended, as every message is.
+            self.activity(now + self.logp.overhead());
+            self.report.unread += 1;
+            if self.trace {
+                self.trace_ignored(to, now, "dropped unread");
+            }
+            return;
+        }
+        self.activity(now);
         let o = self.logp.overhead();
         let arrival = self.arrival(to);
         match self.model {
@@ -1316,8 +1362,11 @@ impl<A: Automaton> Sim<A> {
         // covers it. One event less per message; and without a trace the delivery carries the
         // message itself, so it needs no message slot (32 B instead of a 32 B slot and an 8 B
         // entry with a Corrected Tree message).
-        let fold =
-            self.crashes_fixed && self.model == PortModel::DualPort && self.alive(to, arrive);
+        // (Not when an ignored message is free: whether it is read is asked when it arrives.)
+        let fold = self.crashes_fixed
+            && self.model == PortModel::DualPort
+            && self.ignored == IgnoredMessages::Charged
+            && self.alive(to, arrive);
         let carried = if fold && !self.trace {
             Carried::Message(msg)
         } else {
@@ -1425,6 +1474,7 @@ mod tests {
                     arrivals: (0..16).map(|r| (r * 7) % 5).collect(),
                     crashes: alloc::vec![(3, 0), (5, 4), (9, 7), (12, 30)],
                     trace,
+                    ..Scenario::default()
                 };
                 let later = Scenario {
                     arrivals: base.arrivals.iter().map(|&t| t + SHIFT).collect(),
@@ -1497,6 +1547,7 @@ mod tests {
             arrivals: Vec::new(),
             crashes: alloc::vec![(3, 0), (5, 4), (9, 7), (12, 30)],
             trace: true,
+            ..Scenario::default()
         };
         for spec in specs {
             // Synchronized: every process sets a start timer, and some set more.

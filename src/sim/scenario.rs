@@ -5,7 +5,7 @@
 
 use alloc::vec::Vec;
 
-use super::{PortModel, Scenario};
+use super::{IgnoredMessages, PortModel, Scenario};
 use crate::rng::SplitMix64;
 use crate::topology::LogP;
 use crate::{Rank, Time};
@@ -329,6 +329,9 @@ pub struct ScenarioSpec {
     pub crash_at: Vec<(Rank, Time)>,
     /// Arrival pattern.
     pub arrivals: ArrivalSpec,
+    /// What a message the receiver ignores costs it (default: charged).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub ignored: IgnoredMessages,
 }
 
 /// The default fault-immune prefix of a deserialized spec: the root 0.
@@ -353,6 +356,7 @@ impl ScenarioSpec {
             faults: FaultSpec::None,
             crash_at: Vec::new(),
             arrivals: ArrivalSpec::None,
+            ignored: IgnoredMessages::Charged,
         }
     }
 
@@ -390,6 +394,13 @@ impl ScenarioSpec {
     #[must_use]
     pub fn with_arrivals(mut self, arrivals: ArrivalSpec) -> Self {
         self.arrivals = arrivals;
+        self
+    }
+
+    /// What a message the receiver ignores costs it (default [`IgnoredMessages::Charged`]).
+    #[must_use]
+    pub fn with_ignored(mut self, ignored: IgnoredMessages) -> Self {
+        self.ignored = ignored;
         self
     }
 
@@ -440,6 +451,7 @@ impl ScenarioSpec {
                 arrivals,
                 crashes,
                 trace: false,
+                ignored: self.ignored,
             },
             failed,
             rng,

@@ -612,6 +612,7 @@ impl<A: Automaton> TimedModel<A> {
             arrivals: self.arrivals.clone(),
             crashes: crashed.iter().map(|&r| (r, 0)).collect(),
             trace,
+            ignored: Default::default(),
         }
     }
 

@@ -240,6 +240,7 @@ fn any_instant_counterexamples_have_the_fewest_crashes() {
                 arrivals: Vec::new(),
                 crashes: crashes.to_vec(),
                 trace: false,
+                ignored: Default::default(),
             };
             run::<CorrectedTreeNode>(&config, spec.procs, &scenario, 1_000_000)
                 .unwrap()

@@ -413,6 +413,7 @@ fn delayed_stop_reply_ends_a_sweep_at_the_first_live_corrector() {
         arrivals: Vec::new(),
         crashes: vec![(15, 0)],
         trace: false,
+        ignored: Default::default(),
     };
     // (correction messages in all, from rank 14) for the protocol and for the mutant.
     let count = |bug: Option<Bug>| {

@@ -30,6 +30,7 @@ fn lemma3_lower_bound_needs_p_much_larger_than_gmax() {
         arrivals: Vec::new(),
         crashes: vec![(1, 0), (6, 0), (8, 0)],
         trace: false,
+        ignored: Default::default(),
     };
     let report = sim::run::<CorrectedTreeNode>(&config, 12, &scenario, 1 << 20).unwrap();
     assert_eq!(report.undelivered(), 0);

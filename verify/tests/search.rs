@@ -38,6 +38,7 @@ fn undelivered(s: &ProtocolSpec, pre: &[Rank], during: &[(Rank, Time)]) -> u32 {
             .chain(during.iter().copied())
             .collect(),
         trace: false,
+        ignored: Default::default(),
     };
     let report =
         sim::run::<CorrectedTreeNode>(&s.config().unwrap(), s.procs, &scenario, 1 << 24).unwrap();

@@ -16,7 +16,9 @@ use ftcoll::protocols::ftco::{
     FtcoConfig, FtcoMetrics, FtcoNode, Imbalance, RootFailure, ServiceDistance, TimeoutRule,
 };
 use ftcoll::sim::scenario::{ArrivalSpec, FaultSpec, ScenarioError, ScenarioSpec};
-use ftcoll::sim::{self as driver, chrome_trace_json, PortModel, Report, Scenario};
+use ftcoll::sim::{
+    self as driver, chrome_trace_json, IgnoredMessages, PortModel, Report, Scenario,
+};
 use ftcoll::topology::ftco::{best_knomial, Collective, FtcoKind, FtcoTopology, Roots};
 use ftcoll::topology::{LogP, TopologyError, MAX_ORDER};
 use ftcoll::{Rank, Time};
@@ -663,6 +665,7 @@ pub fn simulate(a: &SimulateArgs, flags: &FtcoFlags, out: &mut impl Write) -> Re
             faults: a.fault_spec(),
             crash_at: a.crash_at.0.clone(),
             arrivals: ArrivalSpec::None,
+            ignored: IgnoredMessages::Charged,
         },
         random_crashes: None,
     };

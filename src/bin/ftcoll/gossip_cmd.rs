@@ -8,7 +8,7 @@ use clap::Args;
 use ftcoll::experiment::cg::{auto_timing, CgPoint, CgProtocol, DELTA};
 use ftcoll::protocols::gossip::plan::{Model, PlanError, PlanProtocol, MAX_MODEL_PROCS};
 use ftcoll::sim::scenario::{ArrivalSpec, FaultSpec, ScenarioSpec};
-use ftcoll::sim::PortModel;
+use ftcoll::sim::{IgnoredMessages, PortModel};
 use ftcoll::topology::LogP;
 
 use crate::admission;
@@ -109,25 +109,27 @@ pub fn gossip_plan(a: GossipPlanArgs, out: &mut impl Write) -> Result<(), CliErr
     )?;
     writeln!(
         out,
-        "# T: Eq. 3/4/5 minimizer (ties: smallest tail); T+O: the paper's margin; C: correction \
-         time; K: K-bar (OCG, CCG) or G_5 (FCG, f = 1); latency: predicted at T"
+        "# T: Eq. 3/4/5 minimizer (ties: smallest tail); T+O: the paper's margin, the T a run uses; \
+         C: correction time at T; K: K-bar (OCG, CCG) or G_5 (FCG, f = 1); latency: predicted \
+         at T; run_C: the correction time at T+O, the C a run uses"
     )?;
-    writeln!(out, "protocol T T+O C K latency gnodes")?;
+    writeln!(out, "protocol T T+O C K latency gnodes run_C")?;
     for p in plans {
         writeln!(
             out,
-            "{} {} {} {} {} {} {:.3}",
+            "{} {} {} {} {} {} {:.3} {}",
             p.protocol,
             p.t,
             p.recommended_t(),
             p.correction,
             p.chain.bound,
             p.latency,
-            p.gnodes
+            p.gnodes,
+            p.run_correction
         )?;
     }
     for (protocol, allowed) in unplanned {
-        writeln!(out, "{protocol} - - - - - -")?;
+        writeln!(out, "{protocol} - - - - - - -")?;
         writeln!(
             out,
             "# {protocol}: no plan at N={}: --procs {allowed}",
@@ -187,6 +189,28 @@ pub struct GossipFlags {
     /// δ for auto T and C (default: the paper's 6.9315e-7, 50 % that 10^6 runs all succeed).
     #[arg(long, value_parser = probability, allow_negative_numbers = true)]
     pub delta: Option<f64>,
+    /// What a message its receiver ignores (a duplicate) costs: charged (it takes o off the
+    /// receive port, the default) or free (dropped unread when it arrives: the model of CG's
+    /// Table 7).
+    #[arg(long, value_parser = ignored_messages)]
+    pub ignored_messages: Option<IgnoredMessages>,
+}
+
+/// Parses `--ignored-messages`: charged or free.
+pub fn ignored_messages(s: &str) -> Result<IgnoredMessages, String> {
+    match s {
+        "charged" => Ok(IgnoredMessages::Charged),
+        "free" => Ok(IgnoredMessages::Free),
+        _ => Err("expected charged or free".to_string()),
+    }
+}
+
+/// `--ignored-messages`'s spelling of `ignored`.
+pub fn ignored_name(ignored: IgnoredMessages) -> &'static str {
+    match ignored {
+        IgnoredMessages::Charged => "charged",
+        IgnoredMessages::Free => "free",
+    }
 }
 
 impl GossipFlags {
@@ -218,7 +242,7 @@ pub fn first_timing_flag(
 }
 
 /// The columns of a gossip run.
-const COLUMNS: [&str; 20] = [
+const COLUMNS: [&str; 21] = [
     "procs",
     "protocol",
     "L",
@@ -239,6 +263,7 @@ const COLUMNS: [&str; 20] = [
     "messages_acknowledgment",
     "undelivered",
     "gnodes",
+    "ignored_messages",
 ];
 
 /// The `T` and `C` a gossip point runs with, as [`timing`] resolves them.
@@ -342,6 +367,7 @@ pub fn simulate(a: &SimulateArgs, out: &mut impl Write) -> Result<(), CliError> 
         faults: a.fault_spec(),
         crash_at: a.crash_at.0.clone(),
         arrivals: ArrivalSpec::None,
+        ignored: flags.ignored_messages.unwrap_or_default(),
     };
     let need = admission::driver_need(procs, false);
     admission::admit("--procs", &format!("a run of {procs} processes"), need)?;
@@ -379,7 +405,11 @@ pub fn simulate(a: &SimulateArgs, out: &mut impl Write) -> Result<(), CliError> 
         },
         a.seed.to_string(),
     ];
-    let mut printer = Printer::new(a.format, &COLUMNS, &["protocol", "crashes"]);
+    let mut printer = Printer::new(
+        a.format,
+        &COLUMNS,
+        &["protocol", "crashes", "ignored_messages"],
+    );
     for run in 0..a.runs {
         let r = point
             .run(a.seed, run)
@@ -401,6 +431,7 @@ pub fn simulate(a: &SimulateArgs, out: &mut impl Write) -> Result<(), CliError> 
             r.messages[2].to_string(),
             r.undelivered.to_string(),
             r.gnodes.to_string(),
+            ignored_name(point.spec.ignored).to_string(),
         ]);
         printer.row(row, out)?;
     }

@@ -11,7 +11,9 @@ use ftcoll::protocols::corrected_tree::{
 };
 use ftcoll::protocols::Side;
 use ftcoll::sim::scenario::{self, ArrivalSpec, FaultSpec};
-use ftcoll::sim::{self as driver, chrome_trace_json, PortModel, Report, RunMetrics};
+use ftcoll::sim::{
+    self as driver, chrome_trace_json, IgnoredMessages, PortModel, Report, RunMetrics,
+};
 use ftcoll::topology::{LogP, Order, Tree, TreeKind};
 use ftcoll::{Rank, Time};
 
@@ -482,6 +484,7 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
         faults: fault_spec,
         crash_at: a.crash_at.0.clone(),
         arrivals: ArrivalSpec::None,
+        ignored: IgnoredMessages::Charged,
     };
     // The fast path where it is exact (the same decision as `sweep --engine auto`).
     let fast = a.engine == Engine::Auto

@@ -151,6 +151,15 @@ impl Automaton for BigNode {
         }
     }
 
+    /// Unread: everything `on_message` ignores (a colored process ignores every message).
+    fn reads(&self, config: &BigConfig, from: Rank, msg: &Msg) -> bool {
+        from < config.procs
+            && from != self.rank
+            && (self.rank != 0 || self.arrived)
+            && msg.body == Body::Tree
+            && self.value.is_none()
+    }
+
     fn on_timer(&mut self, _config: &BigConfig, _now: Time, _id: TimerId, out: &mut Outbox<Msg>) {
         out.ignore("BIG sets no timers");
     }

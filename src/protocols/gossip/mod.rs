@@ -62,7 +62,7 @@ pub mod big;
 pub mod ccg;
 pub mod fcg;
 pub mod gos;
-mod math;
+pub(crate) mod math;
 pub mod ocg;
 pub mod plan;
 
@@ -412,6 +412,26 @@ impl<P: GossipProtocol> Automaton for GossipNode<P> {
                 }
             }
             Body::Tree | Body::Ack => out.ignore("tree message in a gossip broadcast"),
+        }
+    }
+
+    /// Unread: whatever `on_message` only ignores, and a correction message to a colored
+    /// process whose corrector learns nothing from it (OCG's, and a c-node's).
+    fn reads(&self, config: &Self::Config, from: Rank, msg: &Msg) -> bool {
+        if from >= P::gossip(config).procs || from == self.rank || (self.rank == 0 && !self.arrived)
+        {
+            return false;
+        }
+        let uncolored = self.coloring == GossipColoring::Uncolored;
+        match &msg.body {
+            Body::Gossip { .. } => uncolored,
+            Body::Correction(c) => {
+                uncolored
+                    || self
+                        .corrector
+                        .learns_from(c, self.coloring == GossipColoring::Gossip)
+            }
+            Body::Tree | Body::Ack => false,
         }
     }
 

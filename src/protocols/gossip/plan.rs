@@ -130,9 +130,14 @@ pub struct Plan {
     pub gnodes: f64,
     /// `K̄` (OCG, CCG) or `Ḡ_5` (FCG) at `T`.
     pub chain: ChainBound,
-    /// The correction time the model predicts: OCG's fixed `C = K̄O + L + O` (Claim 2), CCG's
-    /// `2K̄O + L + O` (§III.C), FCG's `4Ḡ_V O + L − 13O` (Appendix B, `T_1–4`).
+    /// The correction time the model predicts at `t`: OCG's fixed `C = K̄O + L + O` (Claim 2),
+    /// CCG's `2K̄O + L + O` (§III.C), FCG's `4Ḡ_V O + L − 13O` (Appendix B, `T_1–4`).
     pub correction: Time,
+    /// The same formula at [`Plan::recommended_t`], the gossip time a run uses: more g-nodes
+    /// when correction starts, so `K̄` and `C` can be smaller than at `t`. This is the `C` that
+    /// OCG runs with (at Table 7's `N = 4096`, `L = 2`, `O = 1`: `K̄ = 4`, `C = 7` at `T = 32`,
+    /// against `K̄ = 5`, `C = 8` at `t = 31`).
+    pub run_correction: Time,
     /// The predicted latency: Eq. 3 `T + 2L + (2 + K̄)O`, Eq. 4 `T + 2L + (2 + 2K̄)O` or Eq. 5
     /// `T + 4Ḡ_V O + L − 13O` (as printed: Eq. 5 has no `L + O` wait between phases).
     pub latency: Time,
@@ -423,9 +428,9 @@ impl Model {
             t += o;
             lemma.advance();
         }
-        let mut plan = best.unwrap_or_else(|| self.plan_at(protocol, 0, delta));
+        let mut plan = best.unwrap_or_else(|| self.unbounded_plan(protocol, 0, delta));
         plan.first_minimizer = first_minimizer;
-        Ok(plan)
+        Ok(self.with_run_correction(plan, delta))
     }
 
     /// The latency of the first `T` at which Lemma 1's count is within half a process of `n`
@@ -452,9 +457,22 @@ impl Model {
 
     /// The model's numbers for `protocol` at a given gossip time `t` (no minimization).
     pub fn plan_at(&self, protocol: PlanProtocol, t: Time, delta: f64) -> Plan {
+        let plan = self.unbounded_plan(protocol, t, delta);
+        self.with_run_correction(plan, delta)
+    }
+
+    /// [`Model::plan_within`] with no bar, `run_correction` not yet set.
+    fn unbounded_plan(&self, protocol: PlanProtocol, t: Time, delta: f64) -> Plan {
         let colored = self.gnodes_at_correction(t);
         self.plan_within(protocol, t, colored, delta, Time::MAX)
             .unwrap_or_else(|| unreachable!("no latency exceeds Time::MAX"))
+    }
+
+    /// `plan` with its `run_correction`: the correction formula at `T + O`.
+    fn with_run_correction(&self, mut plan: Plan, delta: f64) -> Plan {
+        let run_t = plan.recommended_t();
+        plan.run_correction = self.unbounded_plan(plan.protocol, run_t, delta).correction;
+        plan
     }
 
     /// [`Model::plan_at`] given `colored = c(T + L + O)`, or `None` when the latency provably
@@ -511,6 +529,7 @@ impl Model {
             gnodes,
             chain,
             correction,
+            run_correction: correction,
             latency,
             overhead: o,
         })

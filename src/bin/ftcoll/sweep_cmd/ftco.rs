@@ -12,7 +12,7 @@ use ftcoll::protocols::ftco::{RootFailure, TimeoutRule};
 use ftcoll::sim::scenario::ScenarioSpec;
 
 use crate::simulate_cmd::ArrivalArg;
-use ftcoll::sim::PortModel;
+use ftcoll::sim::{IgnoredMessages, PortModel};
 use ftcoll::topology::ftco::{Collective, FtcoTopology};
 use ftcoll::topology::LogP;
 use ftcoll::Time;
@@ -150,6 +150,7 @@ impl FtcoPoint {
                     .arrival
                     .resolve(p)
                     .map_err(|e| UsageError(format!("--arrival: {e}")))?,
+                ignored: IgnoredMessages::Charged,
             },
             random_crashes: (self.crashes.count > 0).then_some(self.crashes),
         };
