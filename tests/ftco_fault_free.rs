@@ -9,7 +9,7 @@ use ftcoll::automaton::Phase;
 use ftcoll::automaton::Sum;
 use ftcoll::protocols::ftco::FtcoNode;
 use ftcoll::sim::Sim;
-use ftcoll::topology::ftco::Collective;
+use ftcoll::topology::ftco::{Collective, FtcoKind};
 
 fn check(
     kind: ftcoll::topology::ftco::FtcoKind,
@@ -171,4 +171,49 @@ fn ftco_app_a_service_distances_disd_and_rsd_cost_nothing_without_faults() {
             }
         }
     }
+}
+
+#[test]
+fn ftco_5_2_4_output_spread_leaves_out_the_root() {
+    // §5.2.4: output spread = FinishTime_last (the last *non-root* to finish) − FinishTime_first.
+    // The root stays active throughout (§4), so it has no finish at either end.
+    use ftcoll::protocols::ftco::FtcoMetrics;
+    // Bcast: rank 0 sends its first DATA in step 0, which its first child holds one hop
+    // (L + 2 steps) later; the last delivery is the latency. Counting rank 0 (delivering at 0)
+    // made every Bcast's spread its latency.
+    for kind in KINDS {
+        for procs in [2u32, 3, 17, 40, 700] {
+            for roots in [1, kind.k()] {
+                if roots > u64::from(procs) {
+                    continue;
+                }
+                for latency in [1u64, 10] {
+                    let (cfg, report) = sum_run(kind, roots, procs, Collective::Bcast, latency);
+                    let m = FtcoMetrics::from_report(&report, Collective::Bcast);
+                    let what = format!("{kind} R={roots} P={procs} L={latency}");
+                    let ff = predicted(&cfg.topology, Collective::Bcast, latency);
+                    assert_eq!(m.latency, ff, "{what}");
+                    assert_eq!(m.spread, ff - (latency + 2), "{what}");
+                }
+            }
+        }
+    }
+    // The case: P = 4096, 4-nomial, L = 10: latency 84, spread 72 (it was 84).
+    let (_, report) = sum_run(FtcoKind::KNomial(4), 1, 4096, Collective::Bcast, 10);
+    let m = FtcoMetrics::from_report(&report, Collective::Bcast);
+    assert_eq!((m.latency, m.spread), (84, 72));
+    // Single-root Allreduce, binary heap of 3, L = 10, by hand: the leaves' partials reach rank
+    // 0 at 12 and 13; it sends the result to 1 in step 13 and to 2 in step 14 and finishes at
+    // 15; the leaves hold it, and finish, at 25 and 26. Spread 26 − 25 = 1 (with rank 0: 11).
+    let (_, report) = sum_run(FtcoKind::KAry(2), 1, 3, Collective::Allreduce, 10);
+    let finish: Vec<(u32, u64)> = report.completions.iter().map(|c| (c.0, c.1)).collect();
+    assert_eq!(finish, [(0, 15), (1, 25), (2, 26)]);
+    let m = FtcoMetrics::from_report(&report, Collective::Allreduce);
+    assert_eq!((m.latency, m.spread), (26, 1));
+    // A Reduce records no finish below rank 0: spread 0.
+    let (_, report) = sum_run(FtcoKind::KNomial(3), 1, 40, Collective::Reduce, 10);
+    assert_eq!(
+        FtcoMetrics::from_report(&report, Collective::Reduce).spread,
+        0
+    );
 }
