@@ -217,3 +217,74 @@ fn ftco_5_2_4_output_spread_leaves_out_the_root() {
         0
     );
 }
+
+#[test]
+fn ftco_3_reduce_acknowledges_every_partial_and_rank_0_completes_when_it_holds_the_value() {
+    // §3, "Message Flow": in a Reduce a node passes DATA to its parent, then ACKs its children,
+    // and waits for its parent's ACK. Fault-free that is one ACK per partial: P − 1 DATA and
+    // P − 1 ACKs, 2 messages per process less 2/P. Rank 0's completion is RootTime (§5.2.4: it
+    // knows the result), the instant it has handled its last child's partial: no step later.
+    use ftcoll::protocols::ftco::ServiceDistance;
+    use ftcoll::sim::TraceEvent;
+    use ftcoll::topology::ftco::FtcoKind::*;
+    for (kind, roots, procs) in [
+        (KAry(2), 1, 15),
+        (KNomial(2), 1, 64),
+        (KNomial(3), 3, 200),
+        (KAry(3), 1, 300),
+        (KNomial(9), 9, 5000),
+    ] {
+        let cfg = config(
+            topology(kind, roots, procs),
+            Collective::Reduce,
+            Sum,
+            sum_operand,
+            10,
+        );
+        let mut sc = scenario(10, &[]);
+        sc.trace = true;
+        let report = run_ftco(&cfg, &sc);
+        let what = format!("{kind} R={roots} P={procs}");
+        let edges = u64::from(procs) - 1;
+        assert_eq!(report.messages_in(Phase::Dissemination), edges, "{what}");
+        assert_eq!(report.messages_in(Phase::Acknowledgment), edges, "{what}");
+        assert_eq!(report.messages_in(Phase::Correction), 0, "{what}");
+        let last_partial = report
+            .trace
+            .iter()
+            .filter_map(|e| match e {
+                TraceEvent::Message {
+                    to: 0,
+                    received,
+                    phase: Phase::Dissemination,
+                    ..
+                } => Some(*received),
+                _ => None,
+            })
+            .max();
+        assert_eq!(report.completions.len(), 1, "{what}");
+        assert_eq!(Some(report.completions[0].1), last_partial, "{what}");
+        assert_eq!(
+            report.completions[0].1,
+            predicted(&cfg.topology, Collective::Reduce, 10),
+            "{what}"
+        );
+    }
+    // The 64 K case, with RSD: 65,535 ACKs, one per partial (a node that dropped the ACKs it
+    // owes once it finished would send 7,289), and the latency 95 either way.
+    let mut cfg = config(
+        topology(KNomial(9), 1, 65_536),
+        Collective::Reduce,
+        Sum,
+        sum_operand,
+        10,
+    );
+    cfg.service = ServiceDistance::Rsd {
+        inverse_r: 2,
+        seed: 1,
+    };
+    let report = run_ftco(&cfg, &scenario(10, &[]));
+    assert_eq!(report.messages_in(Phase::Acknowledgment), 65_535);
+    assert_eq!(report.completions[0].1, 95);
+    assert_eq!(report.completions[0].2, full_sum(65_536));
+}
