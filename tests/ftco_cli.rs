@@ -445,3 +445,122 @@ fn root_replacement_completes_without_rank_0() {
     let row: Value = serde_json::from_str(all.trim()).unwrap();
     assert_eq!(row["faults"].as_array().unwrap().len(), 40);
 }
+
+/// FTCO §5.2.4's output spread leaves rank 0 out: a Bcast's is no longer its latency.
+#[test]
+fn ftco_simulate_output_spread_leaves_out_the_root() {
+    let rows = rows(&[
+        "simulate",
+        "--procs",
+        "4096",
+        "--collective",
+        "bcast",
+        "--topology",
+        "knomial:4",
+        "-L",
+        "10",
+    ]);
+    // The first non-root delivery is rank 0's first child's, one hop (L + 2) after 0.
+    assert_eq!(
+        (&rows[0]["latency"], &rows[0]["spread"]),
+        (&84.into(), &72.into())
+    );
+}
+
+/// `--arrival symnormal:SIGMA`: a symmetric normal for FTCO runs, the earliest rank at 0; run
+/// `i` of a sweep is run `i` of `simulate`; other families and out-of-range values are refused.
+#[test]
+fn ftco_simulate_symmetric_normal_arrivals() {
+    let base = [
+        "simulate",
+        "--procs",
+        "300",
+        "--collective",
+        "allreduce",
+        "--topology",
+        "knomial:3",
+        "-L",
+        "10",
+        "--imbalance",
+        "alg5",
+        "--runs",
+        "2",
+        "--format",
+        "csv",
+    ];
+    let sym = stdout(&[&base[..], &["--arrival", "symnormal:30"]].concat());
+    let half = stdout(&[&base[..], &["--arrival", "normal:30"]].concat());
+    assert_ne!(sym, half);
+    assert_eq!(
+        sym,
+        stdout(&[&base[..], &["--arrival", "symnormal:30"]].concat())
+    );
+    // Every operand of a live process is in (Sum of rank + 1 over 300 ranks).
+    assert!(sym.lines().skip(1).all(|l| l.ends_with(",45150")), "{sym}");
+    let sweep = stdout(&[
+        "sweep",
+        "--procs",
+        "300",
+        "--collective",
+        "allreduce",
+        "--topology",
+        "knomial:3",
+        "-L",
+        "10",
+        "--imbalance",
+        "alg5",
+        "--arrival",
+        "symnormal:30",
+        "--runs",
+        "2",
+        "--format",
+        "json",
+    ]);
+    let point: Value =
+        serde_json::from_str(sweep.lines().find(|l| l.starts_with("{\"point\"")).unwrap())
+            .expect("a JSON point");
+    let header: Vec<&str> = sym.lines().next().unwrap().split(',').collect();
+    let col = header.iter().position(|h| *h == "latency").unwrap();
+    let latencies: Vec<f64> = sym
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(col).unwrap().parse().unwrap())
+        .collect();
+    let mean = latencies.iter().sum::<f64>() / 2.0;
+    assert_eq!(point["arrival"], "symnormal:30");
+    assert_eq!(
+        point["metrics"]["latency"]["mean"].as_f64(),
+        Some(mean),
+        "{point}"
+    );
+    // Refused outside FTCO, and beyond its range, naming the flag.
+    assert_usage_error(
+        &[
+            "simulate",
+            "--procs",
+            "16",
+            "--tree",
+            "binomial",
+            "--correction",
+            "checked",
+            "--start",
+            "sync",
+            "--arrival",
+            "symnormal:3",
+        ],
+        "--arrival",
+    );
+    assert_usage_error(
+        &[
+            &base[..5],
+            &[
+                "--topology",
+                "knomial:3",
+                "--arrival",
+                "symnormal:357913942",
+            ],
+        ]
+        .concat(),
+        "--arrival",
+    );
+}

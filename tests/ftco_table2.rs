@@ -59,6 +59,15 @@ fn ftco_table_2_fault_free_row_64k_multi_root_knomial_allreduce() {
     // regression pin read off a run.
     assert_eq!(first, 128);
     assert_eq!(report.completion_spread(), 43);
+    // §5.2.4 leaves the root (rank 0) out of the output spread; the other roots finish with it,
+    // at 128, so the spread is 43 either way.
+    let first_but_rank_0 = report
+        .completions
+        .iter()
+        .filter(|c| c.0 != 0)
+        .map(|c| c.1)
+        .min();
+    assert_eq!(first_but_rank_0, Some(128));
     // Paper: longest queue 9.
     assert_eq!(report.longest_queue, 9);
     // The library's per-run metrics (what `ftco-simulate` prints) give the paper's row too.

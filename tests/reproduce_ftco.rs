@@ -80,6 +80,20 @@ fn reproduce_ftco_writes_every_file_and_table_2_fault_free_row_is_the_papers() {
     // With App. B's extension every operand of a live process is in, and every run quiesces.
     assert_eq!(cell(&uniform, "inconsistent"), "0");
     assert_eq!(cell(&uniform, "budget_exhausted"), "0");
+    // Both readings of the paper's normal distribution, each beside the paper's normal column,
+    // and the sentence that says which fits.
+    let half = row(&table2, "normal,256,");
+    let sym = row(&table2, "symnormal,256,");
+    assert_eq!(cell(&half, "arrival"), "normal:64");
+    assert_eq!(cell(&sym, "arrival"), "symnormal:32");
+    for r in [&half, &sym] {
+        assert_eq!(cell(r, "paper_latency"), "141.1");
+        assert_eq!(cell(r, "inconsistent"), "0");
+    }
+    assert!(
+        md.contains("Which normal fits the paper's normal column"),
+        "{md}"
+    );
     // Fig. 7: the simulated fault-free latency is the topology's schedule. By hand, the
     // single-root 10-nomial Bcast on 1024 ranks (a hop is L + 2 = 12 steps, one send per step):
     // 0 sends to 9 in step 8, 9 holds it at 20 and sends to 99 in step 28 (after 19..89), 99

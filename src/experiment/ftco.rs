@@ -26,6 +26,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt::Write as _;
 
+use super::arrival::{draw_symmetric_normal, Arrival};
 use super::{Histogram, PointError};
 use crate::automaton::Sum;
 use crate::protocols::ftco::{FtcoConfig, FtcoMetrics, FtcoNode, Imbalance, ServiceDistance};
@@ -105,7 +106,7 @@ pub struct FtcoPoint {
     /// Random run-time faults.
     pub runtime: RuntimeFaults,
     /// Arrival times.
-    pub arrival: ArrivalSpec,
+    pub arrival: Arrival,
     /// `true`: the arrivals are App. B's start times (`--imbalance alg5`); `false`: they are the
     /// driver's (`--imbalance off`, a process is unreachable before it arrives).
     pub alg5: bool,
@@ -122,7 +123,7 @@ impl FtcoPoint {
             latency: L,
             inactive: FaultSpec::None,
             runtime: RuntimeFaults::default(),
-            arrival: ArrivalSpec::None,
+            arrival: Arrival::Pattern(ArrivalSpec::None),
             alg5: true,
             max_events: None,
         }
@@ -141,9 +142,17 @@ impl FtcoPoint {
             immune: self.topology.roots(),
             faults: self.inactive.clone(),
             crash_at: Vec::new(),
-            arrivals: self.arrival.clone(),
+            arrivals: self.arrival.scenario_pattern(),
             ignored: IgnoredMessages::Charged,
         };
+        let symmetric_normal = self.arrival.symmetric_sigma();
+        if symmetric_normal.is_some_and(|sigma| sigma > Arrival::MAX_SIGMA) {
+            return Err(PointError(format!(
+                "arrival: symmetric normal σ {} is out of range 0..={}",
+                symmetric_normal.unwrap_or(0),
+                Arrival::MAX_SIGMA
+            )));
+        }
         let (_, failed) = spec.build(0, 0).map_err(|e| err(&e))?;
         let candidates = u64::from(procs - spec.immune.min(procs));
         if failed.len() as u64 + u64::from(self.runtime.count) > candidates
@@ -162,6 +171,7 @@ impl FtcoPoint {
         Ok(FtcoPrepared {
             config,
             spec,
+            symmetric_normal,
             runtime: self.runtime,
             alg5: self.alg5,
             max_events: self
@@ -182,6 +192,8 @@ fn operand(rank: Rank) -> u64 {
 pub struct FtcoPrepared {
     config: FtcoConfig<Sum>,
     spec: ScenarioSpec,
+    /// `σ` of [`Arrival::SymmetricNormal`] (then `spec.arrivals` is `None`).
+    symmetric_normal: Option<Time>,
     runtime: RuntimeFaults,
     alg5: bool,
     max_events: u64,
@@ -224,7 +236,9 @@ impl FtcoPrepared {
     /// arrival spread plus a constant, more with faults.
     pub fn cost(&self) -> u64 {
         let spread = match self.spec.arrivals {
-            ArrivalSpec::None => 0,
+            ArrivalSpec::None => self
+                .symmetric_normal
+                .map_or(0, |sigma| sigma.saturating_mul(8)),
             ArrivalSpec::Uniform(s) => s,
             ArrivalSpec::Normal(sigma) => sigma.saturating_mul(4),
             ArrivalSpec::Random { max_if, unit } => max_if.saturating_sub(1).saturating_mul(unit),
@@ -248,8 +262,9 @@ impl FtcoPrepared {
 
     /// Run `run` of `seed`.
     pub fn run(&self, seed: u64, run: u64) -> Result<FtcoOutcome, PointError> {
-        let (mut scenario, failed, _rsd_seed) = draw_run(&self.spec, self.runtime, seed, run)
-            .map_err(|e| PointError(format!("{e}")))?;
+        let (mut scenario, failed, _rsd_seed) =
+            draw_run(&self.spec, self.symmetric_normal, self.runtime, seed, run)
+                .map_err(|e| PointError(format!("{e}")))?;
         let mut config = self.config.clone();
         config.service = ServiceDistance::None;
         let start = enter(&mut config, &mut scenario, self.alg5);
@@ -302,16 +317,22 @@ impl FtcoPrepared {
 /// The draws of run `run` of `seed` for an FTCO run, from `SplitMix64::stream(seed, run)` in
 /// this order: the failures and arrivals of `spec`, the RSD seed, then `runtime`'s crashes.
 /// (The arrivals' own draws, per pattern, are listed at [`crate::sim::scenario::draw_arrivals`].)
+/// `symmetric_normal`: `σ` of [`Arrival::SymmetricNormal`], drawn in the arrivals' place
+/// ([`draw_symmetric_normal`]) and replacing them; give it with `spec.arrivals` `None`.
 /// `sweep`, `simulate --collective` and `reproduce ftco` all draw through here, so run `i` is
 /// the same run in each. Returns the scenario, the ranks failed before the operation and the
 /// RSD seed.
 pub fn draw_run(
     spec: &ScenarioSpec,
+    symmetric_normal: Option<Time>,
     runtime: RuntimeFaults,
     seed: u64,
     run: u64,
 ) -> Result<(sim::Scenario, Vec<Rank>, u64), ScenarioError> {
     let (mut scenario, failed, mut rng) = spec.build_with_stream(seed, run)?;
+    if let Some(sigma) = symmetric_normal {
+        scenario.arrivals = draw_symmetric_normal(sigma, spec.procs, &mut rng);
+    }
     let rsd_seed = rng.next_u64();
     if runtime.count > 0 {
         draw_crashes(
@@ -647,18 +668,71 @@ fn name(c: Collective) -> &'static str {
     }
 }
 
-fn arrival_name(a: &ArrivalSpec) -> String {
+/// An arrival as `--arrival` spells it (the patterns Table 2 uses; anything else: `none`).
+fn arrival_name(a: &Arrival) -> String {
     match a {
-        ArrivalSpec::Normal(s) => format!("normal:{s}"),
-        ArrivalSpec::Uniform(s) => format!("uniform:{s}"),
+        Arrival::Pattern(ArrivalSpec::Normal(s)) => format!("normal:{s}"),
+        Arrival::Pattern(ArrivalSpec::Uniform(s)) => format!("uniform:{s}"),
+        Arrival::SymmetricNormal(s) => format!("symnormal:{s}"),
         _ => "none".into(),
     }
 }
 
-/// The normal arrivals of a Table 2 row of input spread `s`: `|N(0, σ)|` with `σ = s / 4`, so
-/// that the largest of 64 K draws (about 4.2 σ) is close to `s` (see the report).
-pub fn normal_arrival(spread: u64) -> ArrivalSpec {
-    ArrivalSpec::Normal(spread / 4)
+/// The half-normal arrivals of a Table 2 row of input spread `s`: `|N(0, σ)|` with `σ = s / 4`,
+/// so that the largest of 64 K draws (about 4.2 σ) is close to `s` (see the report).
+pub fn normal_arrival(spread: u64) -> Arrival {
+    Arrival::Pattern(ArrivalSpec::Normal(spread / 4))
+}
+
+/// The symmetric normal arrivals of a Table 2 row of input spread `s`: `N(0, σ)` shifted to
+/// start at 0 with `σ = s / 8`, so that the range of 64 K draws (about 8.2 σ) is close to `s`.
+pub fn symmetric_normal_arrival(spread: u64) -> Arrival {
+    Arrival::SymmetricNormal(spread / 8)
+}
+
+fn uniform_arrival(spread: u64) -> Arrival {
+    Arrival::Pattern(ArrivalSpec::Uniform(spread))
+}
+
+/// One of Table 2's distributions.
+struct Distribution {
+    /// The CSV's `distribution`.
+    csv: &'static str,
+    /// The report's label.
+    label: &'static str,
+    /// The arrivals of an input spread.
+    arrival: fn(u64) -> Arrival,
+}
+
+/// Table 2's distributions; both normals are compared with the paper's normal column.
+const TABLE2_DISTRIBUTIONS: [Distribution; 3] = [
+    Distribution {
+        csv: "uniform",
+        label: "uniform",
+        arrival: uniform_arrival,
+    },
+    Distribution {
+        csv: "normal",
+        label: "half-normal",
+        arrival: normal_arrival,
+    },
+    Distribution {
+        csv: "symnormal",
+        label: "symmetric normal",
+        arrival: symmetric_normal_arrival,
+    },
+];
+
+/// A Table 2 row with a spread, as measured (means), beside the paper's row.
+struct SpreadRow {
+    /// [`Distribution::csv`].
+    dist: &'static str,
+    spread: u64,
+    latency: f64,
+    work: f64,
+    output_spread: f64,
+    /// The paper's `(latency, work, output spread, longest queue)`.
+    paper: (f64, f64, f64, u64),
 }
 
 struct Ctx<'a> {
@@ -676,6 +750,23 @@ struct Facts {
     output_spread: Option<(f64, f64)>,
     /// Fig. 8–9 at the smallest `P` with one inactive node: `(P, work penalty, latency penalty)`.
     one_inactive: Option<(u32, f64, f64)>,
+    /// Table 2's normal fit: per normal reading, its mean relative distance from the paper's
+    /// normal column (latency, work, output spread) and its work over the uniform work.
+    normal_fit: Vec<NormalFit>,
+    /// The paper's normal work over its uniform work, over the same spreads.
+    paper_work_ratio: Option<f64>,
+}
+
+/// How one reading of Table 2's normal distribution compares with the paper's normal column,
+/// each a mean over the spread rows: `|ours − paper| / paper` per column, and our work over our
+/// uniform work at the same spread.
+#[derive(Clone, Debug)]
+struct NormalFit {
+    label: &'static str,
+    latency: f64,
+    work: f64,
+    output_spread: f64,
+    work_ratio: f64,
 }
 
 fn widen<T: PartialOrd + Copy>(range: &mut Option<(T, T)>, x: T) {
@@ -794,22 +885,27 @@ fn table2(ctx: &mut Ctx<'_>, scale: &Scale, out: &mut Output) -> Result<(), Poin
          (`best_knomial`), with the imbalance extension (App. B, Alg. 5, `--imbalance alg5`): \
          each process answers from step 0 and enters the collective at its drawn start time. \
          Latency is Table 2's `FinishTime_last − StartTime_last`; work is messages sent per \
-         node (all kinds); output spread is the last completion minus the first; the longest \
-         queue is the maximum over all runs of a row, the others are means. Each cell: ours / \
-         paper.\n"
+         node (all kinds); output spread is §5.2.4's `FinishTime_last − FinishTime_first` with \
+         rank 0 (the root, active throughout) left out; the longest queue is the maximum over \
+         all runs of a row, the others are means. Two readings of the paper's normal \
+         distribution, each compared with its normal column: a half-normal and a symmetric \
+         normal (see \"Differences\"). Each cell: ours / paper.\n"
     );
-    let mut rows: Vec<(String, u64, ArrivalSpec, u32, usize)> =
-        vec![("none".into(), 0, ArrivalSpec::None, 65_536, 0)];
-    for (dist, make) in [
-        ("uniform", ArrivalSpec::Uniform as fn(u64) -> ArrivalSpec),
-        ("normal", normal_arrival as fn(u64) -> ArrivalSpec),
-    ] {
+    let mut rows: Vec<(&str, &str, u64, Arrival, u32, usize)> = vec![(
+        "none",
+        "none",
+        0,
+        Arrival::Pattern(ArrivalSpec::None),
+        65_536,
+        0,
+    )];
+    for d in TABLE2_DISTRIBUTIONS {
         for &s in &scale.table2_spreads {
             let index = published::TABLE2_SPREADS
                 .iter()
                 .position(|&x| x == s)
                 .unwrap_or(0);
-            rows.push((dist.into(), s, make(s), scale.table2_procs, index));
+            rows.push((d.csv, d.label, s, (d.arrival)(s), scale.table2_procs, index));
         }
     }
     let _ = writeln!(
@@ -818,7 +914,7 @@ fn table2(ctx: &mut Ctx<'_>, scale: &Scale, out: &mut Output) -> Result<(), Poin
     );
     let mut fault_free_line = String::new();
     let mut jobs = Vec::new();
-    for (dist, s, arrival, procs, _) in &rows {
+    for (dist, _, s, arrival, procs, _) in &rows {
         let (s, procs) = (*s, *procs);
         let topology = best(Collective::Allreduce, procs, Roots::PerK)?;
         let mut p = FtcoPoint::new(topology, Collective::Allreduce);
@@ -827,14 +923,15 @@ fn table2(ctx: &mut Ctx<'_>, scale: &Scale, out: &mut Output) -> Result<(), Poin
         jobs.push((format!("Table 2 {dist} {s} P={procs}"), p, runs));
     }
     let results = ctx.batch(&jobs)?;
-    for ((dist, s, arrival, procs, index), (stats, job)) in
+    let mut measured: Vec<SpreadRow> = Vec::new();
+    for ((dist, label, s, arrival, procs, index), (stats, job)) in
         rows.into_iter().zip(results.iter().zip(&jobs))
     {
         let (topology, runs) = (job.1.topology, job.2);
-        let published = if dist == "normal" {
-            published::TABLE2_NORMAL[index]
-        } else {
+        let published = if dist == "uniform" || dist == "none" {
             published::TABLE2_UNIFORM[index]
+        } else {
+            published::TABLE2_NORMAL[index]
         };
         let pp = f64::from(procs);
         let work = stats.mean("messages") / pp;
@@ -844,6 +941,14 @@ fn table2(ctx: &mut Ctx<'_>, scale: &Scale, out: &mut Output) -> Result<(), Poin
         if s > 0 {
             widen(&mut ctx.facts.queue, queue);
             widen(&mut ctx.facts.output_spread, out_spread);
+            measured.push(SpreadRow {
+                dist,
+                spread: s,
+                latency: lat,
+                work,
+                output_spread: out_spread,
+                paper: published,
+            });
         }
         let (paper_lat, paper_work, paper_spread, paper_queue) = published;
         let scaled = procs != 65_536;
@@ -877,7 +982,7 @@ fn table2(ctx: &mut Ctx<'_>, scale: &Scale, out: &mut Output) -> Result<(), Poin
         };
         let _ = writeln!(
             md,
-            "| {dist} | {s} | {} | {runs} | {} | {} | {} | {} |",
+            "| {label} | {s} | {} | {runs} | {} | {} | {} | {} |",
             f1(stats.mean("input_spread")),
             cell(f1(lat), f1(paper_lat)),
             cell(f1(work), f1(paper_work)),
@@ -899,6 +1004,11 @@ fn table2(ctx: &mut Ctx<'_>, scale: &Scale, out: &mut Output) -> Result<(), Poin
         }
     }
     let _ = writeln!(md, "\n{fault_free_line}\n");
+    ctx.facts.normal_fit = normal_fit(&measured);
+    ctx.facts.paper_work_ratio = paper_work_ratio(&measured);
+    if let Some(text) = normal_fit_text(&ctx.facts) {
+        let _ = writeln!(md, "{text}\n");
+    }
     if scale.table2_procs != 65_536 {
         let _ = writeln!(
             md,
@@ -909,12 +1019,87 @@ fn table2(ctx: &mut Ctx<'_>, scale: &Scale, out: &mut Output) -> Result<(), Poin
     let _ = writeln!(
         md,
         "Commands: `cargo ftcoll sweep --procs 65536 --collective allreduce --topology knomial:best \
-         --roots k -L 10 --arrival uniform:S --imbalance alg5 --runs N --seed {}` (normal rows: \
-         `--arrival normal:S/4`).\n",
+         --roots k -L 10 --arrival uniform:S --imbalance alg5 --runs N --seed {}` (half-normal \
+         rows: `--arrival normal:S/4`; symmetric normal rows: `--arrival symnormal:S/8`).\n",
         ctx.seed
     );
     out.csv.push(("table2.csv".into(), csv));
     Ok(())
+}
+
+/// Table 2's spread rows → the fit of each normal reading ([`NormalFit`]), in
+/// [`TABLE2_DISTRIBUTIONS`] order.
+fn normal_fit(rows: &[SpreadRow]) -> Vec<NormalFit> {
+    let uniform_work = |s: u64| {
+        rows.iter()
+            .find(|r| r.dist == "uniform" && r.spread == s)
+            .map_or(f64::NAN, |r| r.work)
+    };
+    let rel = |ours: f64, paper: f64| (ours - paper).abs() / paper;
+    let mut fits = Vec::new();
+    for d in TABLE2_DISTRIBUTIONS.iter().skip(1) {
+        let mine: Vec<&SpreadRow> = rows.iter().filter(|r| r.dist == d.csv).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let mean = |f: &dyn Fn(&SpreadRow) -> f64| {
+            mine.iter().map(|r| f(r)).sum::<f64>() / mine.len() as f64
+        };
+        fits.push(NormalFit {
+            label: d.label,
+            latency: mean(&|r| rel(r.latency, r.paper.0)),
+            work: mean(&|r| rel(r.work, r.paper.1)),
+            output_spread: mean(&|r| rel(r.output_spread, r.paper.2)),
+            work_ratio: mean(&|r| r.work / uniform_work(r.spread)),
+        });
+    }
+    fits
+}
+
+/// The paper's normal work over its uniform work, averaged over the spreads measured here.
+fn paper_work_ratio(rows: &[SpreadRow]) -> Option<f64> {
+    let ratios: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.dist == "uniform")
+        .filter_map(|r| {
+            let i = published::TABLE2_SPREADS
+                .iter()
+                .position(|&x| x == r.spread)?;
+            Some(published::TABLE2_NORMAL[i].1 / published::TABLE2_UNIFORM[i].1)
+        })
+        .collect();
+    (!ratios.is_empty()).then(|| ratios.iter().sum::<f64>() / ratios.len() as f64)
+}
+
+/// The paragraph under Table 2 that says which normal reading fits the paper's normal column,
+/// with the numbers; `None` without both readings measured.
+fn normal_fit_text(facts: &Facts) -> Option<String> {
+    let [half, sym] = facts.normal_fit.as_slice() else {
+        return None;
+    };
+    let pct = |x: f64| format!("{:.0} %", 100.0 * x);
+    let total = |f: &NormalFit| f.latency + f.work + f.output_spread;
+    let better = if total(sym) <= total(half) { sym } else { half };
+    Some(format!(
+        "Which normal fits the paper's normal column: mean relative distance from it over \
+         the spread rows, latency / work / output spread: {} {} / {} / {}, {} {} / {} / {}. \
+         Normal work over uniform work at the same spread: the paper {:.2}, {} {:.2}, {} \
+         {:.2}. The {} fits better (the smaller sum of the three distances).",
+        half.label,
+        pct(half.latency),
+        pct(half.work),
+        pct(half.output_spread),
+        sym.label,
+        pct(sym.latency),
+        pct(sym.work),
+        pct(sym.output_spread),
+        facts.paper_work_ratio.unwrap_or(f64::NAN),
+        half.label,
+        half.work_ratio,
+        sym.label,
+        sym.work_ratio,
+        better.label,
+    ))
 }
 
 fn fig7(ctx: &mut Ctx<'_>, scale: &Scale, out: &mut Output) -> Result<(), PointError> {
@@ -1516,7 +1701,7 @@ fn off_baseline(ctx: &mut Ctx<'_>, scale: &Scale, out: &mut Output) -> Result<()
     for &s in &scale.off_spreads {
         for alg5 in [false, true] {
             let mut p = FtcoPoint::new(topology, Collective::Allreduce);
-            p.arrival = ArrivalSpec::Uniform(s);
+            p.arrival = uniform_arrival(s);
             p.alg5 = alg5;
             p.max_events = Some(budget);
             let imbalance = if alg5 { "alg5" } else { "off" };
@@ -1592,17 +1777,17 @@ fn differences(md: &mut String, facts: &Facts) {
   2, `2L + 4 + 2·(deg(me) + deg(x))·distance` steps), a rule the paper leaves open (\"proportional \
   to the degree of the destination node and the distance\"). A longer timeout gives \
   proportionally less work per step of spread.\n\
-- **Table 2, normal distribution**: the paper does not say how the width of its normal \
-  distribution relates to the input spread. We draw `|N(0, σ)|` (the crate's `normal:` \
-  arrivals, a half-normal) with `σ = spread / 4`, so that the largest of 64 K draws (about \
-  4.2 σ) is close to the nominal spread; the drawn spread is in the table. Our normal rows \
-  cost more work than the uniform ones, the paper's slightly less: with a half-normal most \
-  processes arrive early and wait long for a thin tail of late ones, and waiting is what \
-  costs KEEPALIVEs. A distribution concentrated in the middle of the spread (a symmetric \
-  normal) would make processes wait less than a uniform one, which fits the paper's ratio; \
-  the crate's arrival patterns (`src/sim/scenario.rs`) have no such distribution. With \
-  `σ = spread` (what `--arrival normal:S` means) the last process arrives about 4.2 spreads \
-  late and every number scales with that.\n\
+- **Table 2, normal distribution**: the paper says neither whether its normal is symmetric nor \
+  how its width relates to the input spread (only that `StartTime_first = 0`). We run two \
+  readings, each scaled so that the drawn spread (in the table) is close to the nominal one: \
+  a half-normal `|N(0, σ)|` with `σ = spread / 4` (`--arrival normal:S/4`; the largest of \
+  64 K draws is about 4.2 σ), and a symmetric normal `N(0, σ)` shifted so that the earliest \
+  process starts at 0, with `σ = spread / 8` (`--arrival symnormal:S/8`; 64 K draws span \
+  about 8.2 σ). {FIT} Waiting is what costs KEEPALIVEs: with a half-normal most processes \
+  arrive early and wait for a thin tail of late ones, so it costs more work than a uniform \
+  spread; with a symmetric normal most arrive in the middle and wait about half the spread. \
+  With `σ = spread` (what `--arrival normal:S` means) the last process arrives about 4.2 \
+  spreads late and every number scales with that.\n\
 - **Table 2, longest queue with a spread**: ours is {QUEUE}, the paper's 70–93. The longest \
   queue is set by how many waiting neighbours ask one late process at once, i.e. by the \
   timeout rule and the degrees; our per-message timeout grows with both ends' degrees \
@@ -1616,7 +1801,23 @@ fn differences(md: &mut String, facts: &Facts) {
   the single-root tree's. Only the Allreduce gains (the roots exchange their partials \
   directly instead of reducing to rank 0 and broadcasting back): 171 against 190 steps at \
   64 K. The paper's plot shows multi-root below single-root for all three; how its Bcast and \
-  Reduce use several roots is not described.\n\
+  Reduce use several roots is not described. For a Reduce, fully connected roots (each root \
+  sends its partial to every other root, as in the Allreduce) would not help: in the \
+  multi-root Allreduce runs of this figure rank 0 holds the full value at the same step as \
+  the Reduce's latency (60, 66, 72, 78, 84, 90, 95 from 1 K to 64 K), so the crate sends the \
+  other roots' partials to rank 0 only (`R − 1` partials instead of `R(R − 1)`).\n\
+- **Reduce, latency and ACKs**: the latency is rank 0's completion, which is RootTime, the \
+  step at which it has handled its last child's partial (checked against the trace in \
+  tests/ftco_fault_free.rs). Every partial is acknowledged and a node finishes once its \
+  parent acknowledged it, as §3's message flow prescribes: fault-free `P − 1` ACKs (65,535 \
+  at 64 K on the 9-nomial, 2 messages per node), same latency as when a finishing node \
+  dropped the ACKs it still owed (7,289 ACKs at 64 K). A node waiting for its parent's ACK \
+  also detects a failed parent by its own DATA timeout (Fig. 3) instead of waiting for an \
+  ancestor's ETA: `sweep --procs 4096 --collective reduce --topology knomial:best --roots k \
+  -L 10 --fault-count 1,10,100 --runs 300 --seed 1` gives latency 102.6 / 139.3 / 280.3 and \
+  work 2.00 / 2.01 / 2.06 per node, against 106.2 / 159.2 / 294.2 and 1.13 / 1.17 / 1.43 \
+  when finished nodes drop their owed ACKs. The paper gives no Reduce numbers to compare \
+  with.\n\
 - **Fig. 7–10**: the paper gives them as plots without numbers; we compare with the claims \
   its text makes (stated under each section), and Fig. 7's latencies with the topology \
   module's closed-form schedule.\n\
@@ -1647,6 +1848,10 @@ fn differences(md: &mut String, facts: &Facts) {
 - **Failure detection**: ftcoll runs the real timeout rule (KEEPALIVE/ACK, per-message \
   timeouts, Alg. 4); the paper does not describe how its simulator detects failures, so \
   fault penalties need not match step for step.\n\n",
+    )
+    .replace(
+        "{FIT}",
+        &normal_fit_text(facts).unwrap_or_else(|| "(Both readings were not run.)".into()),
     )
     .replace("{QUEUE}", &range_u(facts.queue))
     .replace("{OUTSPREAD}", &range_f(facts.output_spread))

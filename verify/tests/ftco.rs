@@ -76,7 +76,7 @@ fn consistency_catches_an_operand_added_twice() {
         &spec(Collective::Reduce, FtcoKind::KAry(2), 4),
         1,
         CrashTiming::Any,
-        235,
+        319,
     );
     holds_everything(
         &spec(Collective::Allreduce, FtcoKind::KAry(2), 4),
@@ -161,10 +161,10 @@ fn late_processes_are_suspected_without_the_imbalance_extension_and_never_with_i
 fn every_collective_holds_with_one_crash_at_any_instant() {
     let expected = [
         (Collective::Bcast, FtcoKind::KAry(2), 566),
-        (Collective::Reduce, FtcoKind::KAry(2), 624),
+        (Collective::Reduce, FtcoKind::KAry(2), 884),
         (Collective::Allreduce, FtcoKind::KAry(2), 1703),
         (Collective::Bcast, FtcoKind::KNomial(2), 493),
-        (Collective::Reduce, FtcoKind::KNomial(2), 505),
+        (Collective::Reduce, FtcoKind::KNomial(2), 672),
         (Collective::Allreduce, FtcoKind::KNomial(2), 1462),
     ];
     for (collective, kind, states) in expected {

@@ -133,8 +133,8 @@ parts! {
     async_opportunistic_checked: 1_928_764 => asynchronous(&["opportunistic:2", "checked"]);
     async_optimized: 2_419_582 => asynchronous(&["optimized:2"]);
     ftco_claims: 0 => Part::FtcoClaims;
-    ftco_together: 188_309 => ftco(&["bcast", "reduce", "allreduce"], |r| !late(r));
-    ftco_late_bcast_reduce: 77_694 => ftco(&["bcast", "reduce"], late);
+    ftco_together: 194_310 => ftco(&["bcast", "reduce", "allreduce"], |r| !late(r));
+    ftco_late_bcast_reduce: 91_501 => ftco(&["bcast", "reduce"], late);
     ftco_late_allreduce: 347_435 => ftco(&["allreduce"], late);
 }
 

@@ -4,6 +4,7 @@
 use std::io::Write;
 
 use clap::{Args, ValueEnum};
+use ftcoll::experiment::arrival::Arrival;
 use ftcoll::experiment::fast_path_applies_to;
 use ftcoll::fastpath::{SyncChecked, Workspace};
 use ftcoll::protocols::corrected_tree::{
@@ -77,6 +78,9 @@ pub enum ArrivalArg {
     Spec(ArrivalSpec),
     /// `@FILE`: the path of a file of `P` arrival times.
     File(String),
+    /// `symnormal:SIGMA`: a symmetric normal (`experiment::arrival::Arrival::SymmetricNormal`),
+    /// for FTCO runs only.
+    SymmetricNormal(Time),
 }
 
 impl ArrivalArg {
@@ -88,6 +92,9 @@ impl ArrivalArg {
     pub fn resolve(&self, procs: u32) -> Result<ArrivalSpec, String> {
         match self {
             Self::Spec(spec) => Ok(spec.clone()),
+            Self::SymmetricNormal(_) => Err(format!(
+                "{self} applies to FTCO runs (--collective) only; allowed here: none, uniform:SPREAD, normal:SPREAD, random:MAX_IF:UNIT, late:FRACTION:DELAY or @FILE"
+            )),
             Self::File(path) => {
                 let times = crate::args::read_list_file(path, "arrival", procs as usize, times)
                     .map_err(|e| format!("{e} ({})", file_allowed(procs)))?;
@@ -100,6 +107,16 @@ impl ArrivalArg {
                 }
                 Ok(ArrivalSpec::Times(times))
             }
+        }
+    }
+}
+
+impl ArrivalArg {
+    /// [`Self::resolve`] for an FTCO run, where a symmetric normal is allowed too.
+    pub fn resolve_ftco(&self, procs: u32) -> Result<Arrival, String> {
+        match self {
+            Self::SymmetricNormal(sigma) => Ok(Arrival::SymmetricNormal(*sigma)),
+            _ => self.resolve(procs).map(Arrival::Pattern),
         }
     }
 }
@@ -129,6 +146,7 @@ impl std::fmt::Display for ArrivalArg {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::File(path) => write!(f, "@{path}"),
+            Self::SymmetricNormal(s) => write!(f, "symnormal:{s}"),
             Self::Spec(ArrivalSpec::None) => write!(f, "none"),
             Self::Spec(ArrivalSpec::Uniform(s)) => write!(f, "uniform:{s}"),
             Self::Spec(ArrivalSpec::Normal(s)) => write!(f, "normal:{s}"),
@@ -143,11 +161,12 @@ impl std::fmt::Display for ArrivalArg {
     }
 }
 
-/// Parses `--arrival`: `none`, `uniform:SPREAD`, `normal:SPREAD`, `random:MAX_IF:UNIT`,
-/// `late:FRACTION:DELAY` or `@FILE`.
+/// Parses `--arrival`: `none`, `uniform:SPREAD`, `normal:SPREAD`, `symnormal:SIGMA` (FTCO runs
+/// only, see [`ArrivalArg::resolve`]), `random:MAX_IF:UNIT`, `late:FRACTION:DELAY` or `@FILE`.
 pub fn arrival(s: &str) -> Result<ArrivalArg, String> {
     let allowed = format!(
-        "expected none, uniform:SPREAD, normal:SPREAD, random:MAX_IF:UNIT, late:FRACTION:DELAY or @FILE (SPREAD, DELAY integers in 0..={MAX_SPREAD}; MAX_IF ≥ 1 and UNIT ≥ 1 integers with (MAX_IF − 1)·UNIT ≤ {MAX_SPREAD}; FRACTION in 0.0..=1.0)"
+        "expected none, uniform:SPREAD, normal:SPREAD, symnormal:SIGMA (FTCO only), random:MAX_IF:UNIT, late:FRACTION:DELAY or @FILE (SPREAD, DELAY integers in 0..={MAX_SPREAD}; SIGMA an integer in 0..={}; MAX_IF ≥ 1 and UNIT ≥ 1 integers with (MAX_IF − 1)·UNIT ≤ {MAX_SPREAD}; FRACTION in 0.0..=1.0)",
+        Arrival::MAX_SIGMA
     );
     let spread = |spread: &str, what: &str| -> Result<Time, String> {
         spread
@@ -196,6 +215,12 @@ pub fn arrival(s: &str) -> Result<ArrivalArg, String> {
             let delay = spread(delay, "DELAY")?;
             Ok(ArrivalArg::Spec(ArrivalSpec::Late { fraction, delay }))
         }
+        Some(("symnormal", sigma)) => sigma
+            .parse()
+            .ok()
+            .filter(|&v| v <= Arrival::MAX_SIGMA)
+            .map(ArrivalArg::SymmetricNormal)
+            .ok_or_else(|| format!("SIGMA '{sigma}' is out of range: {allowed}")),
         Some((kind, value)) => {
             let spread = spread(value, "spread")?;
             match kind {
@@ -291,8 +316,9 @@ pub struct SimulateArgs {
     /// Crashes during the operation (never a root): RANK@TIME,...
     #[arg(long, value_parser = crash_list, default_value = "")]
     pub crash_at: CrashList,
-    /// Process arrival pattern (time steps): none, uniform:SPREAD, normal:SPREAD,
-    /// random:MAX_IF:UNIT (PAP Fig. 6), late:FRACTION:DELAY (PAP Figs. 9–10) or @FILE (P times).
+    /// Process arrival pattern (time steps): none, uniform:SPREAD, normal:SPREAD (half-normal),
+    /// symnormal:SIGMA (symmetric normal from 0; with --collective only), random:MAX_IF:UNIT
+    /// (PAP Fig. 6), late:FRACTION:DELAY (PAP Figs. 9–10) or @FILE (P times).
     #[arg(long, value_parser = arrival, default_value = "none")]
     pub arrival: ArrivalArg,
     /// Seed of every random choice.

@@ -289,7 +289,8 @@ pub struct SweepArgs {
     /// operation crash at step T) or N@A..B (each at a step uniform in A..=B); never a root.
     #[arg(long, value_parser = crashes_list, help_heading = "FTCO (with --collective)")]
     crashes: Option<List<RandomCrashes>>,
-    /// FTCO arrival patterns: none (default), uniform:SPREAD, normal:SPREAD, random:MAX_IF:UNIT,
+    /// FTCO arrival patterns: none (default), uniform:SPREAD, normal:SPREAD (half-normal),
+    /// symnormal:SIGMA (symmetric normal shifted to start at 0), random:MAX_IF:UNIT,
     /// late:FRACTION:DELAY, @FILE (P times; a point whose P differs from the file's count fails).
     #[arg(long, value_parser = arrival_list, help_heading = "FTCO (with --collective)")]
     arrival: Option<List<ArrivalArg>>,

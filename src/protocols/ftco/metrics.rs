@@ -25,7 +25,9 @@ pub struct FtcoMetrics<V> {
     /// Live processes that never delivered (Bcast) or completed (Allreduce); for Reduce, 1 if
     /// rank 0 did not complete.
     pub incomplete: u64,
-    /// Output spread (§5.2, Table 2): the last completion (Bcast: delivery) minus the first.
+    /// Output spread (§5.2.4, Table 2): `FinishTime_last − FinishTime_first` over the processes
+    /// other than rank 0, the root (see [`output_spread`]); 0 with fewer than two of them
+    /// finished.
     pub spread: Time,
     /// The longest incoming queue of any process (single-port model).
     pub longest_queue: u64,
@@ -48,20 +50,20 @@ impl<V: Clone> FtcoMetrics<V> {
     pub fn from_report(report: &Report<V>, collective: Collective) -> Self {
         let start = report.root_start;
         let (latency, completions, incomplete, spread, result) = match collective {
-            Collective::Bcast => {
-                let mut times = report.delivery_times().flatten();
-                let first = times.clone().min();
-                let last = times.by_ref().max();
-                (
-                    report.coloring_latency(),
-                    report.delivery_times().flatten().count() as u64,
-                    u64::from(report.undelivered()),
-                    last.zip(first).map_or(0, |(b, a)| b - a),
-                    (report.procs > 0)
-                        .then(|| report.delivered_value(0).cloned())
-                        .flatten(),
-                )
-            }
+            Collective::Bcast => (
+                report.coloring_latency(),
+                report.delivery_times().flatten().count() as u64,
+                u64::from(report.undelivered()),
+                output_spread(
+                    report
+                        .delivery_times()
+                        .enumerate()
+                        .filter_map(|(rank, t)| Some((rank as Rank, t?))),
+                ),
+                (report.procs > 0)
+                    .then(|| report.delivered_value(0).cloned())
+                    .flatten(),
+            ),
             Collective::Reduce | Collective::Allreduce => {
                 let mut done = vec![false; report.procs as usize];
                 let mut last = start;
@@ -86,7 +88,7 @@ impl<V: Clone> FtcoMetrics<V> {
                     latency,
                     report.completions.len() as u64,
                     incomplete,
-                    report.completion_spread(),
+                    output_spread(report.completions.iter().map(|c| (c.0, c.1))),
                     rank0.map(|c| c.2.clone()),
                 )
             }
@@ -115,4 +117,22 @@ impl<V: Clone> FtcoMetrics<V> {
             result,
         }
     }
+}
+
+/// Output spread (FTCO §5.2.4, Table 2): `FinishTime_last − FinishTime_first` of the `(rank,
+/// finish time)` pairs, rank 0 left out; 0 with fewer than two other processes.
+///
+/// §5.2.4 defines `FinishTime_last` as the last *non-root* process to finish, and the root is
+/// the one process that stays active throughout (§4, "Data Propagation Disruptions"), so it has
+/// no finish of its own to count at either end. Counted, it would make a Bcast's spread its
+/// latency (the root holds the value at its start) and a single-root Allreduce's one hop
+/// larger (the root finishes before any child has the result). The other roots of a multi-root
+/// tree do finish, and Table 2's fault-free 43 is measured from them. A Bcast's finish is its
+/// delivery; a Reduce records no finish below rank 0 (except with root replacement).
+pub fn output_spread(finishes: impl Iterator<Item = (Rank, Time)>) -> Time {
+    let mut range: Option<(Time, Time)> = None;
+    for (_, t) in finishes.filter(|&(rank, _)| rank != 0) {
+        range = Some(range.map_or((t, t), |(a, b)| (a.min(t), b.max(t))));
+    }
+    range.map_or(0, |(first, last)| last - first)
 }

@@ -32,7 +32,7 @@ mod service;
 
 use alloc::vec::Vec;
 
-pub use metrics::FtcoMetrics;
+pub use metrics::{output_spread, FtcoMetrics};
 pub use msg::{FtcoMsg, Kind};
 pub use node::FtcoNode;
 pub use service::{ServiceDistance, TimeoutRule};

@@ -474,12 +474,12 @@ impl<R: Reduction> FtcoNode<R> {
     /// order is unchanged.
     fn fault_send(&self, config: &FtcoConfig<R>, now: Time, distance: u32) -> Option<Send> {
         let me = self.rank;
-        // Root replacement in a Reduce: a finished process still owes its children their ACK
-        // (they finish only once acknowledged).
-        let reduce_replacing = config.replaces_root() && config.collective == Collective::Reduce;
+        // Reduce (§3, "Message Flow"): a node passes its DATA up, then ACKs all its children,
+        // who finish only once acknowledged; so a finished process still owes them the ACK.
+        let reduce = config.collective == Collective::Reduce;
         let ack = self
             .find_peer(|_, p| {
-                (p.ack_keepalive || (p.ack_data && (!self.done || reduce_replacing)))
+                (p.ack_keepalive || (p.ack_data && (!self.done || reduce)))
                     && Self::should_handle(config, me, p.rank, distance)
             })
             .map(|(side, i)| Send::Ack(side, i));
@@ -801,14 +801,14 @@ impl<R: Reduction> FtcoNode<R> {
             }
             Collective::Reduce if self.rank == 0 => self.partial.is_some(),
             Collective::Reduce if holder => self.result.is_some(),
-            // Root replacement: a process finishes only once its partial is acknowledged, so
-            // that it still detects a failed parent (and, up the line, a failed rank 0) and
-            // re-sends; otherwise the operands below a failed child of a failed rank 0 would
-            // be lost with nobody left to ask for them.
-            Collective::Reduce if config.replaces_root() => {
+            // §3, "Message Flow": a Reduce node passes DATA to its parent, ACKs its children
+            // and waits for its parent's ACK; it finishes once acknowledged, so it still detects
+            // a failed parent and re-sends to the next ancestor (Fig. 3). With root replacement
+            // this also carries the operands below a failed child of a failed rank 0 to the
+            // group.
+            Collective::Reduce => {
                 self.partial.is_some() && self.up.iter().all(|p| p.sent && p.unanswered().is_none())
             }
-            Collective::Reduce => self.partial.is_some() && self.up.iter().all(|p| p.sent),
             _ => self.result.is_some() && self.down.iter().all(|p| p.sent),
         }
     }

@@ -131,6 +131,10 @@ impl FtcoPoint {
         )?;
         let (p, r) = (topology.procs(), topology.roots());
         let faults = self.faults.spec(p);
+        let arrival = self
+            .arrival
+            .resolve_ftco(p)
+            .map_err(|e| UsageError(format!("--arrival: {e}")))?;
         let plan = FtcoPlan {
             topology,
             collective: self.collective,
@@ -146,12 +150,10 @@ impl FtcoPoint {
                 immune: r,
                 faults,
                 crash_at: Vec::new(),
-                arrivals: self
-                    .arrival
-                    .resolve(p)
-                    .map_err(|e| UsageError(format!("--arrival: {e}")))?,
+                arrivals: arrival.scenario_pattern(),
                 ignored: IgnoredMessages::Charged,
             },
+            symmetric_normal: arrival.symmetric_sigma(),
             random_crashes: (self.crashes.count > 0).then_some(self.crashes),
         };
         plan.check(seed)?;
