@@ -7,7 +7,6 @@
 //! correction under dual-port LogP use [`crate::fastpath`] (same metrics, much faster); every
 //! other point runs the full simulator.
 
-pub mod arrival;
 pub mod cg;
 pub mod ct;
 pub mod ftco;

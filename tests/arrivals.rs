@@ -211,3 +211,33 @@ fn new_patterns_round_trip_through_serde() {
         );
     }
 }
+
+/// `SymmetricNormal(σ)`: the earliest rank at 0, half the draws below the mean (a half-normal
+/// puts 57.5 % there), standard deviation σ, 64 K draws spanning about 8 σ; twelve draws per
+/// rank, as `Normal`; σ = 0 puts everyone at 0.
+#[test]
+fn symmetric_normal_starts_at_0_and_is_centred() {
+    let mut rng = SplitMix64::new(7);
+    let t = draw_arrivals(ArrivalSpec::SymmetricNormal(1000), 65_536, &mut rng);
+    assert_eq!(t.len(), 65_536);
+    assert_eq!(t.iter().min(), Some(&0));
+    let n = t.len() as f64;
+    let mean = t.iter().sum::<u64>() as f64 / n;
+    let var = t.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / n;
+    let below = t.iter().filter(|&&x| (x as f64) < mean).count() as f64 / n;
+    assert!((below - 0.5).abs() < 0.01, "{below}");
+    assert!((var.sqrt() / 1000.0 - 1.0).abs() < 0.02, "σ {}", var.sqrt());
+    let max = *t.iter().max().unwrap();
+    assert!((7000..9500).contains(&max), "max {max}");
+    let mut a = SplitMix64::new(3);
+    let mut b = SplitMix64::new(3);
+    draw_arrivals(ArrivalSpec::SymmetricNormal(5), 10, &mut a);
+    for _ in 0..120 {
+        b.next_u64();
+    }
+    assert_eq!(a.next_u64(), b.next_u64());
+    assert_eq!(
+        draw_arrivals(ArrivalSpec::SymmetricNormal(0), 4, &mut a),
+        [0, 0, 0, 0]
+    );
+}

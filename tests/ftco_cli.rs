@@ -467,8 +467,8 @@ fn ftco_simulate_output_spread_leaves_out_the_root() {
     );
 }
 
-/// `--arrival symnormal:SIGMA`: a symmetric normal for FTCO runs, the earliest rank at 0; run
-/// `i` of a sweep is run `i` of `simulate`; other families and out-of-range values are refused.
+/// `--arrival symnormal:SIGMA`: a symmetric normal, the earliest rank at 0; run `i` of a sweep
+/// is run `i` of `simulate`; a Corrected Tree run takes it too; out-of-range values are refused.
 #[test]
 fn ftco_simulate_symmetric_normal_arrivals() {
     let base = [
@@ -533,23 +533,24 @@ fn ftco_simulate_symmetric_normal_arrivals() {
         Some(mean),
         "{point}"
     );
-    // Refused outside FTCO, and beyond its range, naming the flag.
-    assert_usage_error(
-        &[
-            "simulate",
-            "--procs",
-            "16",
-            "--tree",
-            "binomial",
-            "--correction",
-            "checked",
-            "--start",
-            "sync",
-            "--arrival",
-            "symnormal:3",
-        ],
+    // A pattern of the scenario like any other: a Corrected Tree run takes it too.
+    let ct = stdout(&[
+        "simulate",
+        "--procs",
+        "16",
+        "--tree",
+        "binomial",
+        "--correction",
+        "checked",
+        "--start",
+        "sync",
         "--arrival",
-    );
+        "symnormal:3",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(ct.lines().count(), 2, "{ct}");
+    // Beyond its range: refused, naming the flag.
     assert_usage_error(
         &[
             &base[..5],

@@ -359,7 +359,7 @@ fn alg4_a_due_keepalive_is_not_starved_by_owed_acks() {
         arrivals: ArrivalSpec::None,
         ignored: Default::default(),
     };
-    let (mut scenario, failed, _) = draw_run(&spec, None, RuntimeFaults::default(), 1, 74).unwrap();
+    let (mut scenario, failed, _) = draw_run(&spec, RuntimeFaults::default(), 1, 74).unwrap();
     assert!(
         failed.contains(&1125),
         "the draw no longer makes rank 1125 inactive"

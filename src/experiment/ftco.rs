@@ -26,7 +26,6 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt::Write as _;
 
-use super::arrival::{draw_symmetric_normal, Arrival};
 use super::{Histogram, PointError};
 use crate::automaton::Sum;
 use crate::protocols::ftco::{FtcoConfig, FtcoMetrics, FtcoNode, Imbalance, ServiceDistance};
@@ -106,7 +105,7 @@ pub struct FtcoPoint {
     /// Random run-time faults.
     pub runtime: RuntimeFaults,
     /// Arrival times.
-    pub arrival: Arrival,
+    pub arrival: ArrivalSpec,
     /// `true`: the arrivals are App. B's start times (`--imbalance alg5`); `false`: they are the
     /// driver's (`--imbalance off`, a process is unreachable before it arrives).
     pub alg5: bool,
@@ -123,7 +122,7 @@ impl FtcoPoint {
             latency: L,
             inactive: FaultSpec::None,
             runtime: RuntimeFaults::default(),
-            arrival: Arrival::Pattern(ArrivalSpec::None),
+            arrival: ArrivalSpec::None,
             alg5: true,
             max_events: None,
         }
@@ -142,16 +141,16 @@ impl FtcoPoint {
             immune: self.topology.roots(),
             faults: self.inactive.clone(),
             crash_at: Vec::new(),
-            arrivals: self.arrival.scenario_pattern(),
+            arrivals: self.arrival.clone(),
             ignored: IgnoredMessages::Charged,
         };
-        let symmetric_normal = self.arrival.symmetric_sigma();
-        if symmetric_normal.is_some_and(|sigma| sigma > Arrival::MAX_SIGMA) {
-            return Err(PointError(format!(
-                "arrival: symmetric normal σ {} is out of range 0..={}",
-                symmetric_normal.unwrap_or(0),
-                Arrival::MAX_SIGMA
-            )));
+        if let ArrivalSpec::SymmetricNormal(sigma) = self.arrival {
+            if sigma > ArrivalSpec::MAX_SYMMETRIC_SIGMA {
+                return Err(PointError(format!(
+                    "arrival: symmetric normal σ {sigma} is out of range 0..={}",
+                    ArrivalSpec::MAX_SYMMETRIC_SIGMA
+                )));
+            }
         }
         let (_, failed) = spec.build(0, 0).map_err(|e| err(&e))?;
         let candidates = u64::from(procs - spec.immune.min(procs));
@@ -171,7 +170,6 @@ impl FtcoPoint {
         Ok(FtcoPrepared {
             config,
             spec,
-            symmetric_normal,
             runtime: self.runtime,
             alg5: self.alg5,
             max_events: self
@@ -192,8 +190,6 @@ fn operand(rank: Rank) -> u64 {
 pub struct FtcoPrepared {
     config: FtcoConfig<Sum>,
     spec: ScenarioSpec,
-    /// `σ` of [`Arrival::SymmetricNormal`] (then `spec.arrivals` is `None`).
-    symmetric_normal: Option<Time>,
     runtime: RuntimeFaults,
     alg5: bool,
     max_events: u64,
@@ -236,9 +232,8 @@ impl FtcoPrepared {
     /// arrival spread plus a constant, more with faults.
     pub fn cost(&self) -> u64 {
         let spread = match self.spec.arrivals {
-            ArrivalSpec::None => self
-                .symmetric_normal
-                .map_or(0, |sigma| sigma.saturating_mul(8)),
+            ArrivalSpec::None => 0,
+            ArrivalSpec::SymmetricNormal(sigma) => sigma.saturating_mul(8),
             ArrivalSpec::Uniform(s) => s,
             ArrivalSpec::Normal(sigma) => sigma.saturating_mul(4),
             ArrivalSpec::Random { max_if, unit } => max_if.saturating_sub(1).saturating_mul(unit),
@@ -262,9 +257,8 @@ impl FtcoPrepared {
 
     /// Run `run` of `seed`.
     pub fn run(&self, seed: u64, run: u64) -> Result<FtcoOutcome, PointError> {
-        let (mut scenario, failed, _rsd_seed) =
-            draw_run(&self.spec, self.symmetric_normal, self.runtime, seed, run)
-                .map_err(|e| PointError(format!("{e}")))?;
+        let (mut scenario, failed, _rsd_seed) = draw_run(&self.spec, self.runtime, seed, run)
+            .map_err(|e| PointError(format!("{e}")))?;
         let mut config = self.config.clone();
         config.service = ServiceDistance::None;
         let start = enter(&mut config, &mut scenario, self.alg5);
@@ -317,22 +311,16 @@ impl FtcoPrepared {
 /// The draws of run `run` of `seed` for an FTCO run, from `SplitMix64::stream(seed, run)` in
 /// this order: the failures and arrivals of `spec`, the RSD seed, then `runtime`'s crashes.
 /// (The arrivals' own draws, per pattern, are listed at [`crate::sim::scenario::draw_arrivals`].)
-/// `symmetric_normal`: `σ` of [`Arrival::SymmetricNormal`], drawn in the arrivals' place
-/// ([`draw_symmetric_normal`]) and replacing them; give it with `spec.arrivals` `None`.
 /// `sweep`, `simulate --collective` and `reproduce ftco` all draw through here, so run `i` is
 /// the same run in each. Returns the scenario, the ranks failed before the operation and the
 /// RSD seed.
 pub fn draw_run(
     spec: &ScenarioSpec,
-    symmetric_normal: Option<Time>,
     runtime: RuntimeFaults,
     seed: u64,
     run: u64,
 ) -> Result<(sim::Scenario, Vec<Rank>, u64), ScenarioError> {
     let (mut scenario, failed, mut rng) = spec.build_with_stream(seed, run)?;
-    if let Some(sigma) = symmetric_normal {
-        scenario.arrivals = draw_symmetric_normal(sigma, spec.procs, &mut rng);
-    }
     let rsd_seed = rng.next_u64();
     if runtime.count > 0 {
         draw_crashes(
@@ -669,29 +657,29 @@ fn name(c: Collective) -> &'static str {
 }
 
 /// An arrival as `--arrival` spells it (the patterns Table 2 uses; anything else: `none`).
-fn arrival_name(a: &Arrival) -> String {
+fn arrival_name(a: &ArrivalSpec) -> String {
     match a {
-        Arrival::Pattern(ArrivalSpec::Normal(s)) => format!("normal:{s}"),
-        Arrival::Pattern(ArrivalSpec::Uniform(s)) => format!("uniform:{s}"),
-        Arrival::SymmetricNormal(s) => format!("symnormal:{s}"),
+        ArrivalSpec::Normal(s) => format!("normal:{s}"),
+        ArrivalSpec::Uniform(s) => format!("uniform:{s}"),
+        ArrivalSpec::SymmetricNormal(s) => format!("symnormal:{s}"),
         _ => "none".into(),
     }
 }
 
 /// The half-normal arrivals of a Table 2 row of input spread `s`: `|N(0, σ)|` with `σ = s / 4`,
 /// so that the largest of 64 K draws (about 4.2 σ) is close to `s` (see the report).
-pub fn normal_arrival(spread: u64) -> Arrival {
-    Arrival::Pattern(ArrivalSpec::Normal(spread / 4))
+pub fn normal_arrival(spread: u64) -> ArrivalSpec {
+    ArrivalSpec::Normal(spread / 4)
 }
 
 /// The symmetric normal arrivals of a Table 2 row of input spread `s`: `N(0, σ)` shifted to
 /// start at 0 with `σ = s / 8`, so that the range of 64 K draws (about 8.2 σ) is close to `s`.
-pub fn symmetric_normal_arrival(spread: u64) -> Arrival {
-    Arrival::SymmetricNormal(spread / 8)
+pub fn symmetric_normal_arrival(spread: u64) -> ArrivalSpec {
+    ArrivalSpec::SymmetricNormal(spread / 8)
 }
 
-fn uniform_arrival(spread: u64) -> Arrival {
-    Arrival::Pattern(ArrivalSpec::Uniform(spread))
+fn uniform_arrival(spread: u64) -> ArrivalSpec {
+    ArrivalSpec::Uniform(spread)
 }
 
 /// One of Table 2's distributions.
@@ -701,7 +689,7 @@ struct Distribution {
     /// The report's label.
     label: &'static str,
     /// The arrivals of an input spread.
-    arrival: fn(u64) -> Arrival,
+    arrival: fn(u64) -> ArrivalSpec,
 }
 
 /// Table 2's distributions; both normals are compared with the paper's normal column.
@@ -891,14 +879,8 @@ fn table2(ctx: &mut Ctx<'_>, scale: &Scale, out: &mut Output) -> Result<(), Poin
          distribution, each compared with its normal column: a half-normal and a symmetric \
          normal (see \"Differences\"). Each cell: ours / paper.\n"
     );
-    let mut rows: Vec<(&str, &str, u64, Arrival, u32, usize)> = vec![(
-        "none",
-        "none",
-        0,
-        Arrival::Pattern(ArrivalSpec::None),
-        65_536,
-        0,
-    )];
+    let mut rows: Vec<(&str, &str, u64, ArrivalSpec, u32, usize)> =
+        vec![("none", "none", 0, ArrivalSpec::None, 65_536, 0)];
     for d in TABLE2_DISTRIBUTIONS {
         for &s in &scale.table2_spreads {
             let index = published::TABLE2_SPREADS

@@ -27,8 +27,8 @@ pub enum FaultSpec {
 
 /// When processes arrive at the operation (PAP §2, FTCO §5.2.4), in the model's time steps.
 ///
-/// `None`, `Uniform` and `Normal` are drawn for every rank, the root 0 included, and used as
-/// drawn (the root may arrive after others). `Random`, `Late` and `Times` follow PAP §3.1's root
+/// `None`, `Uniform`, `Normal` and `SymmetricNormal` are drawn for every rank, the root 0
+/// included, and used as drawn (the root may arrive after others). `Random`, `Late` and `Times` follow PAP §3.1's root
 /// rule instead: the pattern is shifted so that the root arrives at 0, and a process that would
 /// arrive before the root arrives with it: `a'_p = max(a_p, a_0) − a_0` (see [`draw_arrivals`]).
 /// Not `Copy` (since `Times` owns its list): pass it by reference or clone it.
@@ -61,6 +61,18 @@ pub enum ArrivalSpec {
     },
     /// Given per-rank arrival times (exactly `P` of them, rank order); then the root rule.
     Times(Vec<Time>),
+    /// `N(0, σ)` for every rank, its sign kept, then shifted so that the earliest rank arrives
+    /// at 0: symmetric about the middle of the drawn spread (about `8.2 σ` wide for 64 K
+    /// ranks), where `Normal` is the half-normal `|N(0, σ)|`. FTCO §5.2.4 draws "a normal
+    /// distribution" with `StartTime_first = 0` without saying which; Table 2's ratios fit this
+    /// one (docs/results/ftco.md). At most [`ArrivalSpec::MAX_SYMMETRIC_SIGMA`].
+    SymmetricNormal(Time),
+}
+
+impl ArrivalSpec {
+    /// The largest `σ` of [`ArrivalSpec::SymmetricNormal`]: its draws reach `6 σ` on either
+    /// side, so the spread stays below `2^32` steps.
+    pub const MAX_SYMMETRIC_SIGMA: Time = (u32::MAX / 12) as Time;
 }
 
 /// An invalid scenario parameter.
@@ -223,7 +235,7 @@ pub fn draw_faults_among(
 /// Draw order from `rng` (after the pre-operation failures, see [`ScenarioSpec::build`]):
 /// - `None`, `Times`: nothing;
 /// - `Uniform`: one `below(spread + 1)` per rank, ranks `0..P` ascending;
-/// - `Normal`: twelve `next_u64` per rank, ranks `0..P` ascending;
+/// - `Normal`, `SymmetricNormal`: twelve `next_u64` per rank, ranks `0..P` ascending;
 /// - `Random`: one `below(max_if)` per rank, ranks `0..P` ascending (the root's first);
 /// - `Late`: one `chance` per non-root rank, ranks `1..P` ascending (the root draws nothing),
 ///   made even when `fraction` is 0 or 1 so the stream after it depends on `P` only.
@@ -280,7 +292,25 @@ pub fn draw_arrivals_as_drawn(spec: ArrivalSpec, procs: u32, rng: &mut SplitMix6
                 .collect()
         }
         ArrivalSpec::Times(times) => times,
+        ArrivalSpec::SymmetricNormal(sigma) => draw_symmetric_normal(sigma, procs, rng),
     }
+}
+
+/// `P` times of [`ArrivalSpec::SymmetricNormal`]`(sigma)`: for each rank, ascending, twelve
+/// `next_u64` (the Irwin–Hall sum of `Normal`, its sign kept), scaled by `sigma` and rounded
+/// toward −∞; then every time is shifted by the smallest, so the earliest rank arrives at 0.
+fn draw_symmetric_normal(sigma: Time, procs: u32, rng: &mut SplitMix64) -> Vec<Time> {
+    let drawn: Vec<i128> = (0..procs)
+        .map(|_| {
+            // Sum of 12 uniforms in [0, 2^16): mean 6·2^16, standard deviation 2^16.
+            let sum: i64 = (0..12).map(|_| (rng.next_u64() >> 48) as i64).sum();
+            let z = i128::from(sum - 6 * 65_536);
+            // An arithmetic shift rounds toward −∞ on both sides: no value is favoured at 0.
+            (z * i128::from(sigma)) >> 16
+        })
+        .collect();
+    let first = drawn.iter().copied().min().unwrap_or(0);
+    drawn.into_iter().map(|t| (t - first) as Time).collect()
 }
 
 /// PAP §3.1's root rule: `a_p ← max(a_p, a_0) − a_0`, so the root arrives at 0 and nobody before

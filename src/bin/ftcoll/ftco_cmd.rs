@@ -412,9 +412,6 @@ pub struct FtcoPlan {
     /// Faults before the operation, listed crashes and arrivals; `immune` is the fault-immune
     /// prefix (`R`, or 0 with root replacement).
     pub spec: ScenarioSpec,
-    /// `σ` of a symmetric normal arrival (`--arrival symnormal:SIGMA`), drawn in the arrivals'
-    /// place; `spec.arrivals` is then `None`.
-    pub symmetric_normal: Option<Time>,
     /// Random run-time faults (sweeps), drawn after everything else of the run.
     pub random_crashes: Option<RandomCrashes>,
 }
@@ -489,7 +486,7 @@ impl FtcoPlan {
                 from: c.from,
                 to: c.to,
             });
-        experiment::draw_run(&self.spec, self.symmetric_normal, runtime, seed, run)
+        experiment::draw_run(&self.spec, runtime, seed, run)
     }
 
     /// Runs run `run` with `config` (its service and imbalance set here); `trace` records the
@@ -670,7 +667,6 @@ pub fn simulate(a: &SimulateArgs, flags: &FtcoFlags, out: &mut impl Write) -> Re
             arrivals: ArrivalSpec::None,
             ignored: IgnoredMessages::Charged,
         },
-        symmetric_normal: None,
         random_crashes: None,
     };
     admission::admit(
@@ -682,10 +678,9 @@ pub fn simulate(a: &SimulateArgs, flags: &FtcoFlags, out: &mut impl Write) -> Re
     // An arrival file is read once P is admitted (P times of 8 bytes).
     let arrival = a
         .arrival
-        .resolve_ftco(p)
+        .resolve(p)
         .map_err(|e| UsageError(format!("--arrival: {e}")))?;
-    plan.spec.arrivals = arrival.scenario_pattern();
-    plan.symmetric_normal = arrival.symmetric_sigma();
+    plan.spec.arrivals = arrival;
     plan.check(a.seed)?;
     let fixed = [
         p.to_string(),

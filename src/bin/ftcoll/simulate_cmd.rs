@@ -4,7 +4,6 @@
 use std::io::Write;
 
 use clap::{Args, ValueEnum};
-use ftcoll::experiment::arrival::Arrival;
 use ftcoll::experiment::fast_path_applies_to;
 use ftcoll::fastpath::{SyncChecked, Workspace};
 use ftcoll::protocols::corrected_tree::{
@@ -78,9 +77,6 @@ pub enum ArrivalArg {
     Spec(ArrivalSpec),
     /// `@FILE`: the path of a file of `P` arrival times.
     File(String),
-    /// `symnormal:SIGMA`: a symmetric normal (`experiment::arrival::Arrival::SymmetricNormal`),
-    /// for FTCO runs only.
-    SymmetricNormal(Time),
 }
 
 impl ArrivalArg {
@@ -92,9 +88,6 @@ impl ArrivalArg {
     pub fn resolve(&self, procs: u32) -> Result<ArrivalSpec, String> {
         match self {
             Self::Spec(spec) => Ok(spec.clone()),
-            Self::SymmetricNormal(_) => Err(format!(
-                "{self} applies to FTCO runs (--collective) only; allowed here: none, uniform:SPREAD, normal:SPREAD, random:MAX_IF:UNIT, late:FRACTION:DELAY or @FILE"
-            )),
             Self::File(path) => {
                 let times = crate::args::read_list_file(path, "arrival", procs as usize, times)
                     .map_err(|e| format!("{e} ({})", file_allowed(procs)))?;
@@ -107,16 +100,6 @@ impl ArrivalArg {
                 }
                 Ok(ArrivalSpec::Times(times))
             }
-        }
-    }
-}
-
-impl ArrivalArg {
-    /// [`Self::resolve`] for an FTCO run, where a symmetric normal is allowed too.
-    pub fn resolve_ftco(&self, procs: u32) -> Result<Arrival, String> {
-        match self {
-            Self::SymmetricNormal(sigma) => Ok(Arrival::SymmetricNormal(*sigma)),
-            _ => self.resolve(procs).map(Arrival::Pattern),
         }
     }
 }
@@ -146,7 +129,7 @@ impl std::fmt::Display for ArrivalArg {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::File(path) => write!(f, "@{path}"),
-            Self::SymmetricNormal(s) => write!(f, "symnormal:{s}"),
+            Self::Spec(ArrivalSpec::SymmetricNormal(s)) => write!(f, "symnormal:{s}"),
             Self::Spec(ArrivalSpec::None) => write!(f, "none"),
             Self::Spec(ArrivalSpec::Uniform(s)) => write!(f, "uniform:{s}"),
             Self::Spec(ArrivalSpec::Normal(s)) => write!(f, "normal:{s}"),
@@ -161,12 +144,12 @@ impl std::fmt::Display for ArrivalArg {
     }
 }
 
-/// Parses `--arrival`: `none`, `uniform:SPREAD`, `normal:SPREAD`, `symnormal:SIGMA` (FTCO runs
-/// only, see [`ArrivalArg::resolve`]), `random:MAX_IF:UNIT`, `late:FRACTION:DELAY` or `@FILE`.
+/// Parses `--arrival`: `none`, `uniform:SPREAD`, `normal:SPREAD`, `symnormal:SIGMA`,
+/// `random:MAX_IF:UNIT`, `late:FRACTION:DELAY` or `@FILE`.
 pub fn arrival(s: &str) -> Result<ArrivalArg, String> {
     let allowed = format!(
-        "expected none, uniform:SPREAD, normal:SPREAD, symnormal:SIGMA (FTCO only), random:MAX_IF:UNIT, late:FRACTION:DELAY or @FILE (SPREAD, DELAY integers in 0..={MAX_SPREAD}; SIGMA an integer in 0..={}; MAX_IF ≥ 1 and UNIT ≥ 1 integers with (MAX_IF − 1)·UNIT ≤ {MAX_SPREAD}; FRACTION in 0.0..=1.0)",
-        Arrival::MAX_SIGMA
+        "expected none, uniform:SPREAD, normal:SPREAD, symnormal:SIGMA, random:MAX_IF:UNIT, late:FRACTION:DELAY or @FILE (SPREAD, DELAY integers in 0..={MAX_SPREAD}; SIGMA an integer in 0..={}; MAX_IF ≥ 1 and UNIT ≥ 1 integers with (MAX_IF − 1)·UNIT ≤ {MAX_SPREAD}; FRACTION in 0.0..=1.0)",
+        ArrivalSpec::MAX_SYMMETRIC_SIGMA
     );
     let spread = |spread: &str, what: &str| -> Result<Time, String> {
         spread
@@ -218,8 +201,8 @@ pub fn arrival(s: &str) -> Result<ArrivalArg, String> {
         Some(("symnormal", sigma)) => sigma
             .parse()
             .ok()
-            .filter(|&v| v <= Arrival::MAX_SIGMA)
-            .map(ArrivalArg::SymmetricNormal)
+            .filter(|&v| v <= ArrivalSpec::MAX_SYMMETRIC_SIGMA)
+            .map(|sigma| ArrivalArg::Spec(ArrivalSpec::SymmetricNormal(sigma)))
             .ok_or_else(|| format!("SIGMA '{sigma}' is out of range: {allowed}")),
         Some((kind, value)) => {
             let spread = spread(value, "spread")?;
@@ -317,7 +300,7 @@ pub struct SimulateArgs {
     #[arg(long, value_parser = crash_list, default_value = "")]
     pub crash_at: CrashList,
     /// Process arrival pattern (time steps): none, uniform:SPREAD, normal:SPREAD (half-normal),
-    /// symnormal:SIGMA (symmetric normal from 0; with --collective only), random:MAX_IF:UNIT
+    /// symnormal:SIGMA (symmetric normal shifted to start at 0), random:MAX_IF:UNIT
     /// (PAP Fig. 6), late:FRACTION:DELAY (PAP Figs. 9–10) or @FILE (P times).
     #[arg(long, value_parser = arrival, default_value = "none")]
     pub arrival: ArrivalArg,

@@ -133,7 +133,7 @@ impl FtcoPoint {
         let faults = self.faults.spec(p);
         let arrival = self
             .arrival
-            .resolve_ftco(p)
+            .resolve(p)
             .map_err(|e| UsageError(format!("--arrival: {e}")))?;
         let plan = FtcoPlan {
             topology,
@@ -150,10 +150,9 @@ impl FtcoPoint {
                 immune: r,
                 faults,
                 crash_at: Vec::new(),
-                arrivals: arrival.scenario_pattern(),
+                arrivals: arrival,
                 ignored: IgnoredMessages::Charged,
             },
-            symmetric_normal: arrival.symmetric_sigma(),
             random_crashes: (self.crashes.count > 0).then_some(self.crashes),
         };
         plan.check(seed)?;
