@@ -1645,8 +1645,13 @@ fn table7_notes(
             s.latency.mean(),
             published.3
         );
-        // Rounded first, so that a difference below 0.05 prints as +0.0, never -0.0.
-        let added = (10.0 * (c.latency.mean() - s.latency.mean())).round() / 10.0 + 0.0;
+        // A difference that rounds to 0 prints as +0.0, never -0.0.
+        let added = c.latency.mean() - s.latency.mean();
+        let added = if added > -0.05 && added < 0.05 {
+            0.0
+        } else {
+            added
+        };
         let _ = write!(queued, "{name} {:.1} ({added:+.1})", c.latency.mean());
         if off > 10.0 {
             far.push(name);
