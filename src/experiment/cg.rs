@@ -1076,6 +1076,23 @@ pub fn reproduce(
         } else {
             "the third line"
         };
+        let bound_note = if equation == 5 {
+            ", although Appendix B derives Eq. 5 as an upper bound"
+        } else {
+            ""
+        };
+        let reached = if colored_after_model == 0 {
+            format!(
+                "at each of them every process was reached within the model's time \
+                 ({reach_line}), so what exceeds it is the end of the correction phase after \
+                 the last process was reached"
+            )
+        } else {
+            format!(
+                "at {colored_after_model} of them even the last process was reached after the \
+                 model's time ({reach_line})"
+            )
+        };
         let against_model = if above_model.is_empty() {
             format!(
                 " At every `T` the simulated maximum is at most the model's time (Eq. {equation})."
@@ -1083,30 +1100,10 @@ pub fn reproduce(
         } else {
             format!(
                 " The simulated maximum exceeds the model's time (Eq. {equation}) at {} of the \
-                 {} values of `T` ({}){}.",
+                 {} values of `T` ({}){bound_note}; {reached}.",
                 above_model.len(),
                 points.len(),
                 list_times(&above_model),
-                format!(
-                    "{}; {}",
-                    if equation == 5 {
-                        ", although Appendix B derives Eq. 5 as an upper bound"
-                    } else {
-                        ""
-                    },
-                    if colored_after_model == 0 {
-                        format!(
-                            "at each of them every process was reached within the model's time \
-                             ({reach_line}), so what exceeds it is the end of the correction \
-                             phase after the last process was reached"
-                        )
-                    } else {
-                        format!(
-                            "at {colored_after_model} of them even the last process was reached \
-                             after the model's time ({reach_line})"
-                        )
-                    }
-                )
             )
         };
         let _ = writeln!(
