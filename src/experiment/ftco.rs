@@ -1907,8 +1907,10 @@ fn differences(md: &mut String, facts: &Facts) {
   difference at 1 K.\n\
 - **Fig. 9, work penalty of one inactive node**: {WORK1} messages per node at P = {P1} here, \
   0.5 in the paper (at 1 K), with the fault experiments' ETA rule `parent-recovery` \
-  (docs/protocols.md rule 1). With the exact fault-free ETA it is {WORKX} ({RUNSX} runs), at \
-  the same latency penalty ({LAT1} against {LATX} steps): an inactive node delays the \
+  (docs/protocols.md rule 1). With the exact fault-free ETA it is {WORKX} ({RUNSX} runs). \
+  The slack does not delay the detection of an inactive node (its parent detects it on the \
+  exact gather ETA): latency penalty {LAT1} steps, {LATX} over the exact column's \
+  {RUNSX} runs. An inactive node delays the \
   whole gather by its detection time, every process still waiting for the result then passes \
   its exact `f_ETA` and exchanges a KEEPALIVE and an ACK with its live parent, about one pair \
   per process per `f_timeout` (the paper's Fig. 10 text describes that effect too: \
