@@ -20,7 +20,7 @@
 //! double count and every missing operand (FTCO §4: "each value is used only once").
 
 use ftcoll::automaton::{Automaton, Contributions};
-use ftcoll::protocols::ftco::{FtcoConfig, FtcoNode, Imbalance, RootFailure, TimeoutRule};
+use ftcoll::protocols::ftco::{EtaRule, FtcoConfig, FtcoNode, Imbalance, RootFailure, TimeoutRule};
 use ftcoll::sim::PortModel;
 use ftcoll::topology::ftco::{Collective, FtcoKind, FtcoTopology};
 use ftcoll::topology::{LogP, TopologyError};
@@ -81,6 +81,8 @@ pub struct FtcoSpec {
     pub root_failure: RootFailure,
     /// `f_timeout` (`None`: [`TimeoutRule::for_latency`]).
     pub timeout: Option<TimeoutRule>,
+    /// The result's ETA ([`EtaRule::Exact`] by default).
+    pub eta: EtaRule,
 }
 
 /// When processes enter the collective (FTCO §5.2.4, App. B).
@@ -128,6 +130,7 @@ impl FtcoSpec {
             entry: Entry::Together,
             root_failure: RootFailure::Immune,
             timeout: None,
+            eta: EtaRule::Exact,
         }
     }
 
@@ -188,6 +191,7 @@ impl FtcoSpec {
             self.latency,
         )?;
         config.timeout = self.timeout_rule();
+        config.eta = self.eta;
         config.root_failure = self.root_failure;
         if self.entry == Entry::LateAlg5 {
             config.imbalance = Imbalance::Alg5 {
@@ -224,6 +228,9 @@ impl FtcoSpec {
         if let Some(t) = self.timeout {
             name.push_str(&format!(" timeout={}+{}", t.round_trip, t.per_load));
         }
+        if self.eta != EtaRule::Exact {
+            name.push_str(&format!(" eta={}", self.eta));
+        }
         name
     }
 
@@ -240,17 +247,24 @@ impl FtcoSpec {
 /// The latest instant by which a run must be quiescent: the fault-free latency, plus the
 /// latest `StartTime`, plus, per crash and once more, one climb of the tree (`depth + 2`
 /// levels) in which each level costs an ETA (the fault-free latency) and four timeouts of the
-/// busiest pair — one timeout to suspect, one to re-send, two for a KEEPALIVE round. Derived
-/// from the protocol's own timers; `tests/ftco_faults.rs` runs thousands of random fault sets
-/// under the same bound.
+/// busiest pair — one timeout to suspect, one to re-send, two for a KEEPALIVE round; and once
+/// per crash the largest slack of a result ETA (0 under [`EtaRule::Exact`]), by which a slack
+/// delays the first KEEPALIVE. Derived from the protocol's own timers; `tests/ftco_faults.rs`
+/// runs thousands of random fault sets under the same bound.
 pub fn horizon(spec: &FtcoSpec, crashes: u32) -> Result<Time, TopologyError> {
     let topology = spec.topology()?;
     let fault_free = topology.fault_free_latency(spec.collective, spec.latency)?;
     let levels = u64::from(topology.depth()) + 2;
     let start = spec.start_times()?.into_iter().max().unwrap_or(0);
+    let config = spec.config()?;
+    let slack = (0..spec.procs)
+        .map(|r| config.result_slack(r))
+        .max()
+        .unwrap_or(0);
     Ok(fault_free
         + start
-        + (u64::from(crashes) + 1) * levels * (4 * spec.max_timeout(&topology) + fault_free))
+        + (u64::from(crashes) + 1)
+            * (levels * (4 * spec.max_timeout(&topology) + fault_free) + slack))
 }
 
 /// The FTCO family's properties for automaton `A`.

@@ -37,7 +37,7 @@ use std::time::Duration;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
-use ftcoll::protocols::ftco::{RootFailure, TimeoutRule};
+use ftcoll::protocols::ftco::{EtaRule, RootFailure, TimeoutRule};
 use ftcoll::topology::ftco::{Collective, FtcoKind};
 use ftcoll::topology::{LogP, Order, TreeKind};
 use ftcoll_verify::budget::{self, Budget, Stop};
@@ -401,6 +401,10 @@ fn ftco_topology(s: &str) -> Result<FtcoKind, String> {
     }
 }
 
+fn eta_rule(s: &str) -> Result<EtaRule, String> {
+    s.parse()
+}
+
 fn timeout_rule(s: &str) -> Result<TimeoutRule, String> {
     let allowed = "expected ROUND_TRIP+PER_LOAD, two integers in 0..=1000 (default: 2L+4 and 2)";
     let (a, b) = s.split_once('+').ok_or(allowed)?;
@@ -461,6 +465,9 @@ struct FtcoArgs {
     /// f_timeout as ROUND_TRIP+PER_LOAD (default: 2L+4 and 2).
     #[arg(long = "timeout-rule", value_parser = timeout_rule)]
     timeout_rule: Option<TimeoutRule>,
+    /// The result's ETA: exact (default), parent-recovery or ancestor-recovery.
+    #[arg(long, default_value = "exact", value_parser = eta_rule)]
+    eta: EtaRule,
     #[command(flatten)]
     budget: BudgetArgs,
     /// Output format.
@@ -492,6 +499,7 @@ impl FtcoArgs {
                 RootArg::Replaced => RootFailure::ReplacedByChildren,
             },
             timeout: self.timeout_rule,
+            eta: self.eta,
         };
         // The rule is the library's, shared with `ftcoll simulate`: elsewhere the roots would
         // silently stay immune.

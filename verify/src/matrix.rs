@@ -24,7 +24,7 @@ use std::sync::Mutex;
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
 use ftcoll::topology::{LogP, Order, TreeKind};
 
-use ftcoll::protocols::ftco::{RootFailure, TimeoutRule};
+use ftcoll::protocols::ftco::{EtaRule, RootFailure, TimeoutRule};
 use ftcoll::topology::ftco::{Collective, FtcoKind};
 
 use crate::ftco::{self as ftco_family, Entry, FtcoSpec};
@@ -1601,6 +1601,10 @@ pub fn ftco_claims() -> Vec<FtcoClaim> {
         entry,
         ..FtcoSpec::new(collective, FtcoKind::KAry(2), 7)
     };
+    let with_eta = |collective, eta| FtcoSpec {
+        eta,
+        ..FtcoSpec::new(collective, FtcoKind::KAry(2), 7)
+    };
     let (pre, any) = (CrashTiming::Pre, CrashTiming::Any);
     let nfs = ftco_family::NO_FALSE_SUSPICION;
     vec![
@@ -1667,6 +1671,49 @@ pub fn ftco_claims() -> Vec<FtcoClaim> {
             timing: pre,
             property: nfs,
             expected: true,
+        },
+        FtcoClaim {
+            text: "The slack of the result's ETA (`EtaRule`, docs/protocols.md rule 1) suspects nobody: with `parent-recovery`, the rule of the fault experiments, no live process is suspected under two crashes at any instant …",
+            spec: with_eta(Collective::Allreduce, EtaRule::ParentRecovery),
+            crashes: 2,
+            timing: any,
+            property: nfs,
+            expected: true,
+        },
+        FtcoClaim {
+            text: "… every live process completes with one value that counts each operand once …",
+            spec: with_eta(Collective::Allreduce, EtaRule::ParentRecovery),
+            crashes: 2,
+            timing: any,
+            property: ftco_family::CONSISTENCY,
+            expected: true,
+        },
+        FtcoClaim {
+            text: "… also in a Bcast …",
+            spec: with_eta(Collective::Bcast, EtaRule::ParentRecovery),
+            crashes: 2,
+            timing: any,
+            property: nfs,
+            expected: true,
+        },
+        FtcoClaim {
+            text: "… and with `ancestor-recovery` …",
+            spec: with_eta(Collective::Allreduce, EtaRule::AncestorRecovery),
+            crashes: 2,
+            timing: any,
+            property: nfs,
+            expected: true,
+        },
+        FtcoClaim {
+            text: "… while a slack does not hide a too-short timeout: `parent-recovery` with round trip 2 still suspects a live process (the timeout mutant).",
+            spec: FtcoSpec {
+                eta: EtaRule::ParentRecovery,
+                ..with_timeout(7, 2, 2)
+            },
+            crashes: 1,
+            timing: any,
+            property: nfs,
+            expected: false,
         },
     ]
 }

@@ -4,7 +4,7 @@
 //! being suspected. State counts are pinned (stateright's paxos example style) so a change of
 //! the model's or the automaton's semantics shows up.
 
-use ftcoll::protocols::ftco::TimeoutRule;
+use ftcoll::protocols::ftco::{EtaRule, TimeoutRule};
 use ftcoll::topology::ftco::{Collective, FtcoKind};
 use ftcoll_verify::ftco::{self, Entry, FtcoSpec};
 use ftcoll_verify::mutants::{FtcoBug, FtcoMutant, FtcoMutantConfig};
@@ -170,4 +170,28 @@ fn every_collective_holds_with_one_crash_at_any_instant() {
     for (collective, kind, states) in expected {
         holds_everything(&spec(collective, kind, 6), 1, CrashTiming::Any, states);
     }
+}
+
+/// The slack of the result's ETA (`EtaRule`) suspects no live process and keeps every
+/// property, for every collective on both tree shapes with two crashes at any instant; it does
+/// not hide a too-short timeout either (the timeout mutant is still caught under it).
+#[test]
+fn eta_slack_keeps_every_property_and_still_catches_a_short_timeout() {
+    for eta in [EtaRule::ParentRecovery, EtaRule::AncestorRecovery] {
+        for kind in [FtcoKind::KAry(2), FtcoKind::KNomial(2)] {
+            for collective in [Collective::Bcast, Collective::Reduce, Collective::Allreduce] {
+                let mut s = spec(collective, kind, 6);
+                s.eta = eta;
+                let result = check(&s, 2, CrashTiming::Any);
+                assert_eq!(violated(&result), Vec::<&str>::new(), "{}", s.name());
+            }
+        }
+    }
+    let mut s = spec(Collective::Allreduce, FtcoKind::KAry(2), 7);
+    s.eta = EtaRule::ParentRecovery;
+    s.timeout = Some(TimeoutRule {
+        round_trip: 2,
+        per_load: 2,
+    });
+    assert!(violated(&check(&s, 1, CrashTiming::Any)).contains(&ftco::NO_FALSE_SUSPICION));
 }

@@ -13,7 +13,8 @@ use clap::Args;
 use ftcoll::automaton::{Max, Min, Reduction, Sum};
 use ftcoll::experiment::ftco::{self as experiment, RuntimeFaults};
 use ftcoll::protocols::ftco::{
-    FtcoConfig, FtcoMetrics, FtcoNode, Imbalance, RootFailure, ServiceDistance, TimeoutRule,
+    EtaRule, FtcoConfig, FtcoMetrics, FtcoNode, Imbalance, RootFailure, ServiceDistance,
+    TimeoutRule,
 };
 use ftcoll::sim::scenario::{ArrivalSpec, FaultSpec, ScenarioError, ScenarioSpec};
 use ftcoll::sim::{
@@ -232,6 +233,11 @@ pub fn round_trip(s: &str) -> Result<u64, String> {
     steps(s, 1)
 }
 
+/// Parses `--eta`.
+pub fn eta(s: &str) -> Result<EtaRule, String> {
+    s.parse()
+}
+
 /// Parses `--timeout-per-load`.
 pub fn per_load(s: &str) -> Result<u64, String> {
     steps(s, 0)
@@ -262,6 +268,10 @@ pub struct FtcoFlags {
     /// Timeout: steps per neighbour of either end, per unit of tree distance (default 2).
     #[arg(long, value_parser = per_load, help_heading = "FTCO (with --collective)")]
     pub timeout_per_load: Option<u64>,
+    /// The result's ETA: exact (default; the fault-free arrival), parent-recovery (plus one
+    /// recovery of a non-root parent) or ancestor-recovery (plus one per non-root ancestor).
+    #[arg(long, value_parser = eta, help_heading = "FTCO (with --collective)")]
+    pub eta: Option<EtaRule>,
     /// Process imbalance: off (default; the --arrival times are the driver's, a process is
     /// unreachable before it) or alg5 (App. B: reachable from 0, enters at its arrival time).
     #[arg(long, value_parser = imbalance, help_heading = "FTCO (with --collective)")]
@@ -283,6 +293,7 @@ impl FtcoFlags {
             ("--op", self.op.is_some()),
             ("--timeout-round-trip", self.timeout_round_trip.is_some()),
             ("--timeout-per-load", self.timeout_per_load.is_some()),
+            ("--eta", self.eta.is_some()),
             ("--imbalance", self.imbalance.is_some()),
             ("--root-failure", self.root_failure.is_some()),
         ]
@@ -403,6 +414,8 @@ pub struct FtcoPlan {
     pub latency: u64,
     /// `f_timeout`.
     pub timeout: TimeoutRule,
+    /// The slack of the result's `f_ETA`.
+    pub eta: EtaRule,
     /// The service-distance function (RSD seeded per run).
     pub service: ServiceArg,
     /// Arrivals as the driver's (off) or as Alg. 5's start times.
@@ -467,6 +480,7 @@ impl FtcoPlan {
         let mut config = FtcoConfig::new(self.topology, self.collective, op, operand, self.latency)
             .map_err(|e| UsageError(format!("-L: {e}")))?;
         config.timeout = self.timeout;
+        config.eta = self.eta;
         config.root_failure = self.root_failure;
         Ok(config)
     }
@@ -544,7 +558,7 @@ fn operand(rank: Rank) -> u64 {
 }
 
 /// The run's parameters; the metrics follow.
-const PARAMETERS: [&str; 15] = [
+const PARAMETERS: [&str; 16] = [
     "procs",
     "collective",
     "topology",
@@ -557,6 +571,7 @@ const PARAMETERS: [&str; 15] = [
     "o",
     "timeout_round_trip",
     "timeout_per_load",
+    "eta",
     "seed",
     "run",
     "faults",
@@ -584,13 +599,14 @@ const METRICS: [&str; 17] = [
 ];
 
 /// The columns JSON quotes.
-const STRINGS: [&str; 6] = [
+const STRINGS: [&str; 7] = [
     "collective",
     "topology",
     "service",
     "op",
     "imbalance",
     "root_failure",
+    "eta",
 ];
 
 /// `simulate --collective …`: validates everything, then runs and prints each run as it
@@ -654,6 +670,7 @@ pub fn simulate(a: &SimulateArgs, flags: &FtcoFlags, out: &mut impl Write) -> Re
         collective,
         latency: a.latency,
         timeout,
+        eta: flags.eta.unwrap_or_default(),
         service,
         imbalance,
         root_failure,
@@ -700,6 +717,7 @@ pub fn simulate(a: &SimulateArgs, flags: &FtcoFlags, out: &mut impl Write) -> Re
         "1".to_string(),
         timeout.round_trip.to_string(),
         timeout.per_load.to_string(),
+        plan.eta.to_string(),
         a.seed.to_string(),
     ];
     let columns: Vec<&str> = PARAMETERS.iter().chain(&METRICS).copied().collect();

@@ -35,7 +35,7 @@ use alloc::vec::Vec;
 pub use metrics::{output_spread, FtcoMetrics};
 pub use msg::{FtcoMsg, Kind};
 pub use node::FtcoNode;
-pub use service::{ServiceDistance, TimeoutRule};
+pub use service::{EtaRule, ServiceDistance, TimeoutRule};
 
 /// Process imbalance (FTCO App. B, Alg. 5; §5.2.4): what a process does before it enters the
 /// collective.
@@ -137,6 +137,8 @@ pub struct FtcoConfig<R: Reduction> {
     pub service: ServiceDistance,
     /// `f_timeout` (Alg. 4, App. A).
     pub timeout: TimeoutRule,
+    /// The slack of the result's `f_ETA` (§4); [`EtaRule::Exact`] by default.
+    pub eta: EtaRule,
     /// Process imbalance (App. B, Alg. 5); [`Imbalance::Off`] by default.
     pub imbalance: Imbalance,
     /// Root failure (§4); [`RootFailure::Immune`] by default.
@@ -185,6 +187,7 @@ impl<R: Reduction> FtcoConfig<R> {
             latency,
             service: ServiceDistance::None,
             timeout: TimeoutRule::for_latency(latency),
+            eta: EtaRule::Exact,
             imbalance: Imbalance::Off,
             root_failure: RootFailure::Immune,
             exchange_done,
@@ -198,9 +201,18 @@ impl<R: Reduction> FtcoConfig<R> {
         })
     }
 
-    /// `(gather, result)` ETAs of `rank` ([`schedule::etas`]) for `collective`: from the
-    /// table when it was computed for the current topology, collective and `L`.
+    /// `(gather, result)` ETAs of `rank` for `collective`: the fault-free times
+    /// ([`schedule::etas`], from the table when it was computed for the current topology,
+    /// collective and `L`), the result's plus [`Self::result_slack`].
     pub(crate) fn etas(&self, collective: Collective, rank: Rank) -> (Time, Time) {
+        let (gather, result) = self.exact_etas(collective, rank);
+        if collective == Collective::Reduce {
+            return (gather, result); // No result comes down.
+        }
+        (gather, result.saturating_add(self.result_slack(rank)))
+    }
+
+    fn exact_etas(&self, collective: Collective, rank: Rank) -> (Time, Time) {
         let t = &self.eta_table;
         if t.topology == self.topology && t.collective == collective && t.latency == self.latency {
             if let Some(&etas) = t.etas.get(rank as usize) {
@@ -215,6 +227,28 @@ impl<R: Reduction> FtcoConfig<R> {
             self.reduce_done,
             rank,
         )
+    }
+
+    /// The slack [`Self::eta`] adds to `rank`'s result ETA: per non-root ancestor `a` counted
+    /// ([`EtaRule::ParentRecovery`]: the parent only; [`EtaRule::AncestorRecovery`]: all), one
+    /// recovery `f_timeout(a, parent(a)) + round_trip`. 0 for roots and their children, and
+    /// under [`EtaRule::Exact`].
+    pub fn result_slack(&self, rank: Rank) -> Time {
+        let levels = match self.eta {
+            EtaRule::Exact => return 0,
+            EtaRule::ParentRecovery => 1,
+            EtaRule::AncestorRecovery => usize::MAX,
+        };
+        let mut slack: Time = 0;
+        for a in self.topology.ancestors(rank).take(levels) {
+            let Some(above) = self.topology.parent(a) else {
+                break; // `a` is a root.
+            };
+            slack = slack
+                .saturating_add(self.f_timeout(a, above))
+                .saturating_add(self.timeout.round_trip);
+        }
+        slack
     }
 
     /// Whether `rank` is fault-immune: every root, unless [`Self::replaces_root`]. FTCO §2

@@ -1,5 +1,6 @@
-//! Service distance (FTCO App. A, Alg. 1 line 6, Alg. 2 `should_handle`) and the message
-//! timeout `f_timeout` (Alg. 4, App. A).
+//! Service distance (FTCO App. A, Alg. 1 line 6, Alg. 2 `should_handle`), the message
+//! timeout `f_timeout` (Alg. 4, App. A) and the slack of `f_ETA` (§4, "Data Propagation
+//! Disruptions").
 
 use crate::{Rank, Time};
 
@@ -111,5 +112,69 @@ impl TimeoutRule {
                 .saturating_mul(degree_me.saturating_add(degree_x))
                 .saturating_mul(u64::from(distance.max(1))),
         )
+    }
+}
+
+/// How much later than the fault-free schedule a process expects the result (Bcast value or
+/// Allreduce result) before it sends KEEPALIVEs up (`f_ETA`, §4 "Data Propagation
+/// Disruptions", Alg. 4 line 21). The paper computes `f_ETA` "assuming no nodes fail" and leaves
+/// the function open (§4 lists `f_ETA(n) → N` among the functions "which calculate certain
+/// parameters without traversing the tree"). The gather ETA (a parent awaiting its children's
+/// partials) is exact under every rule: a late partial is how an inactive child is detected.
+///
+/// With [`Self::Exact`] any delay anywhere in the gather makes every process below the roots
+/// pass its ETA and exchange a KEEPALIVE and an ACK with its live parent; a slack lets a live
+/// parent that is itself still recovering finish before its children ask. A slack never
+/// suspects anyone (suspicion needs an unanswered message, Alg. 4 line 5); it only delays the
+/// detection of a parent that failed after the gather.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub enum EtaRule {
+    /// The fault-free arrival time itself (the default): a fault-free run sends no KEEPALIVE
+    /// and one late step makes a waiting process ask.
+    #[default]
+    Exact,
+    /// A process whose parent `p` is not a root expects the result one recovery of `p` later:
+    /// `f_timeout(p, parent(p)) + round_trip`, the time `p` needs to suspect a failed parent
+    /// (Alg. 4 line 5) and to fetch the result from the next ancestor (a KEEPALIVE answered
+    /// with DATA, one unloaded round trip). Children of a root keep the exact ETA (a root
+    /// never fails).
+    ParentRecovery,
+    /// As [`Self::ParentRecovery`], summed over every non-root ancestor: a process waits for
+    /// each ancestor above it to recover once, so only the processes right below a failed
+    /// node ask (the detection of a failed parent is later by the whole sum).
+    AncestorRecovery,
+}
+
+impl EtaRule {
+    /// The rule's command-line name: `exact`, `parent-recovery` or `ancestor-recovery`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Exact => "exact",
+            Self::ParentRecovery => "parent-recovery",
+            Self::AncestorRecovery => "ancestor-recovery",
+        }
+    }
+}
+
+impl core::fmt::Display for EtaRule {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl core::str::FromStr for EtaRule {
+    type Err = alloc::string::String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim() {
+            "exact" => Ok(Self::Exact),
+            "parent-recovery" => Ok(Self::ParentRecovery),
+            "ancestor-recovery" => Ok(Self::AncestorRecovery),
+            other => Err(alloc::format!(
+                "unknown ETA rule '{other}': expected exact, parent-recovery or ancestor-recovery"
+            )),
+        }
     }
 }

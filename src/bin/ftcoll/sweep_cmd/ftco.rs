@@ -8,7 +8,7 @@
 
 use ftcoll::automaton::Sum;
 use ftcoll::experiment::Histogram;
-use ftcoll::protocols::ftco::{RootFailure, TimeoutRule};
+use ftcoll::protocols::ftco::{EtaRule, RootFailure, TimeoutRule};
 use ftcoll::sim::scenario::ScenarioSpec;
 
 use crate::simulate_cmd::ArrivalArg;
@@ -140,6 +140,7 @@ impl FtcoPoint {
             collective: self.collective,
             latency: self.latency,
             timeout: TimeoutRule::for_latency(self.latency),
+            eta: EtaRule::Exact,
             service: self.service,
             imbalance: self.imbalance,
             root_failure: RootFailure::Immune,
