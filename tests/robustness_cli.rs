@@ -708,6 +708,7 @@ fn every_numeric_argument_at_its_bounds_answers_or_refuses_within_its_limits() {
         "FIRST_SIDE",
         "MODEL",
         "IGNORED_MESSAGES",
+        "ETA",
         "FAULTS",
         "CRASH_AT",
         "ARRIVAL",
