@@ -962,6 +962,18 @@ impl<A: Automaton> Sim<A> {
         self.procs.get_mut(rank as usize).map(|p| &mut p.automaton)
     }
 
+    /// Single-port: the messages that reached `rank` and wait for its receive, in arrival
+    /// order (the queue [`Automaton::select_receive`] chooses from). Empty under dual-port LogP
+    /// and for ranks `>= P`.
+    pub fn waiting(&self, rank: Rank) -> impl Iterator<Item = (Rank, &A::Msg)> + '_ {
+        self.queues
+            .get(rank as usize)
+            .into_iter()
+            .flatten()
+            .filter_map(|&slot| self.slots.get(slot as usize))
+            .map(|InFlight { from, msg }| (*from, msg))
+    }
+
     /// The metrics so far.
     pub fn report(&self) -> &Report<A::Value> {
         &self.report

@@ -15,12 +15,26 @@
 //! - *no false suspicion* ([`NO_FALSE_SUSPICION`]): no process ever times out on a process
 //!   that has not crashed (the timeouts of Alg. 4 are a failure detector; a false suspicion
 //!   drops a live operand or re-parents around a live node).
+//! - *fault-free cost and time* ([`FAULT_FREE_COST`]): in the paper's base algorithm (every
+//!   process enters together, rank 0 immune), while no process has crashed, no KEEPALIVE has been sent (every `f_ETA` of §4 is met), and a
+//!   fault-free run ends at the closed-form latency of §5.2.1
+//!   ([`FtcoTopology::fault_free_latency`]). Timing and message counts are what a misplaced
+//!   ETA changes, and no other property sees them.
+//! - *type priority* ([`TYPE_PRIORITY`]): in every state, for every process with messages
+//!   waiting, the message its `select_receive` would take next is of the highest-priority type
+//!   waiting: DATA, then KEEPALIVE, then ACK (§3 "Message Priorities", Alg. 2 line 7). The
+//!   choice is read from the automaton on every reachable queue, so the rule is checked on
+//!   each queue a process can face, not only on those it happens to face at a receive.
+//!   Decided for [`ServiceDistance::None`] (the checker's configurations); a service distance
+//!   ranks messages by distance first, which this property does not model.
 //!
 //! Operands are [`Contributions`] (`{(rank, 1)}`): the non-idempotent operator that shows every
 //! double count and every missing operand (FTCO §4: "each value is used only once").
 
-use ftcoll::automaton::{Automaton, Contributions};
-use ftcoll::protocols::ftco::{EtaRule, FtcoConfig, FtcoNode, Imbalance, RootFailure, TimeoutRule};
+use ftcoll::automaton::{Automaton, Contributions, Phase};
+use ftcoll::protocols::ftco::{
+    EtaRule, FtcoConfig, FtcoMsg, FtcoNode, Imbalance, RootFailure, ServiceDistance, TimeoutRule,
+};
 use ftcoll::sim::PortModel;
 use ftcoll::topology::ftco::{Collective, FtcoKind, FtcoTopology};
 use ftcoll::topology::{LogP, TopologyError};
@@ -35,19 +49,45 @@ pub const CONSISTENCY: &str = "consistency: every live process completes once, a
 /// No false suspicion.
 pub const NO_FALSE_SUSPICION: &str =
     "no false suspicion: no process times out on a process that has not crashed";
+/// Fault-free cost and time (FTCO §4, §5.2.1).
+pub const FAULT_FREE_COST: &str = "fault-free cost and time: with no crash, everyone entering together and rank 0 immune, no KEEPALIVE is sent and the operation ends at its closed-form latency (FTCO §4 f_ETA, §5.2.1)";
+/// Alg. 2's type priority.
+pub const TYPE_PRIORITY: &str = "type priority: a process never takes a message while one of a higher-priority type waits, DATA before KEEPALIVE before ACK (FTCO §3, Alg. 2 line 7)";
 /// Reachability: the failure detector fires.
 pub const SOMETIMES_SUSPECTS: &str = "sometimes: a process times out on a crashed process";
 
 /// The FTCO family's `always` properties, in matrix column order.
-pub const ALL: [&str; 3] = [CONSISTENCY, property::TERMINATION, NO_FALSE_SUSPICION];
+pub const ALL: [&str; 5] = [
+    CONSISTENCY,
+    property::TERMINATION,
+    NO_FALSE_SUSPICION,
+    FAULT_FREE_COST,
+    TYPE_PRIORITY,
+];
 /// Short column names for [`ALL`].
-pub const SHORT: [&str; 3] = ["consistency", "termination", "no false suspicion"];
+pub const SHORT: [&str; 5] = [
+    "consistency",
+    "termination",
+    "no false suspicion",
+    "fault-free cost",
+    "type priority",
+];
 
-/// What the FTCO properties read from an automaton: its collective and whom it suspected. The
-/// real automaton implements it, and so do the mutants of [`crate::mutants`].
-pub trait FtcoProcess: Automaton<Value = Vec<(Rank, u32)>> {
+/// What the FTCO properties read from an automaton and its configuration. The real automaton
+/// implements it, and so do the mutants of [`crate::mutants`].
+pub trait FtcoProcess:
+    Automaton<Value = Vec<(Rank, u32)>, Msg = FtcoMsg<Vec<(Rank, u32)>>>
+{
     /// The collective the configuration runs.
     fn collective(config: &Self::Config) -> Collective;
+    /// The tree the configuration runs on.
+    fn topology(config: &Self::Config) -> &FtcoTopology;
+    /// Whether the configuration runs the paper's base algorithm, whose fault-free cost and
+    /// time §4 and §5.2.1 fix: every process enters at once and no root is replaced (App. B's
+    /// imbalance extension and §4's root replacement cost extra steps and messages).
+    fn runs_the_base_algorithm(config: &Self::Config) -> bool;
+    /// The service distance the configuration uses.
+    fn service(config: &Self::Config) -> ServiceDistance;
     /// The ranks this process timed out on.
     fn suspected(&self) -> &[Rank];
 }
@@ -55,6 +95,18 @@ pub trait FtcoProcess: Automaton<Value = Vec<(Rank, u32)>> {
 impl FtcoProcess for FtcoNode<Contributions> {
     fn collective(config: &FtcoConfig<Contributions>) -> Collective {
         config.collective
+    }
+
+    fn topology(config: &FtcoConfig<Contributions>) -> &FtcoTopology {
+        &config.topology
+    }
+
+    fn runs_the_base_algorithm(config: &FtcoConfig<Contributions>) -> bool {
+        config.imbalance == Imbalance::Off && !config.replaces_root()
+    }
+
+    fn service(config: &FtcoConfig<Contributions>) -> ServiceDistance {
+        config.service
     }
 
     fn suspected(&self) -> &[Rank] {
@@ -273,6 +325,8 @@ pub fn properties<A: FtcoProcess>() -> Vec<TimedProperty<A>> {
         TimedProperty::always_at_quiescence(CONSISTENCY, consistency::<A>),
         TimedProperty::always(property::TERMINATION, termination::<A>),
         TimedProperty::always(NO_FALSE_SUSPICION, no_false_suspicion::<A>),
+        TimedProperty::always_at_quiescence(FAULT_FREE_COST, fault_free_cost::<A>),
+        TimedProperty::always(TYPE_PRIORITY, keeps_type_priority::<A>),
         TimedProperty::sometimes(SOMETIMES_SUSPECTS, suspects::<A>),
         TimedProperty::sometimes(property::SOMETIMES_QUIESCENT, quiescent::<A>),
     ]
@@ -366,6 +420,64 @@ fn no_false_suspicion<A: FtcoProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> b
         s.sim
             .automaton(r)
             .is_none_or(|node| node.suspected().iter().all(|&x| s.sim.has_crashed(x)))
+    })
+}
+
+/// The fault-free latency as §5.2.1 measures it: Bcast, the last delivery; Reduce, rank 0's
+/// completion (with root replacement the root's children complete too, after it, holding the
+/// result in case they must replace it); Allreduce, the last completion. `None` before the
+/// measured event.
+fn measured_latency<V>(report: &ftcoll::sim::Report<V>, collective: Collective) -> Option<Time> {
+    let completions = report.completions.iter();
+    match collective {
+        Collective::Bcast => (report.undelivered() == 0).then(|| report.coloring_latency()),
+        Collective::Reduce => completions.filter(|c| c.0 == 0).map(|c| c.1).next(),
+        Collective::Allreduce => completions.map(|c| c.1).max(),
+    }
+}
+
+fn fault_free_cost<A: FtcoProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    if !A::runs_the_base_algorithm(&m.config)
+        || !m.arrivals.is_empty()
+        || (0..m.procs).any(|r| s.sim.has_crashed(r))
+    {
+        return true;
+    }
+    let report = s.sim.report();
+    if report.messages_in(Phase::Correction) != 0 {
+        return false; // A KEEPALIVE: some f_ETA passed before its data came.
+    }
+    if !TimedModel::quiescent(s) {
+        return true;
+    }
+    let collective = A::collective(&m.config);
+    let expected = A::topology(&m.config).fault_free_latency(collective, m.logp.latency());
+    expected.ok() == measured_latency(report, collective)
+}
+
+fn keeps_type_priority<A: FtcoProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    if A::service(&m.config) != ServiceDistance::None {
+        return true;
+    }
+    let now = s.sim.next_time().unwrap_or(0);
+    let mut queue: Vec<(Rank, A::Msg)> = Vec::new();
+    (0..m.procs).all(|r| {
+        let Some(node) = s.sim.automaton(r).filter(|_| !s.sim.has_crashed(r)) else {
+            return true;
+        };
+        queue.clear();
+        queue.extend(s.sim.waiting(r).map(|(from, msg)| (from, msg.clone())));
+        if queue.len() < 2 {
+            return true;
+        }
+        match node.select_receive(&m.config, now, &queue) {
+            Some(i) => queue.get(i).is_some_and(|(_, taken)| {
+                queue
+                    .iter()
+                    .all(|(_, waiting)| waiting.kind() >= taken.kind())
+            }),
+            None => true,
+        }
     })
 }
 

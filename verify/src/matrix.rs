@@ -1715,6 +1715,30 @@ pub fn ftco_claims() -> Vec<FtcoClaim> {
             property: nfs,
             expected: false,
         },
+        FtcoClaim {
+            text: "Fault-free, the schedule is exact (§4's f_ETA, §5.2.1's latency): no KEEPALIVE and the closed-form latency in a Bcast on binary trees up to P = 20 (depth 4; at depth 2 an f_ETA one step early per hop still falls on the DATA's arrival and is not seen, so the grid's P <= 7 cannot show it) …",
+            spec: FtcoSpec::new(Collective::Bcast, FtcoKind::KAry(2), 20),
+            crashes: 0,
+            timing: pre,
+            property: ftco_family::FAULT_FREE_COST,
+            expected: true,
+        },
+        FtcoClaim {
+            text: "… in a Reduce on binomial trees up to P = 20 …",
+            spec: FtcoSpec::new(Collective::Reduce, FtcoKind::KNomial(2), 20),
+            crashes: 0,
+            timing: pre,
+            property: ftco_family::FAULT_FREE_COST,
+            expected: true,
+        },
+        FtcoClaim {
+            text: "… and in an Allreduce on binomial trees up to P = 20.",
+            spec: FtcoSpec::new(Collective::Allreduce, FtcoKind::KNomial(2), 20),
+            crashes: 0,
+            timing: pre,
+            property: ftco_family::FAULT_FREE_COST,
+            expected: true,
+        },
     ]
 }
 

@@ -311,11 +311,14 @@ pub enum FtcoBug {
     /// Termination: a process answers every ACK with a KEEPALIVE, so every ACK is answered by
     /// another ACK, forever.
     AnswersAcksWithKeepalives,
+    /// Alg. 2's type priority changed: a process takes a waiting KEEPALIVE before any DATA.
+    TakesKeepalivesBeforeData,
 }
 
-/// An FTCO process (with [`Contributions`] operands) with one [`FtcoBug`]. The third mutant of
-/// the FTCO family needs no wrapper: a `TimeoutRule` one step too short is a configuration
-/// (`verify/tests/ftco.rs`).
+/// An FTCO process (with [`Contributions`] operands) with one [`FtcoBug`]. Two more mutants of
+/// the FTCO family need no wrapper, being configurations (`verify/tests/ftco.rs`): a
+/// `TimeoutRule` one step too short, and ETAs one step early per hop (`FtcoConfig::latency`
+/// one less than the network's `L`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FtcoMutant {
     inner: FtcoNode<Contributions>,
@@ -410,6 +413,11 @@ impl Automaton for FtcoMutant {
         queue: &[(Rank, Self::Msg)],
     ) -> Option<usize> {
         let chosen = self.inner.select_receive(&config.inner, now, queue);
+        if self.bug == FtcoBug::TakesKeepalivesBeforeData && chosen.is_some() {
+            if let Some(i) = queue.iter().position(|(_, m)| *m == FtcoMsg::Keepalive) {
+                return Some(i);
+            }
+        }
         if chosen.is_none() && !self.owed.is_empty() {
             // The step goes to the send slot, where the owed KEEPALIVE is.
             return None;
@@ -421,6 +429,19 @@ impl Automaton for FtcoMutant {
 impl crate::ftco::FtcoProcess for FtcoMutant {
     fn collective(config: &FtcoMutantConfig) -> ftcoll::topology::ftco::Collective {
         config.inner.collective
+    }
+
+    fn topology(config: &FtcoMutantConfig) -> &ftcoll::topology::ftco::FtcoTopology {
+        &config.inner.topology
+    }
+
+    fn runs_the_base_algorithm(config: &FtcoMutantConfig) -> bool {
+        config.inner.imbalance == ftcoll::protocols::ftco::Imbalance::Off
+            && !config.inner.replaces_root()
+    }
+
+    fn service(config: &FtcoMutantConfig) -> ftcoll::protocols::ftco::ServiceDistance {
+        config.inner.service
     }
 
     fn suspected(&self) -> &[Rank] {

@@ -1,10 +1,12 @@
-//! The FTCO family in the timed model (issue 12, item 4): each property — consistency (FTCO
-//! Def. 3.1–3.2), termination, no false suspicion — holds for the real automaton and is broken
-//! by a mutant made for it; the imbalance extension (App. B) is what keeps late processes from
-//! being suspected. State counts are pinned (stateright's paxos example style) so a change of
-//! the model's or the automaton's semantics shows up.
+//! The FTCO family in the timed model: each property — consistency (FTCO Def. 3.1–3.2),
+//! termination, no false suspicion, fault-free cost and time (§4, §5.2.1), type priority (§3,
+//! Alg. 2) — holds for the real automaton and is broken by a mutant made for it, and only by
+//! it; the imbalance extension (App. B) is what keeps late processes from being suspected.
+//! State counts are pinned (stateright's paxos example style) so a change of the model's or
+//! the automaton's semantics shows up.
 
-use ftcoll::protocols::ftco::{EtaRule, TimeoutRule};
+use ftcoll::automaton::Contributions;
+use ftcoll::protocols::ftco::{EtaRule, FtcoConfig, FtcoNode, TimeoutRule};
 use ftcoll::topology::ftco::{Collective, FtcoKind};
 use ftcoll_verify::ftco::{self, Entry, FtcoSpec};
 use ftcoll_verify::mutants::{FtcoBug, FtcoMutant, FtcoMutantConfig};
@@ -87,13 +89,14 @@ fn consistency_catches_an_operand_added_twice() {
 }
 
 /// Termination: a process that answers every ACK with a KEEPALIVE never lets the operation
-/// end; the real automaton is quiescent by the horizon.
+/// end; the real automaton is quiescent by the horizon. Its KEEPALIVEs are fault-free ones too,
+/// which the fault-free cost property also sees.
 #[test]
 fn termination_catches_acks_answered_forever() {
     let s = spec(Collective::Allreduce, FtcoKind::KNomial(2), 4);
     assert_eq!(
         violated_by(FtcoBug::AnswersAcksWithKeepalives, &s, 0, CrashTiming::Pre),
-        [ftcoll_verify::property::TERMINATION]
+        [ftcoll_verify::property::TERMINATION, ftco::FAULT_FREE_COST]
     );
 }
 
@@ -194,4 +197,57 @@ fn eta_slack_keeps_every_property_and_still_catches_a_short_timeout() {
         per_load: 2,
     });
     assert!(violated(&check(&s, 1, CrashTiming::Any)).contains(&ftco::NO_FALSE_SUSPICION));
+}
+
+/// FTCO §4 and §5.2.1: ETAs computed one step early per hop (`L + 1` instead of `L + 2`, the
+/// configuration's `L` one less than the network's) make fault-free processes send KEEPALIVEs
+/// to live parents. Only the fault-free cost property sees it: every answer comes, so nobody is
+/// suspected and every value is right.
+#[test]
+fn fault_free_cost_catches_etas_one_step_early_per_hop() {
+    for collective in [Collective::Bcast, Collective::Allreduce] {
+        for kind in [FtcoKind::KAry(2), FtcoKind::KNomial(2)] {
+            // P = 8: a Bcast's depth-3 leaf is the first whose ETA passes before its DATA
+            // arrives (at depth 2 the early ETA is the arrival instant, when DATA wins).
+            let s = spec(collective, kind, 8);
+            let mut early = FtcoConfig::new(
+                s.topology().unwrap(),
+                collective,
+                Contributions,
+                |rank| vec![(rank, 1)],
+                s.latency - 1,
+            )
+            .unwrap();
+            early.timeout = TimeoutRule::for_latency(s.latency);
+            let model =
+                ftco::model_of::<FtcoNode<Contributions>>(&s, early, 0, CrashTiming::Pre).unwrap();
+            let checker = model.checker().spawn_bfs().join();
+            let violated: Vec<&str> = ftco::ALL
+                .into_iter()
+                .filter(|p| checker.discovery(p).is_some())
+                .collect();
+            assert_eq!(violated, [ftco::FAULT_FREE_COST], "{}", s.name());
+            assert!(violated_by_nothing(&s), "{}", s.name());
+        }
+    }
+}
+
+/// FTCO §3 "Message Priorities", Alg. 2 line 7: a process that takes a waiting KEEPALIVE
+/// before DATA breaks the type priority, and nothing else shows it at this size (the default
+/// timeout's margin absorbs the delay).
+#[test]
+fn type_priority_catches_keepalives_taken_before_data() {
+    let s = spec(Collective::Allreduce, FtcoKind::KNomial(2), 6);
+    assert_eq!(
+        violated_by(FtcoBug::TakesKeepalivesBeforeData, &s, 1, CrashTiming::Any),
+        [ftco::TYPE_PRIORITY],
+        "{}",
+        s.name()
+    );
+    assert!(violated_by_nothing(&s), "{}", s.name());
+}
+
+/// The real automaton breaks nothing on `spec` with one crash at any instant.
+fn violated_by_nothing(spec: &FtcoSpec) -> bool {
+    violated(&check(spec, 1, CrashTiming::Any)).is_empty()
 }
