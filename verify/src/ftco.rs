@@ -16,10 +16,12 @@
 //!   that has not crashed (the timeouts of Alg. 4 are a failure detector; a false suspicion
 //!   drops a live operand or re-parents around a live node).
 //! - *fault-free cost and time* ([`FAULT_FREE_COST`]): in the paper's base algorithm (every
-//!   process enters together, rank 0 immune), while no process has crashed, no KEEPALIVE has been sent (every `f_ETA` of §4 is met), and a
-//!   fault-free run ends at the closed-form latency of §5.2.1
-//!   ([`FtcoTopology::fault_free_latency`]). Timing and message counts are what a misplaced
-//!   ETA changes, and no other property sees them.
+//!   process enters together, rank 0 immune), while no process has crashed, no KEEPALIVE has
+//!   been sent (every `f_ETA` of §4 is met), and a fault-free run ends with one DATA per edge
+//!   of §3's message flow ([`fault_free_data`]) and at most one ACK per DATA, at the
+//!   closed-form latency of §5.2.1 ([`FtcoTopology::fault_free_latency`]). Timing and message
+//!   counts are what a misplaced ETA or a repeated send changes, and no other property sees
+//!   them.
 //! - *type priority* ([`TYPE_PRIORITY`]): in every state, for every process with messages
 //!   waiting, the message its `select_receive` would take next is of the highest-priority type
 //!   waiting: DATA, then KEEPALIVE, then ACK (§3 "Message Priorities", Alg. 2 line 7). The
@@ -50,7 +52,7 @@ pub const CONSISTENCY: &str = "consistency: every live process completes once, a
 pub const NO_FALSE_SUSPICION: &str =
     "no false suspicion: no process times out on a process that has not crashed";
 /// Fault-free cost and time (FTCO §4, §5.2.1).
-pub const FAULT_FREE_COST: &str = "fault-free cost and time: with no crash, everyone entering together and rank 0 immune, no KEEPALIVE is sent and the operation ends at its closed-form latency (FTCO §4 f_ETA, §5.2.1)";
+pub const FAULT_FREE_COST: &str = "fault-free cost and time: with no crash, everyone entering together and rank 0 immune, no KEEPALIVE is sent, one DATA crosses each edge (at most one ACK each) and the operation ends at its closed-form latency (FTCO §3, §4 f_ETA, §5.2.1)";
 /// Alg. 2's type priority.
 pub const TYPE_PRIORITY: &str = "type priority: a process never takes a message while one of a higher-priority type waits, DATA before KEEPALIVE before ACK (FTCO §3, Alg. 2 line 7)";
 /// Reachability: the failure detector fires.
@@ -451,8 +453,23 @@ fn fault_free_cost<A: FtcoProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool
         return true;
     }
     let collective = A::collective(&m.config);
-    let expected = A::topology(&m.config).fault_free_latency(collective, m.logp.latency());
+    let topology = A::topology(&m.config);
+    let expected = topology.fault_free_latency(collective, m.logp.latency());
     expected.ok() == measured_latency(report, collective)
+        && report.messages_in(Phase::Dissemination) == fault_free_data(topology, collective)
+        && report.messages_in(Phase::Acknowledgment) <= report.messages_in(Phase::Dissemination)
+}
+
+/// The DATA messages of a fault-free run (§3's message flow, §5.2.2's per-node count): one
+/// per tree edge, down (Bcast) or up (Reduce, with the other roots' partials to rank 0), or
+/// both (Allreduce, whose `R` roots exchange their partials all to all): `P − 1`, `P − 1` and
+/// `2(P − R) + R(R − 1)`.
+pub fn fault_free_data(topology: &FtcoTopology, collective: Collective) -> u64 {
+    let (procs, roots) = (u64::from(topology.procs()), u64::from(topology.roots()));
+    match collective {
+        Collective::Bcast | Collective::Reduce => procs.saturating_sub(1),
+        Collective::Allreduce => 2 * procs.saturating_sub(roots) + roots * roots.saturating_sub(1),
+    }
 }
 
 fn keeps_type_priority<A: FtcoProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {

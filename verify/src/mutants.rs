@@ -313,6 +313,9 @@ pub enum FtcoBug {
     AnswersAcksWithKeepalives,
     /// Alg. 2's type priority changed: a process takes a waiting KEEPALIVE before any DATA.
     TakesKeepalivesBeforeData,
+    /// Work: a process sends the result (Bcast value, Allreduce result) to each child twice;
+    /// the child ignores the copy.
+    SendsResultsTwice,
 }
 
 /// An FTCO process (with [`Contributions`] operands) with one [`FtcoBug`]. Two more mutants of
@@ -324,8 +327,8 @@ pub struct FtcoMutant {
     inner: FtcoNode<Contributions>,
     rank: Rank,
     bug: FtcoBug,
-    /// KEEPALIVEs owed to the senders of ACKs.
-    owed: Vec<Rank>,
+    /// Messages owed: KEEPALIVEs to the senders of ACKs, second copies of results.
+    owed: Vec<(Rank, FtcoMsg<Vec<(Rank, u32)>>)>,
 }
 
 /// The configuration of an FTCO mutant run: the real configuration and the bug.
@@ -366,7 +369,7 @@ impl Automaton for FtcoMutant {
         out: &mut FtcoOut,
     ) {
         if self.bug == FtcoBug::AnswersAcksWithKeepalives && msg == FtcoMsg::Ack {
-            self.owed.push(from);
+            self.owed.push((from, FtcoMsg::Keepalive));
         }
         self.inner.on_message(&config.inner, now, from, msg, out);
     }
@@ -389,6 +392,14 @@ impl Automaton for FtcoMutant {
                     out.send(to, FtcoMsg::Partial(twice));
                     sent = true;
                 }
+                Action::Send {
+                    to,
+                    msg: FtcoMsg::Result(v),
+                } if self.bug == FtcoBug::SendsResultsTwice => {
+                    self.owed.push((to, FtcoMsg::Result(v.clone())));
+                    out.send(to, FtcoMsg::Result(v));
+                    sent = true;
+                }
                 Action::Send { to, msg } => {
                     out.send(to, msg);
                     sent = true;
@@ -401,8 +412,8 @@ impl Automaton for FtcoMutant {
             }
         }
         if !sent && !self.owed.is_empty() {
-            let to = self.owed.remove(0);
-            out.send(to, FtcoMsg::Keepalive);
+            let (to, msg) = self.owed.remove(0);
+            out.send(to, msg);
         }
     }
 
@@ -419,7 +430,7 @@ impl Automaton for FtcoMutant {
             }
         }
         if chosen.is_none() && !self.owed.is_empty() {
-            // The step goes to the send slot, where the owed KEEPALIVE is.
+            // The step goes to the send slot, where the owed message is.
             return None;
         }
         chosen

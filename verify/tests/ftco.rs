@@ -251,3 +251,52 @@ fn type_priority_catches_keepalives_taken_before_data() {
 fn violated_by_nothing(spec: &FtcoSpec) -> bool {
     violated(&check(spec, 1, CrashTiming::Any)).is_empty()
 }
+
+/// FTCO §3's message flow: one DATA per tree edge. A process that sends each result twice
+/// (its child ignores the copy) changes nothing but the work, which only the fault-free cost
+/// property counts.
+#[test]
+fn fault_free_cost_catches_results_sent_twice() {
+    for collective in [Collective::Bcast, Collective::Allreduce] {
+        let s = spec(collective, FtcoKind::KAry(2), 4);
+        assert_eq!(
+            violated_by(FtcoBug::SendsResultsTwice, &s, 0, CrashTiming::Pre),
+            [ftco::FAULT_FREE_COST],
+            "{}",
+            s.name()
+        );
+    }
+}
+
+/// The closed form of the fault-free DATA count against the simulator, for every collective
+/// on single- and multi-root trees (the multi-root Allreduce exchanges partials all to all).
+#[test]
+fn the_fault_free_data_count_is_the_simulators() {
+    use ftcoll::automaton::{Phase, Sum};
+    use ftcoll::sim::{run, PortModel, Scenario};
+    use ftcoll::topology::ftco::FtcoTopology;
+    use ftcoll::topology::LogP;
+    for kind in [FtcoKind::KAry(2), FtcoKind::KNomial(3)] {
+        for roots in 1..=3u64 {
+            for procs in [roots as u32, 5, 16, 23] {
+                for collective in [Collective::Bcast, Collective::Reduce, Collective::Allreduce] {
+                    let topology = FtcoTopology::new(kind, roots, procs).unwrap();
+                    let config =
+                        FtcoConfig::new(topology, collective, Sum, |r| u64::from(r), 2).unwrap();
+                    let scenario = Scenario {
+                        logp: LogP::new(2, 1).unwrap(),
+                        model: PortModel::SinglePort,
+                        ..Scenario::default()
+                    };
+                    let report =
+                        run::<FtcoNode<Sum>>(&config, procs, &scenario, 10_000_000).unwrap();
+                    assert_eq!(
+                        report.messages_in(Phase::Dissemination),
+                        ftco::fault_free_data(&topology, collective),
+                        "{kind} R={roots} P={procs} {collective:?}"
+                    );
+                }
+            }
+        }
+    }
+}
