@@ -328,7 +328,7 @@ pub struct FtcoMutant {
     rank: Rank,
     bug: FtcoBug,
     /// Messages owed: KEEPALIVEs to the senders of ACKs, second copies of results.
-    owed: Vec<(Rank, FtcoMsg<Vec<(Rank, u32)>>)>,
+    owed: Vec<(Rank, ContributionsMsg)>,
 }
 
 /// The configuration of an FTCO mutant run: the real configuration and the bug.
@@ -340,7 +340,10 @@ pub struct FtcoMutantConfig {
     pub bug: FtcoBug,
 }
 
-type FtcoOut = Outbox<FtcoMsg<Vec<(Rank, u32)>>, Vec<(Rank, u32)>>;
+/// An FTCO message with [`Contributions`] operands.
+type ContributionsMsg = FtcoMsg<Vec<(Rank, u32)>>;
+
+type FtcoOut = Outbox<ContributionsMsg, Vec<(Rank, u32)>>;
 
 impl Automaton for FtcoMutant {
     type Msg = FtcoMsg<Vec<(Rank, u32)>>;
