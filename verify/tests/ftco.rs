@@ -281,8 +281,7 @@ fn the_fault_free_data_count_is_the_simulators() {
             for procs in [roots as u32, 5, 16, 23] {
                 for collective in [Collective::Bcast, Collective::Reduce, Collective::Allreduce] {
                     let topology = FtcoTopology::new(kind, roots, procs).unwrap();
-                    let config =
-                        FtcoConfig::new(topology, collective, Sum, |r| u64::from(r), 2).unwrap();
+                    let config = FtcoConfig::new(topology, collective, Sum, u64::from, 2).unwrap();
                     let scenario = Scenario {
                         logp: LogP::new(2, 1).unwrap(),
                         model: PortModel::SinglePort,
