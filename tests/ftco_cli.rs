@@ -471,8 +471,8 @@ fn ftco_simulate_output_spread_leaves_out_the_root() {
 /// is run `i` of `simulate`; a Corrected Tree run takes it too; out-of-range values are refused.
 #[test]
 fn ftco_simulate_symmetric_normal_arrivals() {
-    let base = [
-        "simulate",
+    // One point, run by `simulate` and by `sweep`.
+    let point_args = [
         "--procs",
         "300",
         "--collective",
@@ -485,9 +485,8 @@ fn ftco_simulate_symmetric_normal_arrivals() {
         "alg5",
         "--runs",
         "2",
-        "--format",
-        "csv",
     ];
+    let base = [&["simulate"][..], &point_args, &["--format", "csv"]].concat();
     let sym = stdout(&[&base[..], &["--arrival", "symnormal:30"]].concat());
     let half = stdout(&[&base[..], &["--arrival", "normal:30"]].concat());
     assert_ne!(sym, half);
@@ -497,25 +496,14 @@ fn ftco_simulate_symmetric_normal_arrivals() {
     );
     // Every operand of a live process is in (Sum of rank + 1 over 300 ranks).
     assert!(sym.lines().skip(1).all(|l| l.ends_with(",45150")), "{sym}");
-    let sweep = stdout(&[
-        "sweep",
-        "--procs",
-        "300",
-        "--collective",
-        "allreduce",
-        "--topology",
-        "knomial:3",
-        "-L",
-        "10",
-        "--imbalance",
-        "alg5",
-        "--arrival",
-        "symnormal:30",
-        "--runs",
-        "2",
-        "--format",
-        "json",
-    ]);
+    let sweep = stdout(
+        &[
+            &["sweep"][..],
+            &point_args,
+            &["--arrival", "symnormal:30", "--format", "json"],
+        ]
+        .concat(),
+    );
     let point: Value =
         serde_json::from_str(sweep.lines().find(|l| l.starts_with("{\"point\"")).unwrap())
             .expect("a JSON point");
