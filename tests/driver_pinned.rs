@@ -301,10 +301,12 @@ fn corrected_tree(rng: &mut SplitMix64, seed: u64) -> (String, String) {
         6 => CorrectionSpec::FailProof {
             faults: rng.below(4) as u32,
             sos_timeout: None,
+            sos_on_full_loop: true,
         },
         7 => CorrectionSpec::FailProof {
             faults: rng.below(3) as u32,
             sos_timeout: Some(rng.below(40)),
+            sos_on_full_loop: true,
         },
         _ => CorrectionSpec::Ack,
     };
@@ -472,6 +474,7 @@ fn crash_at_arrival(rng: &mut SplitMix64) -> (String, String) {
             CorrectionSpec::FailProof {
                 faults: 1,
                 sos_timeout: None,
+                sos_on_full_loop: true,
             },
             CorrectionSpec::Delayed { delay: 3 },
         ],

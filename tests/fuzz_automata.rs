@@ -170,11 +170,13 @@ fn spec(family: Family, rng: &mut SplitMix64, procs: u64, hop: Time) -> Correcti
                 CorrectionSpec::FailProof {
                     faults: faults as u32,
                     sos_timeout: None,
+                    sos_on_full_loop: true,
                 }
             } else {
                 CorrectionSpec::FailProof {
                     faults: faults as u32,
                     sos_timeout: Some(pick(rng, &[0, 1, hop, long], 8 * hop + 1)),
+                    sos_on_full_loop: true,
                 }
             }
         }
@@ -1737,6 +1739,7 @@ fn a_failure_proof_c_node_delivers_the_payload_it_holds() {
     let failproof = CorrectionSpec::FailProof {
         faults: 1,
         sos_timeout: Some(100),
+        sos_on_full_loop: true,
     };
     let config = tree_config(TreeKind::Binomial, 8, failproof);
     let mut node = CorrectedTreeNode::new(&config, 5);
@@ -1773,6 +1776,7 @@ fn failure_proof_correction_drops_ranks_outside_the_operation() {
     let failproof = CorrectionSpec::FailProof {
         faults: 1,
         sos_timeout: Some(100),
+        sos_on_full_loop: true,
     };
     let config = tree_config(TreeKind::Binomial, 8, failproof);
     let listing = |known: Vec<Rank>| Msg {

@@ -53,6 +53,7 @@ fn correction() -> impl Strategy<Value = CorrectionSpec> {
         Just("delayed:5"),
         Just("failproof:1"),
         Just("failproof:2:40"),
+        Just("failproof-footnote:1:40"),
         Just("ack"),
     ]
     .prop_map(|s| s.parse::<CorrectionSpec>().unwrap())

@@ -75,6 +75,7 @@ fn failproof(f: u32, p: u32, o: u64, l: u64) -> CorrectionSpec {
     CorrectionSpec::FailProof {
         faults: f,
         sos_timeout: Some(4 * u64::from(p) * o + 2 * (2 * o + l)),
+        sos_on_full_loop: true,
     }
 }
 
@@ -313,6 +314,7 @@ fn failproof_sos_ends_after_one_round() {
         CorrectionSpec::FailProof {
             faults: 0,
             sos_timeout: Some(16),
+            sos_on_full_loop: true,
         },
         StartMode::Synchronized,
     );

@@ -548,7 +548,8 @@ pub enum CorrectionSpec {
         delay: Time,
     },
     /// Failure-proof correction tolerating `faults` crashes during correction (CG §III.D,
-    /// Alg. 3): `failproof:F` or `failproof:F:TIMEOUT`.
+    /// Alg. 3): `failproof:F` or `failproof:F:TIMEOUT` as listed, `failproof-footnote:F` or
+    /// `failproof-footnote:F:TIMEOUT` for the variant of CG's footnote to Claim 5.
     FailProof {
         /// `f`, in `0..=2^31`.
         faults: u32,
@@ -556,13 +557,18 @@ pub enum CorrectionSpec {
         /// `4·P·o + 2(2o + L)` of the operation's tree (long enough for a corrector to sweep the
         /// ring twice), see [`CorrectedTreeConfig::sos_timeout`].
         sos_timeout: Option<Time>,
+        /// Whether a corrector whose sweep of one side comes back to itself without `f + 1`
+        /// known correctors enters SOS (CG Alg. 3 line 28, `true`: the listing) or only stops
+        /// that side (`false`: the footnote to Claim 5, "a node may not trigger the SOS mode in
+        /// line 28 when sending to itself", which Claim 5's proof assumes).
+        sos_on_full_loop: bool,
     },
     /// Tree with acknowledgments, no correction (CT §4.1): `ack`.
     Ack,
 }
 
 /// The allowed spellings of [`CorrectionSpec`].
-pub const CORRECTION_SPELLINGS: &str = "none, opportunistic:D, optimized:D, checked, delayed:DELAY, failproof:F[:TIMEOUT] or ack (D in 1..=2^31, F in 0..=2^31)";
+pub const CORRECTION_SPELLINGS: &str = "none, opportunistic:D, optimized:D, checked, delayed:DELAY, failproof:F[:TIMEOUT], failproof-footnote:F[:TIMEOUT] or ack (D in 1..=2^31, F in 0..=2^31)";
 
 impl core::fmt::Display for CorrectionSpec {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -574,12 +580,19 @@ impl core::fmt::Display for CorrectionSpec {
             Self::Delayed { delay } => write!(f, "delayed:{delay}"),
             Self::FailProof {
                 faults,
-                sos_timeout: Some(sos_timeout),
-            } => write!(f, "failproof:{faults}:{sos_timeout}"),
-            Self::FailProof {
-                faults,
-                sos_timeout: None,
-            } => write!(f, "failproof:{faults}"),
+                sos_timeout,
+                sos_on_full_loop,
+            } => {
+                let name = if *sos_on_full_loop {
+                    "failproof"
+                } else {
+                    "failproof-footnote"
+                };
+                match sos_timeout {
+                    Some(t) => write!(f, "{name}:{faults}:{t}"),
+                    None => write!(f, "{name}:{faults}"),
+                }
+            }
             Self::Ack => write!(f, "ack"),
         }
     }
@@ -615,13 +628,15 @@ impl core::str::FromStr for CorrectionSpec {
             ("delayed", [d]) => Self::Delayed {
                 delay: number(d, 0, u64::MAX >> 2)?,
             },
-            ("failproof", [f]) => Self::FailProof {
+            ("failproof" | "failproof-footnote", [f]) => Self::FailProof {
                 faults: number(f, 0, 1 << 31)? as u32,
                 sos_timeout: None,
+                sos_on_full_loop: name == "failproof",
             },
-            ("failproof", [f, t]) => Self::FailProof {
+            ("failproof" | "failproof-footnote", [f, t]) => Self::FailProof {
                 faults: number(f, 0, 1 << 31)? as u32,
                 sos_timeout: Some(number(t, 0, u64::MAX >> 2)?),
+                sos_on_full_loop: name == "failproof",
             },
             _ => return Err(unknown),
         };
@@ -642,9 +657,11 @@ impl CorrectionSpec {
             Self::FailProof {
                 faults,
                 sos_timeout,
+                sos_on_full_loop,
             } => CorrectionKind::FailProof {
                 faults,
                 sos_timeout: sos_timeout.unwrap_or_else(|| default_sos_timeout(procs, logp)),
+                sos_on_full_loop,
             },
         }
     }

@@ -65,6 +65,8 @@ pub(crate) enum CorrectionKind {
         faults: u32,
         /// How long a c-node waits for `f + 1` correctors before SOS.
         sos_timeout: Time,
+        /// Line 28: SOS when a sweep comes back to its sender (see `CorrectionSpec::FailProof`).
+        sos_on_full_loop: bool,
     },
 }
 
@@ -209,6 +211,7 @@ type RankList = SmallVec<[Rank; 4]>;
 pub struct FailProof {
     faults: u32,
     sos_timeout: Time,
+    sos_on_full_loop: bool,
     known: [RankList; 2],
     final_round: [bool; 2],
     sending: [bool; 2],
@@ -393,9 +396,11 @@ impl Corrector {
             CorrectionKind::FailProof {
                 faults,
                 sos_timeout,
+                sos_on_full_loop,
             } => Correction::FailProof(Box::new(FailProof {
                 faults,
                 sos_timeout,
+                sos_on_full_loop,
                 known: [RankList::new(), RankList::new()],
                 final_round: [false, false],
                 sending: [true, true],
@@ -886,7 +891,12 @@ impl FailProof {
                 }
             }
             if self.offset[i] >= ring.others() {
-                // Line 28: a full loop without f + 1 correctors.
+                // Line 28: a full loop without f + 1 correctors. The footnote to Claim 5 only
+                // ends the side: the sweep reached everyone there.
+                if !self.sos_on_full_loop {
+                    self.sending[i] = false;
+                    continue;
+                }
                 self.sos_next.get_or_insert(1);
                 return None;
             }
@@ -936,6 +946,7 @@ mod tests {
             CorrectionKind::FailProof {
                 faults: 1,
                 sos_timeout: 40,
+                sos_on_full_loop: true,
             },
         ];
         for kind in kinds {
@@ -971,6 +982,7 @@ mod tests {
         let kind = CorrectionKind::FailProof {
             faults: 1,
             sos_timeout: 40,
+            sos_on_full_loop: true,
         };
         // A corrector known on `known_on`'s side starts the round toward the other side.
         for (known_on, corrector_rank) in [(Side::Right, 7), (Side::Left, 2)] {
@@ -1017,6 +1029,42 @@ mod tests {
         }
     }
 
+    /// CG Alg. 3 line 28 and the footnote to Claim 5: a corrector that never hears of another
+    /// sweeps each side once around the ring (`P − 1` sends a side); then the listing enters
+    /// SOS (`Sos` to every other rank), the footnote's variant ends the side and falls idle.
+    #[test]
+    fn a_full_loop_enters_sos_as_listed_and_ends_the_side_in_the_footnotes_variant() {
+        let ring = Ring { me: 2, procs: 6 };
+        for sos_on_full_loop in [true, false] {
+            let kind = CorrectionKind::FailProof {
+                faults: 1,
+                sos_timeout: 40,
+                sos_on_full_loop,
+            };
+            let mut corrector = Corrector::new(kind, ring, Side::Left);
+            corrector.begin();
+            let mut sweeps = 0;
+            let mut sos = 0;
+            for _ in 0..40 {
+                match corrector.poll_send(ring.procs, kind, 0, &mut Outbox::new()) {
+                    Some((_, CorrectionMsg::FailProof { .. })) => sweeps += 1,
+                    Some((_, CorrectionMsg::Sos)) => sos += 1,
+                    Some(other) => panic!("unexpected {other:?}"),
+                    None => break,
+                }
+            }
+            if sos_on_full_loop {
+                // One side's loop ends in SOS, which then reaches every other rank.
+                assert!(corrector.in_sos(), "the listing enters SOS");
+                assert_eq!((sweeps, sos), (2 * 5, 5));
+            } else {
+                assert!(!corrector.in_sos(), "the footnote's variant never does");
+                assert_eq!((sweeps, sos), (2 * 5, 0));
+                assert!(corrector.poll_is_idle(ring.procs, kind), "both sides ended");
+            }
+        }
+    }
+
     /// `learn` (CG Alg. 3, lines 21–22: keep the `f + 1` nearest correctors known on a side)
     /// merges into a list kept short; it must give the list that appending every candidate,
     /// sorting by distance and truncating gives, for any peer list, duplicates, this process's
@@ -1039,6 +1087,7 @@ mod tests {
             let mut fp = FailProof {
                 faults,
                 sos_timeout: 0,
+                sos_on_full_loop: true,
                 known: Default::default(),
                 final_round: [false; 2],
                 sending: [true; 2],

@@ -1469,6 +1469,7 @@ mod tests {
             CorrectionSpec::FailProof {
                 faults: 1,
                 sos_timeout: Some(40),
+                sos_on_full_loop: true,
             },
         ];
         let shift = |t: Time| if t == 0 { 0 } else { t + SHIFT };
@@ -1551,6 +1552,7 @@ mod tests {
             CorrectionSpec::FailProof {
                 faults: 1,
                 sos_timeout: Some(40),
+                sos_on_full_loop: true,
             },
         ];
         let scenario = Scenario {

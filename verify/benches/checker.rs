@@ -40,6 +40,7 @@ fn states_per_second(c: &mut Criterion) {
                 CorrectionSpec::FailProof {
                     faults: 1,
                     sos_timeout: None,
+                    sos_on_full_loop: true,
                 },
                 StartMode::Synchronized,
                 8,
@@ -107,6 +108,7 @@ fn states_per_second(c: &mut Criterion) {
         correction: CorrectionSpec::FailProof {
             faults: 3,
             sos_timeout: None,
+            sos_on_full_loop: true,
         },
         ..spec
     };

@@ -42,6 +42,7 @@ pub const EVERY_VARIANT: [CorrectionSpec; 6] = [
     CorrectionSpec::FailProof {
         faults: 1,
         sos_timeout: None,
+        sos_on_full_loop: true,
     },
     CorrectionSpec::Delayed { delay: 3 },
     CorrectionSpec::None,

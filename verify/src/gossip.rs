@@ -119,6 +119,9 @@ pub enum Variant {
     Fcg {
         /// `f`.
         faults: u32,
+        /// Line 28 as listed (`true`) or as the footnote to Claim 5 has it (`false`:
+        /// [`FcgConfig::sos_on_full_loop`]).
+        sos_on_full_loop: bool,
     },
 }
 
@@ -128,7 +131,11 @@ impl core::fmt::Display for Variant {
             Self::Gos => f.write_str("gos"),
             Self::Ocg { correction_time } => write!(f, "ocg C={correction_time}"),
             Self::Ccg => f.write_str("ccg"),
-            Self::Fcg { faults } => write!(f, "fcg f={faults}"),
+            Self::Fcg {
+                faults,
+                sos_on_full_loop: true,
+            } => write!(f, "fcg f={faults}"),
+            Self::Fcg { faults, .. } => write!(f, "fcg-footnote f={faults}"),
         }
     }
 }
@@ -173,7 +180,7 @@ impl GossipSpec {
         let gossip = self.gossip()?;
         let hop = self.logp.hop();
         let sos = match self.variant {
-            Variant::Fcg { faults } => FcgConfig::new(gossip.clone(), faults).sos_timeout,
+            Variant::Fcg { faults, .. } => FcgConfig::new(gossip.clone(), faults).sos_timeout,
             _ => 0,
         };
         Ok(gossip.correction_start()
@@ -396,7 +403,14 @@ impl GossipSpec {
                 gossip,
                 correction_time,
             }),
-            Variant::Fcg { faults } => Config::Fcg(FcgConfig::new(gossip, faults)),
+            Variant::Fcg {
+                faults,
+                sos_on_full_loop,
+            } => {
+                let mut config = FcgConfig::new(gossip, faults);
+                config.sos_on_full_loop = sos_on_full_loop;
+                Config::Fcg(config)
+            }
         })
     }
 }
@@ -471,6 +485,12 @@ pub struct Cell {
     pub expected: Option<bool>,
 }
 
+/// FCG(1) as listed.
+const FCG1: Variant = Variant::Fcg {
+    faults: 1,
+    sos_on_full_loop: true,
+};
+
 fn spec(variant: Variant, procs: u32, latency: u64, gossip_time: Time) -> GossipSpec {
     GossipSpec {
         variant,
@@ -516,7 +536,7 @@ pub fn cells() -> Vec<Cell> {
         Cell {
             id: "fcg-any",
             claim: "FCG(1) colors every live process with one crash at any instant (CG Claim 4)",
-            spec: spec(Variant::Fcg { faults: 1 }, 5, 1, 2),
+            spec: spec(FCG1, 5, 1, 2),
             crashes: 1,
             timing: Any,
             property: liveness,
@@ -525,7 +545,7 @@ pub fn cells() -> Vec<Cell> {
         Cell {
             id: "fcg-pre",
             claim: "FCG(1) colors every live process under any number of crashes before the operation (CG Corollary 3)",
-            spec: spec(Variant::Fcg { faults: 1 }, 5, 1, 2),
+            spec: spec(FCG1, 5, 1, 2),
             crashes: 4,
             timing: Pre,
             property: liveness,
@@ -534,7 +554,7 @@ pub fn cells() -> Vec<Cell> {
         Cell {
             id: "fcg-waits",
             claim: "an FCG(1) c-node delivers only once it knows f + 1 = 2 g-nodes, or after SOS (CG Alg. 3, lines 11–14)",
-            spec: spec(Variant::Fcg { faults: 1 }, 5, 1, 2),
+            spec: spec(FCG1, 5, 1, 2),
             crashes: 1,
             timing: Any,
             property: property::FAILPROOF_WAITS,
@@ -543,7 +563,24 @@ pub fn cells() -> Vec<Cell> {
         Cell {
             id: "fcg-claim5",
             claim: "FCG(1) with at least f² + f + 1 = 3 g-nodes and one crash completes without SOS (CG Claim 5); the listing's line 28 enters SOS when only f + 1 = 2 g-nodes are left alive, so the claim needs its footnote's variant (docs/verification-gossip.md)",
-            spec: spec(Variant::Fcg { faults: 1 }, 5, 1, 2),
+            spec: spec(FCG1, 5, 1, 2),
+            crashes: 1,
+            timing: Any,
+            property: property::FAILPROOF_NO_SOS,
+            expected: Some(true),
+        },
+        Cell {
+            id: "fcg-footnote-claim5",
+            claim: "… and with the footnote's variant (a sweep that comes back to its sender ends that side instead of entering SOS at line 28) it does (CG Claim 5 and its footnote)",
+            spec: spec(
+                Variant::Fcg {
+                    faults: 1,
+                    sos_on_full_loop: false,
+                },
+                5,
+                1,
+                2,
+            ),
             crashes: 1,
             timing: Any,
             property: property::FAILPROOF_NO_SOS,
@@ -757,7 +794,10 @@ pub fn run_placed(
 ) -> Result<TimedState<Fcg>, TopologyError> {
     let targets: Vec<ftcoll::Rank> = gnodes.iter().copied().filter(|&r| r != 0).collect();
     let spec = GossipSpec {
-        variant: Variant::Fcg { faults },
+        variant: Variant::Fcg {
+            faults,
+            sos_on_full_loop: true,
+        },
         procs,
         logp,
         gossip_time: targets.len() as Time * logp.overhead(),

@@ -633,6 +633,7 @@ impl GossipArgs {
                 }
                 Variant::Fcg {
                     faults: self.faults,
+                    sos_on_full_loop: true,
                 }
             }
         };

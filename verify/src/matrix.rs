@@ -104,6 +104,7 @@ pub fn rows() -> Vec<Row> {
         CorrectionSpec::FailProof {
             faults: 1,
             sos_timeout: Option::None,
+            sos_on_full_loop: true,
         },
     ];
     let trees = [
@@ -473,19 +474,19 @@ pub fn claims() -> Vec<Claim> {
             text: "Beyond exhaustive bounds (`ftcoll-verify search`, guided random walks of the timed model, counterexamples minimized): checked correction loses a live process to crashes during correction (CG §III.C), found by the tool at P = 34, 128 and 1024, and failure-proof(2) survives the same searches (CG Claim 4).",
             checks: vec![
                 search(protocol(lame, Interleaved, Checked, sync, 34), 3000, 5, property::LIVENESS, Some(false)),
-                search(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 2, sos_timeout: Option::None }, sync, 34), 3000, 5, property::LIVENESS, Some(true)),
+                search(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 2, sos_timeout: Option::None, sos_on_full_loop: true }, sync, 34), 3000, 5, property::LIVENESS, Some(true)),
                 search(protocol(lame, Interleaved, Checked, sync, 128), 3000, 8, property::LIVENESS, Some(false)),
-                search(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 2, sos_timeout: Option::None }, sync, 128), 3000, 8, property::LIVENESS, Some(true)),
+                search(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 2, sos_timeout: Option::None, sos_on_full_loop: true }, sync, 128), 3000, 8, property::LIVENESS, Some(true)),
                 search(protocol(lame, Interleaved, Checked, sync, 1024), 1000, 8, property::LIVENESS, Some(false)),
             ],
         },
         Claim {
             text: "Failure-proof(f) colors every live process under f crashes at any instant (CG Claim 4).",
             checks: vec![
-                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 1, sos_timeout: Option::None }, sync, 8), 1, any, property::LIVENESS, Some(true)),
-                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 2, sos_timeout: Option::None }, sync, 7), 2, any, property::LIVENESS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 1, sos_timeout: Option::None, sos_on_full_loop: true }, sync, 8), 1, any, property::LIVENESS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 2, sos_timeout: Option::None, sos_on_full_loop: true }, sync, 7), 2, any, property::LIVENESS, Some(true)),
                 ClaimCheck::Scenario {
-                    spec: protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 2, sos_timeout: Option::None }, sync, 34),
+                    spec: protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 2, sos_timeout: Option::None, sos_on_full_loop: true }, sync, 34),
                     pre: vec![2, 8, 30],
                     crash_at: vec![(27, 17), (32, 20)],
                     source: "tests/sim_correction.rs (the checked counterexample above)",
@@ -541,17 +542,19 @@ pub fn claims() -> Vec<Claim> {
         Claim {
             text: "CG Alg. 3, lines 11–14: a failure-proof c-node delivers only once it knows f + 1 correctors, or after SOS.",
             checks: vec![
-                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 1, sos_timeout: Option::None }, sync, 8), 1, any, property::FAILPROOF_WAITS, Some(true)),
-                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 2, sos_timeout: Option::None }, sync, 7), 2, any, property::FAILPROOF_WAITS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 1, sos_timeout: Option::None, sos_on_full_loop: true }, sync, 8), 1, any, property::FAILPROOF_WAITS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 2, sos_timeout: Option::None, sos_on_full_loop: true }, sync, 7), 2, any, property::FAILPROOF_WAITS, Some(true)),
             ],
         },
         Claim {
-            text: "CG Claim 5: with at least f² + f + 1 g-nodes and at most f crashes, failure-proof correction completes without SOS. As printed, Alg. 3 enters SOS at line 28 when a sweep comes back to its sender without f + 1 correctors, which small rings force (failproof:1 at P = 3 to 5 with a crash during correction; from P = 6 on it holds here); CG's own footnote to Claim 5 says its analysis assumes a node may not enter SOS at line 28 when sending to itself, so the claim is about that variant, and ftcoll runs the listing. CG starts correction at T, after the gossip; with overlapped start a corrector can loop the ring before the others are colored and enter SOS with no crash at all (line 28), so the claim does not carry over to overlapped Corrected Trees.",
+            text: "CG Claim 5: with at least f² + f + 1 g-nodes and at most f crashes, failure-proof correction completes without SOS. As printed, Alg. 3 enters SOS at line 28 when a sweep comes back to its sender without f + 1 correctors, which small rings force (failproof:1 at P = 3 to 5 with a crash during correction; from P = 6 on it holds here); CG's own footnote to Claim 5 says its analysis assumes a node may not enter SOS at line 28 when sending to itself, so the claim is about that variant: `failproof:F` runs the listing, `failproof-footnote:F` the footnote's variant, in which the claim holds at every P checked (the last two checks; it would catch a regression the listing's failure hides). CG starts correction at T, after the gossip; with overlapped start a corrector of the listing can loop the ring before the others are colored and enter SOS with no crash at all (line 28), so the claim does not carry over to overlapped Corrected Trees as listed.",
             checks: vec![
-                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 1, sos_timeout: Option::None }, sync, 10), 1, any, property::FAILPROOF_NO_SOS, Some(true)),
-                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 1, sos_timeout: Option::None }, sync, 10), 0, pre, property::FAILPROOF_FAULT_FREE_NO_SOS, Some(true)),
-                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 2, sos_timeout: Option::None }, sync, 8), 2, pre, property::FAILPROOF_NO_SOS, Some(true)),
-                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 1, sos_timeout: Option::None }, Overlapped, 10), 0, pre, property::FAILPROOF_FAULT_FREE_NO_SOS, Option::None),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 1, sos_timeout: Option::None, sos_on_full_loop: true }, sync, 10), 1, any, property::FAILPROOF_NO_SOS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 1, sos_timeout: Option::None, sos_on_full_loop: true }, sync, 10), 0, pre, property::FAILPROOF_FAULT_FREE_NO_SOS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 2, sos_timeout: Option::None, sos_on_full_loop: true }, sync, 8), 2, pre, property::FAILPROOF_NO_SOS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 1, sos_timeout: Option::None, sos_on_full_loop: true }, Overlapped, 10), 0, pre, property::FAILPROOF_FAULT_FREE_NO_SOS, Option::None),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 1, sos_timeout: Option::None, sos_on_full_loop: false }, sync, 10), 1, any, property::FAILPROOF_NO_SOS, Some(true)),
+                exhaustive(protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 2, sos_timeout: Option::None, sos_on_full_loop: false }, sync, 7), 2, any, property::FAILPROOF_NO_SOS, Some(true)),
             ],
         },
         Claim {

@@ -124,6 +124,7 @@ fn the_split_between_workers_changes_nothing() {
         CorrectionSpec::FailProof {
             faults: 2,
             sos_timeout: None,
+            sos_on_full_loop: true,
         },
     ] {
         for start in [StartMode::Synchronized, StartMode::Overlapped] {

@@ -42,8 +42,9 @@ fn decide(id: &str) -> (Option<bool>, Vec<&'static str>, usize) {
 /// states)`. Claim 3: CCG holds under pre-operation crashes and fails with two crashes during
 /// correction; Claim 4 and Corollary 3: FCG(1) holds; Fig. 2: OCG with C = 6 fails, and the
 /// smallest C with every gap of N − 2 closed (C = 8·O + L + O = 10) holds; GOS fails; Claim 5
-/// fails as the listing is written (see `claim5_fails_with_f_plus_one_live_gnodes`).
-const PINS: [(&str, bool, usize); 14] = [
+/// fails as the listing is written (see `claim5_fails_with_f_plus_one_live_gnodes`) and holds
+/// for its footnote's variant.
+const PINS: [(&str, bool, usize); 15] = [
     ("ccg-pre", true, 6242),
     ("ccg-any-f1", true, 11495),
     ("ccg-any", false, 196353),
@@ -51,6 +52,7 @@ const PINS: [(&str, bool, usize); 14] = [
     ("fcg-pre", true, 4247),
     ("fcg-waits", true, 23951),
     ("fcg-claim5", false, 23951),
+    ("fcg-footnote-claim5", true, 17904),
     ("ccg-silent", true, 6242),
     ("ocg-fig2", false, 910),
     ("ocg-c9", false, 1153),
@@ -221,10 +223,16 @@ fn c_nodes_silent_catches_a_forwarding_c_node() {
 }
 
 fn fcg_config(c: &gossip::Cell) -> FcgConfig {
-    let Variant::Fcg { faults } = c.spec.variant else {
+    let Variant::Fcg {
+        faults,
+        sos_on_full_loop,
+    } = c.spec.variant
+    else {
         panic!("{} is an FCG cell", c.id)
     };
-    FcgConfig::new(c.spec.gossip().unwrap(), faults)
+    let mut config = FcgConfig::new(c.spec.gossip().unwrap(), faults);
+    config.sos_on_full_loop = sos_on_full_loop;
+    config
 }
 
 /// CG Alg. 3 lines 11–13's mutant: a c-node delivering on its first correction message breaks

@@ -315,6 +315,7 @@ fn f_plus_one_rule_catches_a_c_node_that_delivers_early() {
         CorrectionSpec::FailProof {
             faults: 1,
             sos_timeout: None,
+            sos_on_full_loop: true,
         },
         8,
     );
@@ -336,6 +337,7 @@ fn claim5_catches_an_unneeded_sos() {
         CorrectionSpec::FailProof {
             faults: 1,
             sos_timeout: None,
+            sos_on_full_loop: true,
         },
         8,
     );

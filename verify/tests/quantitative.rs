@@ -95,6 +95,7 @@ fn claim5_fails_on_small_rings_and_holds_from_six_processes() {
             correction: CorrectionSpec::FailProof {
                 faults: 1,
                 sos_timeout: None,
+                sos_on_full_loop: true,
             },
             start: StartMode::Synchronized,
             procs,

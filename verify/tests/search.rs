@@ -104,6 +104,7 @@ fn failure_proof_correction_survives_the_same_search() {
         CorrectionSpec::FailProof {
             faults: 2,
             sos_timeout: None,
+            sos_on_full_loop: true,
         },
         34,
     );

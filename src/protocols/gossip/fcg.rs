@@ -38,6 +38,16 @@ pub struct FcgConfig {
     /// How long a c-node waits, from its first correction message, for `f + 1` g-nodes before
     /// SOS (Alg. 3 line 14).
     pub sos_timeout: Time,
+    /// Line 28: whether a g-node whose sweep comes back to itself enters SOS (`true`, the
+    /// listing and the default) or only stops that side (`false`, the footnote to Claim 5).
+    #[cfg_attr(feature = "serde", serde(default = "as_listed"))]
+    pub sos_on_full_loop: bool,
+}
+
+/// Line 28 as the listing has it (serde's default for configurations written without it).
+#[cfg(feature = "serde")]
+fn as_listed() -> bool {
+    true
 }
 
 impl FcgConfig {
@@ -49,6 +59,7 @@ impl FcgConfig {
             gossip,
             faults,
             sos_timeout,
+            sos_on_full_loop: true,
         }
     }
 }
@@ -67,6 +78,7 @@ impl GossipProtocol for FcgProtocol {
         CorrectionSpec::FailProof {
             faults: config.faults,
             sos_timeout: Some(config.sos_timeout),
+            sos_on_full_loop: config.sos_on_full_loop,
         }
     }
 }
