@@ -565,6 +565,10 @@ struct GossipArgs {
     /// FCG's f (0..N−1; only with --protocol fcg).
     #[arg(long, default_value = "1", value_parser = clap::value_parser!(u32).range(0..=15))]
     faults: u32,
+    /// FCG with the variant of CG's footnote to Claim 5: a sweep that comes back to its sender
+    /// ends that side instead of entering SOS at line 28 (only with --protocol fcg).
+    #[arg(long)]
+    footnote: bool,
     /// At most this many crashes (0..N−1).
     #[arg(long, default_value = "1", value_parser = clap::value_parser!(u32).range(0..=15))]
     crashes: u32,
@@ -592,6 +596,7 @@ impl GossipArgs {
                 ("gossip_time", "--gossip-time"),
                 ("correction_time", "--correction-time"),
                 ("faults", "--faults"),
+                ("footnote", "--footnote"),
                 ("crashes", "--crashes"),
                 ("timing", "--timing"),
             ];
@@ -633,12 +638,18 @@ impl GossipArgs {
                 }
                 Variant::Fcg {
                     faults: self.faults,
-                    sos_on_full_loop: true,
+                    sos_on_full_loop: !self.footnote,
                 }
             }
         };
         if self.correction_time.is_some() && self.protocol != GossipProtocolArg::Ocg {
             return Err("--correction-time: only with --protocol ocg".to_string());
+        }
+        if self.footnote && self.protocol != GossipProtocolArg::Fcg {
+            return Err(
+                "--footnote: not allowed with this --protocol: it is a variant of FCG's line 28; allowed with --protocol fcg"
+                    .to_string(),
+            );
         }
         if given(flags, "faults") && self.protocol != GossipProtocolArg::Fcg {
             return Err(format!(

@@ -686,6 +686,28 @@ fn gossip_bad_input_is_one_line_naming_the_flag() {
     ] {
         assert_usage_error(args, flag);
     }
+    // CG Claim 5 as listed and with its footnote's variant: FCG(1), N = 5, one crash at any
+    // instant (the matrix's fcg-claim5 and fcg-footnote-claim5 cells, from the flags).
+    let fcg = [
+        "gossip",
+        "--protocol",
+        "fcg",
+        "--faults",
+        "1",
+        "--procs",
+        "5",
+    ];
+    let listed = String::from_utf8(verify(&fcg).stdout).unwrap();
+    let footnote = String::from_utf8(verify(&[&fcg[..], &["--footnote"]].concat()).stdout).unwrap();
+    assert!(
+        listed.contains("no SOS: with at most f crashes"),
+        "{listed}"
+    );
+    assert!(
+        !footnote.contains("no SOS: with at most f crashes"),
+        "{footnote}"
+    );
+    assert!(footnote.contains("fcg-footnote f=1"), "{footnote}");
     let out = verify(&["gossip", "--cell", "gos-t3", "--format", "text"]);
     assert!(
         out.status.success(),
@@ -923,6 +945,7 @@ fn other_ignored_flags_are_refused_naming_both() {
         (&["-O", "2"], "-O"),
         (&["--gossip-time", "3"], "--gossip-time"),
         (&["--faults", "1"], "--faults"),
+        (&["--footnote"], "--footnote"),
         (&["--crashes", "1"], "--crashes"),
         (&["--timing", "any"], "--timing"),
     ] {
@@ -934,6 +957,10 @@ fn other_ignored_flags_are_refused_naming_both() {
     assert_refused(
         &["gossip", "--procs", "3", "--faults", "1"],
         &["--faults", "--protocol ccg", "allowed with --protocol fcg"],
+    );
+    assert_refused(
+        &["gossip", "--procs", "3", "--footnote"],
+        &["--footnote", "--protocol fcg"],
     );
     let search = [
         "search",
