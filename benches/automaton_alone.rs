@@ -1,4 +1,4 @@
-//! The automata of `benches/driver.rs`'s runs without the driver (issue 16): every call the
+//! The automata of `benches/driver.rs`'s runs without the driver: every call the
 //! driver made on them, recorded once and replayed on fresh automata
 //! (`benches/support/replay.rs`; building the automata is part of an iteration, copying the
 //! recorded calls is not; each case is first checked: the recorded run sends the plain run's

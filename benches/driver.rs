@@ -1,4 +1,4 @@
-//! Throughput of the general LogP driver (issue 16): simulated messages per second of
+//! Throughput of the general LogP driver: simulated messages per second of
 //! `ftcoll::sim::run` on Corrected Tree broadcasts at P = 2^16 (and 2^20 in the `driver_2e20`
 //! group), binomial tree, `L = 2, o = 1`, dual-port LogP, for opportunistic:2 overlapped, checked
 //! synchronized and failure-proof:1 synchronized correction, fault-free and with 1 % of the

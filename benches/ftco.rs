@@ -1,4 +1,4 @@
-//! FTCO at the paper's scale (issue 15): one 64 K-node Allreduce on the multi-root 9-nomial
+//! FTCO at the paper's scale: one 64 K-node Allreduce on the multi-root 9-nomial
 //! (`R = 9`, the best `k` for `L = 10`), fault-free and with 10 inactive nodes, one run per
 //! iteration on one thread (the reproduction's `FtcoPrepared::run`: the scenario's draws, the
 //! configuration, the LogP driver and the metrics). With inactive nodes, iteration `i` uses the

@@ -1,4 +1,4 @@
-//! Simulator throughput (issue 5): events/s, messages/s and runs/s of the full LogP driver and of
+//! Simulator throughput: events/s, messages/s and runs/s of the full LogP driver and of
 //! the synchronized-checked fast path, at P ∈ {2^10, 2^16, 2^20}.
 //!
 //! Run: `cargo bench --bench sim` (or one group: `cargo bench --bench sim -- driver`).

@@ -1,4 +1,4 @@
-//! Tree queries and Definition 1 checking at P = 2^20 (issue: foundation, item 6).
+//! Tree queries and Definition 1 checking at P = 2^20.
 //!
 //! Run: `cargo bench --bench topology`.
 

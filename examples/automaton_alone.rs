@@ -1,4 +1,4 @@
-//! The automata of one `driver_run` run without the driver (issue 16): every call the driver
+//! The automata of one `driver_run` run without the driver: every call the driver
 //! made on them is recorded once, checked (`benches/support/replay.rs`: the recorded run sends
 //! the plain run's messages, a replay gives its actions and idle answers, process by process),
 //! then replayed on fresh automata `REPEATS` times; the time is the replays' mean, `calls` their

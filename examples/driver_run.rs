@@ -1,5 +1,5 @@
 //! One Corrected Tree run on the general LogP driver (`ftcoll::sim::run`), timed, with the
-//! driver's counts: what docs/performance.md quotes for events per message (issue 16) and what
+//! driver's counts: what docs/performance.md quotes for events per message and what
 //! a profiler is pointed at (`valgrind --tool=callgrind`, `perf record`). The configuration is
 //! `benches/driver.rs`'s (`benches/support/driver_case.rs`, included by both): binomial tree,
 //! `L = 2, o = 1`, dual-port LogP, `round(fraction·P)` non-root ranks failed before the

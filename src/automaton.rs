@@ -294,7 +294,7 @@ impl<M, V> Outbox<M, V> {
 
     /// Puts the queued actions in the order [`Outbox::pop_next`] takes them: the driver's way
     /// to take them one by one while it changes its own state between two, without a
-    /// [`Outbox::drain`] borrowing the outbox (issue 16: the drain's construction and drop cost
+    /// [`Outbox::drain`] borrowing the outbox (the drain's construction and drop cost
     /// as much as handling the one action most calls queue).
     pub(crate) fn start_taking(&mut self) {
         self.actions.reverse();

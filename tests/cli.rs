@@ -114,7 +114,7 @@ fn text_format_streams_for_the_largest_p() {
     }
 }
 
-/// Issue item 4: P = 0, k = 0, a fault rank >= P, the root in the fault list, an unknown tree, a
+/// Bad input: P = 0, k = 0, a fault rank >= P, the root in the fault list, an unknown tree, a
 /// malformed number.
 #[test]
 fn bad_input_is_one_line_naming_the_flag_with_exit_code_2() {

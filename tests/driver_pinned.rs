@@ -1,4 +1,4 @@
-//! Issue 16, item 3: every metric of every run of the general driver pinned, so that making the
+//! Every metric of every run of the general driver pinned, so that making the
 //! driver faster or smaller cannot change a result unnoticed.
 //!
 //! 12,000 seeded random configurations of every automaton family the driver runs are run, each
@@ -18,7 +18,7 @@
 //!   set again for the same instant, set for the current instant.
 //!
 //! That file is a regression pin, not an oracle: it was written by the driver of commit
-//! `b74f2b0` (issue 16's slices before it were checked byte for byte against their
+//! `b74f2b0` (the driver changes before it were checked byte for byte against their
 //! predecessors), and the protocols' correctness is checked by the lemma, fast-path and model
 //! tests. The digest covers every field of [`Report`] but `events`, which counts the driver's
 //! own work (idle send slots already change it, see [`Sim::offer_every_send_slot`]).

@@ -1,4 +1,4 @@
-//! Fuzzing the Corrected Tree automata (issue 11, item 6; `docs/fuzzing.md`).
+//! Fuzzing the Corrected Tree automata (`docs/fuzzing.md`).
 //!
 //! Each case builds a random configuration (every correction variant of `CorrectionSpec`, both
 //! start modes, both first sides, every tree kind and numbering, `P` from 1 to `2^32 − 1`) and a

@@ -1,4 +1,4 @@
-//! Issue 11: every input and every size gets a clear answer. Requests too large for the memory
+//! Every input and every size gets a clear answer. Requests too large for the memory
 //! limit are refused before any allocation (one line naming the flag, the need and the limit,
 //! exit code 2); lists mean one thing (no empty items, no repeats, a rank fails once); `simulate`
 //! streams its runs; `reproduce --quick` never writes over the committed results.

@@ -1,4 +1,4 @@
-//! Feature `serde` (issue 18, item 1): every public configuration, spec, topology parameter,
+//! Feature `serde`: every public configuration, spec, topology parameter,
 //! scenario, report, metric summary, trace event, protocol message and automaton state survives a
 //! JSON round trip unchanged, and the types with invariants are read back through their
 //! validating constructors (a file cannot build what the constructors refuse).

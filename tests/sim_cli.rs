@@ -304,7 +304,7 @@ fn done_when_65536_processes() {
     assert_eq!(field(line, "faults"), "[]");
 }
 
-/// Issue 16 item 4: `--engine auto` (the default) takes the exact fast path for synchronized
+/// `--engine auto` (the default) takes the exact fast path for synchronized
 /// checked correction under dual-port LogP and prints exactly what `--engine full` (the driver)
 /// prints, whole stdout, in every format; configurations outside the fast path run the driver
 /// either way (the same bytes too).
@@ -489,7 +489,7 @@ fn auto_and_full_engines_print_the_same_bytes() {
     }
 }
 
-/// Issue 16 item 4, with an oracle outside both engines: the memory admission estimates the
+/// The engines' choice, with an oracle outside both engines: the memory admission estimates the
 /// fast path at 64 MiB + 112 B per process and the driver at 64 MiB + 1,280 B per process
 /// (`src/bin/ftcoll/admission.rs`), so under `--memory-limit 512M` a run of 10^6 processes is
 /// admitted exactly when the fast path runs it: `auto` does for synchronized checked correction,

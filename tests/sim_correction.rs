@@ -80,7 +80,7 @@ fn failproof(f: u32, p: u32, o: u64, l: u64) -> CorrectionSpec {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Issue 3: opportunistic(d)
+// Opportunistic(d)
 // ---------------------------------------------------------------------------------------------
 
 /// CT §3.1 / CG Alg. 1 (opportunistic correction): under synchronized start, the ranks colored at
@@ -210,7 +210,7 @@ fn kary_with_k_failures_can_leave_processes_uncolored() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Issue 4: checked and failure-proof(f)
+// Checked and failure-proof(f)
 // ---------------------------------------------------------------------------------------------
 
 /// CT §4.2 ("synchronized checked correction guarantees full coloring independent of the number
@@ -415,7 +415,7 @@ fn checked_is_not_strongly_consistent_under_two_crashes_during_correction() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Issue 5: optimized opportunistic
+// Optimized opportunistic
 // ---------------------------------------------------------------------------------------------
 
 /// CT §3.3 (optimized opportunistic correction only drops messages of opportunistic
@@ -549,7 +549,7 @@ fn finding_overlapped_optimized_can_send_more_than_opportunistic() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Issue 6: delayed correction
+// Delayed correction
 // ---------------------------------------------------------------------------------------------
 
 /// CT §3.3 (delayed correction "minimizes the number of messages" in the fault-free case): with

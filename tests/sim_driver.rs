@@ -616,7 +616,7 @@ fn runs_are_deterministic() {
 
 /// DESIGN §3 crash-stop: a process crashing at `c` does nothing at or after `c`, so a crash at
 /// `Time::MAX` (the end of time) is no crash: the process takes part, is not counted as
-/// crashed, and `Sim::has_crashed` says so. (Kept through issue 16's move of crash times out of
+/// crashed, and `Sim::has_crashed` says so. (Kept through the move of crash times out of
 /// the process record.)
 #[test]
 fn a_crash_at_the_end_of_time_is_no_crash() {

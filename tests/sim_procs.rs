@@ -1,5 +1,5 @@
-//! `P` is given once: a driver refuses a process count other than the configuration's
-//! (issue 18, item 5). Before the check, 32 processes against a 16-process tree ran and
+//! `P` is given once: a driver refuses a process count other than the configuration's.
+//! Before the check, 32 processes against a 16-process tree ran and
 //! reported 16 "undelivered" ranks as if they had been lost.
 
 mod sim_common;

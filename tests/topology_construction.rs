@@ -58,7 +58,7 @@ fn assert_matches_oracle(
         assert_eq!(tree.parent(r), expected.parent[i], "{what}: parent({r})");
         let children: Vec<u32> = tree.children(r).collect();
         assert_eq!(children, expected.children[i], "{what}: children({r})");
-        // `nth` jumps (issue 16) where `next` steps: the same child, or none past the last,
+        // `nth` jumps where `next` steps: the same child, or none past the last,
         // however far, and the iterator goes on from there.
         let expect = &expected.children[i];
         for n in (0..expect.len() + 2).chain([1 << 20, usize::MAX]) {

@@ -1,4 +1,4 @@
-//! The driver benchmark's case (issue 16), included by `benches/driver.rs`,
+//! The driver benchmark's case, included by `benches/driver.rs`,
 //! `benches/automaton_alone.rs` and the examples `driver_run` and `automaton_alone`, so that
 //! they run exactly what the bench times: a Corrected
 //! Tree broadcast on a binomial tree (interleaved numbering), `L = 2, o = 1`, dual-port LogP,

@@ -1,4 +1,4 @@
-//! The automaton's own share of a driver run (issue 16): every call the general driver makes on
+//! The automaton's own share of a driver run: every call the general driver makes on
 //! the automata of one run, recorded in order, and replayed on fresh automata without the driver.
 //!
 //! Replaying costs what the automaton's handlers cost (`on_start`, `on_message`, `on_timer`,

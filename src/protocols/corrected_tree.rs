@@ -129,7 +129,7 @@ pub enum Coloring {
 
 /// One process of a Corrected Tree broadcast.
 ///
-/// Kept small (48 B) because the driver holds one per process (issue 16): the rank is the
+/// Kept small (48 B) because the driver holds one per process: the rank is the
 /// corrector's (`P` is the configuration's, not repeated per process), the payload is held
 /// exactly when the process is colored, "not forwarding" is a sentinel child index, the
 /// yes/no state is one byte of flags, and the tree with acknowledgments counts missing
@@ -440,7 +440,7 @@ impl Automaton for CorrectedTreeNode {
     }
 
     /// [`Self::on_send_slot`] step by step, each step that would send, emit or change the state
-    /// answering `false` (issue 16: half the polls of a Corrected Tree run were such idle ones,
+    /// answering `false` (half the polls of a Corrected Tree run were such idle ones,
     /// each an event of the driver). `at` is not read: only delayed correction's first send reads
     /// the time, and that poll is not idle.
     fn send_slot_is_idle(&self, config: &Self::Config, _at: Time) -> bool {

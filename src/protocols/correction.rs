@@ -185,15 +185,15 @@ pub struct Delayed {
     delay_over: bool,
     heard_from_other_side: bool,
     /// Sweepers waiting for a `Stop` reply, oldest first: one pointer, no allocation while
-    /// empty (most correctors never reply), so the state fits inline in [`Correction`] (issue
-    /// 16). Equal, hashed and encoded as the inline list it replaces.
+    /// empty (most correctors never reply), so the state fits inline in [`Correction`].
+    /// Equal, hashed and encoded as the inline list it replaces.
     replies: ThinVec<Rank>,
 }
 
 /// A short list of ranks held inline up to four: a failure-proof process's correctors (up to
 /// `f + 1` per list). A heap list each
 /// cost every such process up to three allocations, and the model checker as many per copy of
-/// a state (issue 16, issue 13). Equal, hashed and encoded as a `Vec`.
+/// a state. Equal, hashed and encoded as a `Vec`.
 type RankList = SmallVec<[Rank; 4]>;
 
 /// Failure-proof correction state (CG §III.D, Alg. 3).
@@ -229,8 +229,7 @@ pub struct FailProof {
 pub enum Correction {
     /// No correction. The tree with acknowledgments (CT §4.1), which corrects nothing, counts
     /// here the tree children that have not acknowledged yet (0 in every other use): in the
-    /// Corrected Tree node's own fields it would cost every variant 8 bytes per process
-    /// (issue 16).
+    /// Corrected Tree node's own fields it would cost every variant 8 bytes per process.
     None {
         /// Tree children that have not acknowledged yet.
         acks_missing: u32,
@@ -242,7 +241,7 @@ pub enum Correction {
     /// See [`Checked`].
     Checked(Checked),
     /// See [`Delayed`] (inline: with its list of replies as one pointer it fits the room the
-    /// other variants take, where a box cost every process 48 B more; issue 16).
+    /// other variants take, where a box cost every process 48 B more).
     Delayed(Delayed),
     /// See [`FailProof`].
     FailProof(Box<FailProof>),
@@ -264,7 +263,7 @@ pub enum Receipt {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Corrector {
     /// This process. (Not its whole [`Ring`]: `P` is the configuration's, passed in by the
-    /// caller, which keeps the Corrected Tree node 8 B smaller; issue 16.)
+    /// caller, which keeps the Corrected Tree node 8 B smaller.)
     me: Rank,
     /// Whether this process corrects (a g-node) and has begun.
     begun: bool,
@@ -554,7 +553,7 @@ impl Corrector {
                     dl.heard_from_other_side = true;
                 } else if !dl.replies.contains(&from) {
                     // Room for one: most lists never hold more, and a first push would
-                    // reserve four (a 48 B heap chunk instead of 32; issue 16).
+                    // reserve four (a 48 B heap chunk instead of 32).
                     if dl.replies.capacity() == 0 {
                         dl.replies.reserve_exact(1);
                     }
@@ -680,8 +679,8 @@ impl Corrector {
 
     /// Whether [`Corrector::poll_send`] now would send nothing, emit nothing and change
     /// nothing, and no delivery is owed ([`Corrector::take_delivery`]): what lets a driver skip
-    /// the poll ([`Automaton::send_slot_is_idle`](crate::automaton::Automaton::send_slot_is_idle),
-    /// issue 16). Exact: each arm is its variant's poll with every step that would act or
+    /// the poll ([`Automaton::send_slot_is_idle`](crate::automaton::Automaton::send_slot_is_idle)).
+    /// Exact: each arm is its variant's poll with every step that would act or
     /// change the state answered `false`, the sweeps' picks tried on copies.
     pub(crate) fn poll_is_idle(&self, procs: u32, kind: CorrectionKind) -> bool {
         if self.deliver_pending {

@@ -64,7 +64,7 @@ pub enum CorrectionMsg {
 /// The correcting processes a failure-proof message carries (CG Alg. 3): a list behind one
 /// pointer, its length in the allocation, so that every message of the family is 24 B (a boxed
 /// slice, a pointer and a length, made it 32 B, a `Vec` 40 B; the driver holds one message per
-/// message in flight, about one per process at a Corrected Tree run's peak: issue 16). It reads
+/// message in flight, about one per process at a Corrected Tree run's peak). It reads
 /// as a slice of ranks.
 #[derive(Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -204,7 +204,7 @@ impl Message for Msg {
 mod tests {
     use super::*;
 
-    /// The size the driver's message slots are planned for (docs/performance.md, issue 16):
+    /// The size the driver's message slots are planned for (docs/performance.md):
     /// every message of the family holds its list of correctors behind one thin pointer.
     #[test]
     fn a_message_is_24_bytes() {

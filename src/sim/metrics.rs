@@ -27,7 +27,7 @@ pub(crate) fn phase_index(phase: Phase) -> usize {
 /// 32-bit times and two 16-bit send counters, and a byte of flags; a time of 2^32 − 2 or later
 /// and a count of 2^16 − 1 or more are kept aside, `sim`'s time codes), where a vector per
 /// metric took 58. Runs
-/// of millions of processes keep this report in memory next to the driver (issue 16), and a
+/// of millions of processes keep this report in memory next to the driver, and a
 /// model checker hashes it with every state. What most runs do not need costs nothing: the
 /// delivered values are one value while every process delivered the same one, acknowledgment
 /// counters exist once a process sent one, and deliveries beyond the first sit in a map.

@@ -204,7 +204,7 @@ const NEVER: Time = Time::MAX;
 
 /// A message in flight: sender and message. The receiver is the rank of its ARRIVE or DELIVER
 /// event, and the send time, which only a trace reads, is in `Sim::sent_times` (a slot of 40 B
-/// instead of 48 B with a Corrected Tree message: issue 16). Hashed and encoded as the pair
+/// instead of 48 B with a Corrected Tree message). Hashed and encoded as the pair
 /// `(from, msg)` was.
 #[derive(Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -354,7 +354,7 @@ type Timer = (TimerId, u64);
 /// A process's first pending timer in 8 B instead of a [`Timer`]'s 16: its id and its
 /// generation as a 32-bit code (0: no timer, generations start at 1; kept as a time is,
 /// [`time_code`]: a generation of 2^32 − 2 or more is `Sim::far_times`' [`FIRST_TIMER_GENERATION`]
-/// entry). (16 B with its time in it; at P = 2^24 the table is 128 MiB; issue 16.)
+/// entry). (16 B with its time in it; at P = 2^24 the table is 128 MiB.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct FirstTimer {
@@ -553,7 +553,7 @@ pub struct Sim<A: Automaton> {
     /// Each process's first pending timer ([`NO_TIMER`] when none); empty while no process has
     /// a timer pending, so that automata without timers pay nothing for them, and a run whose
     /// timers have all fired no more (a synchronized correction's start timers: 8 B a
-    /// process, 128 MiB at P = 2^24, when its messages in flight peak; issue 16). Empty exactly
+    /// process, 128 MiB at P = 2^24, when its messages in flight peak). Empty exactly
     /// while `first_timers_pending` is 0, so equal states keep equal tables.
     first_timers: Vec<FirstTimer>,
     /// Entries of `first_timers` that hold a timer.
@@ -1273,8 +1273,8 @@ impl<A: Automaton> Sim<A> {
                 // as idle: then this input may have changed that.) Only after a message or a
                 // start is the automaton asked whether the slot is idle: after a timer the
                 // slot is rarely idle, and asking costs the automaton a scan
-                // (docs/performance.md, FTCO, stop 26); a start often leaves a process waiting
-                // for its first message (issue 16).
+                // (docs/performance.md, FTCO); a start often leaves a process waiting
+                // for its first message.
                 if input != Input::Timer {
                     self.offer_slot(config, rank, now);
                 } else {
@@ -1425,7 +1425,7 @@ mod tests {
     use super::*;
     use crate::protocols::corrected_tree::CorrectedTreeNode;
 
-    /// The record sizes docs/performance.md states (issue 16): the driver's part of a process
+    /// The record sizes docs/performance.md states: the driver's part of a process
     /// record is 16 B, its three port and poll times and its crash time in 32 bits each (times
     /// too large for them aside) and the arrived flag in the crash word's spare bit; timers are
     /// in side tables (8 B per process once any timer is set).
@@ -1592,7 +1592,7 @@ mod tests {
         }
     }
 
-    /// A message slot holds the sender and the message only (issue 16): 32 B with a Corrected
+    /// A message slot holds the sender and the message only: 32 B with a Corrected
     /// Tree message of 24 B, 48 B when it held the receiver and the send time and the message
     /// was 32 B.
     #[test]

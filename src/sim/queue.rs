@@ -31,14 +31,14 @@ pub(crate) const DELIVER_CLASS: usize = 1;
 /// `(rank, data)`: the message slot, 0, or for [`TIMER_CLASS`] the generation itself (below
 /// [`FAR_GENERATION`]) or [`FAR_GENERATION`] plus the index of the generation in the bucket's
 /// `generations`. 32 bits of data instead of 64 halve each entry (8 B instead of
-/// 16 B) and what the sorts move (docs/performance.md, issue 16's third slice).
+/// 16 B) and what the sorts move (docs/performance.md).
 pub(crate) type Entry = (Rank, u32);
 
 /// A timer entry's data at or above this bit is an index into its bucket's `generations`: the
 /// generation is 2^31 or more (more timers set in one run than that), or 0. Below it the data
 /// is the generation itself, so that a timer event costs its entry's 8 B and not 8 more for the
 /// generation (a synchronized delayed correction sets every process's delay timer at one
-/// instant: those 8 B lists held 268 MB at P = 2^24, two instants' worth; issue 16).
+/// instant: those 8 B lists held 268 MB at P = 2^24, two instants' worth).
 pub(crate) const FAR_GENERATION: u32 = 1 << 31;
 
 /// More events of one kind than 32 bits number: at one instant, timer events of generations
@@ -68,7 +68,7 @@ const SEGMENT: usize = 1 << 10;
 /// They are held in segments of at most [`SEGMENT`] deliveries, none consumed: one growing
 /// list would keep up to twice its peak (a doubling's spare half, and both halves while it
 /// copies; at P = 2^20 synchronized checked correction peaked with room for 5.2 M deliveries
-/// for 3.9 M in flight, issue 16), where segments keep what is pending and one partly filled
+/// for 3.9 M in flight), where segments keep what is pending and one partly filled
 /// segment per instant, and free one as soon as it is consumed. A segment keeps each
 /// delivery's receiver and sender (8 B) and each message once for a run of equal messages
 /// added one after the other: the messages a synchronized correction phase sends at one
@@ -186,7 +186,7 @@ impl<M> Carried<M> {
     fn start_segment(&mut self, to: Rank, from: Rank, msg: M) {
         if let Some(full) = self.segments.back_mut() {
             // Its runs are all added: give back the spare room of the list's doublings (up to
-            // half of it; 80 MB of peak RSS at P = 2^24, delayed:2 overlapped; issue 16).
+            // half of it; 80 MB of peak RSS at P = 2^24, delayed:2 overlapped).
             full.msgs.shrink_to_fit();
         }
         let mut pairs = Vec::with_capacity(SEGMENT);
@@ -281,7 +281,7 @@ pub(crate) enum Ahead<'a, M> {
 /// One class's events of an instant: ranks, and each one's data only once one is not 0. The
 /// send-port polls and process starts carry none, and an instant of a synchronized correction
 /// phase polls every process: 4 B an event instead of an [`Entry`]'s 8 (at P = 2^24, two such
-/// instants pending at once held 256 MiB; issue 16).
+/// instants pending at once held 256 MiB).
 #[derive(Debug, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct List {
@@ -562,7 +562,7 @@ const NO_SLOT: u32 = u32::MAX;
 
 /// A direct-mapped cache of a queue's `index` by instant (`time mod NEAR`): most events are
 /// added a few instants ahead, and finding their bucket here costs a compare where the map
-/// costs a search (issue 16). An entry `(time, slot)` other than [`NO_SLOT`] always agrees with
+/// costs a search. An entry `(time, slot)` other than [`NO_SLOT`] always agrees with
 /// the index: it is set when the index is searched, and dropped when the index loses `time`.
 #[derive(Clone, Debug)]
 struct Near([(Time, u32); NEAR]);
@@ -598,7 +598,7 @@ impl Near {
 /// Vacant slots that keep their lists' capacity.
 const SPARES: usize = 8;
 /// A list longer than this is freed, not kept, when its bucket is emptied. (Lists of up to 16 K
-/// entries, 1 MiB in all, were tried in stop 26: `reproduce ftco --quick` then peaked at 157 MB
+/// entries, 1 MiB in all, were tried: `reproduce ftco --quick` then peaked at 157 MB
 /// instead of 102 MB, for no measured gain.)
 const SPARE_CAPACITY: usize = 1 << 10;
 

@@ -1,5 +1,5 @@
 //! Times in 32 bits, with the rare larger ones kept aside: what the driver's process records and
-//! the report's rows store (issue 16). First timers keep their generations the same way.
+//! the report's rows store. First timers keep their generations the same way.
 //!
 //! A code below [`FAR_CODE`] is the time itself, [`NEVER_CODE`] is [`Time::MAX`] (the driver's
 //! "never"), and [`FAR_CODE`] says the time is in a [`FarTimes`] map under the record's rank and
@@ -55,7 +55,7 @@ impl FarTimes {
     /// The code of `time` for `field` of `rank`'s record, whose code was `old`: the map gets
     /// the time if the code cannot hold it, and loses the old one if it held it. (The common
     /// case, a near time replacing a code that held none, is inlined; the rest is out of line,
-    /// so the driver's hot path stays small: issue 16.)
+    /// so the driver's hot path stays small.)
     #[inline(always)]
     pub(crate) fn encode(&mut self, rank: Rank, field: u8, old: u32, time: Time) -> u32 {
         if old != FAR_CODE {

@@ -313,7 +313,7 @@ impl Iterator for ScheduleChildren<'_> {
     }
 
     /// One jump instead of `n` calls of `next` (a Corrected Tree process finds its next tree
-    /// child as `children(rank).nth(i)`, issue 16): children come one per `step` of send time.
+    /// child as `children(rank).nth(i)`): children come one per `step` of send time.
     /// Beyond the table every send time reads as beyond `P`, so the jump stops there (and the
     /// send time never reaches the `i64` range's end).
     fn nth(&mut self, n: usize) -> Option<Rank> {

@@ -1,6 +1,6 @@
-//! Unique states per second of the timed and asynchronous models (issue 4, item 5), of the
+//! Unique states per second of the timed and asynchronous models, of the
 //! timed model's three search engines on one and two threads, and of the layered search holding
-//! its waiting states whole or as bytes (issue 13, item 4). The cases without an engine named
+//! its waiting states whole or as bytes. The cases without an engine named
 //! use the default (`Search::Auto`: the depth-first search for the timed model).
 //!
 //! Run: `cargo bench -p ftcoll-verify --bench checker`. Criterion reports the throughput in

@@ -1,4 +1,4 @@
-//! Checking a protocol of your own with `ftcoll-verify` (issue 18, item 2).
+//! Checking a protocol of your own with `ftcoll-verify`.
 //!
 //! The protocol, written here in a few dozen lines: a broadcast down a binary heap (rank `r`
 //! sends to `2r + 1` and `2r + 2`) whose nodes, once they hold the value from their parent,

@@ -380,7 +380,7 @@ impl TimedModel<CorrectedTreeNode> {
             _ => 0,
         };
         // Generous: a corrector sweeps the ring twice per final round, plus SOS or the delay:
-        // every timer the protocol sets is inside the horizon (issue 13: a horizon that ignores
+        // every timer the protocol sets is inside the horizon (a horizon that ignores
         // a timer reports a correct run as non-terminating).
         let horizon = config.correction_start
             + sos

@@ -779,7 +779,7 @@ pub fn notes(actions: &[timed::TimedAction]) -> Vec<(ftcoll::Time, String)> {
         .collect()
 }
 
-/// A run as a timeline a person can follow (issue 13, item 3): one line per happening, in the
+/// A run as a timeline a person can follow: one line per happening, in the
 /// order of the instant it begins — the model's own actions (`notes`, see [`notes`]: crashes
 /// during the operation, choices), a message at the instant its send starts (with the instant it is received or
 /// lost), a first delivery or a completion, an ignored input — so every message appears after

@@ -427,7 +427,7 @@ fn exhaustive(
     }
 }
 
-/// The papers' claims the matrix must decide (issue 4, item 3).
+/// The papers' claims the matrix must decide.
 pub fn claims() -> Vec<Claim> {
     use CorrectionSpec::*;
     use Order::*;
@@ -899,7 +899,7 @@ pub fn render(args: &MatrixArgs, part: &Part, traces_dir: &Path) -> Result<Rende
     }
 }
 
-/// The grid's last column (issue 13, item 5): a guided random search of each row beyond the
+/// The grid's last column: a guided random search of each row beyond the
 /// exhaustive bound — [`GRID_SEARCH_PROCS`] processes, the walks of [`GRID_SEARCH`] — over every
 /// property the family declares (the four above and the rules), counterexamples minimized.
 pub const GRID_SEARCH: SearchOptions = SearchOptions {
@@ -1416,7 +1416,7 @@ impl FtcoRow {
     }
 }
 
-/// The FTCO section's rows (issue 12, item 4): Bcast, Reduce and Allreduce on the binary
+/// The FTCO section's rows: Bcast, Reduce and Allreduce on the binary
 /// heap and the 2-nomial tree, everyone entering together and odd ranks entering late with the
 /// imbalance extension; the multi-root 2-nomial (`R = 2`); and root replacement (end of §4)
 /// for Reduce and Allreduce, where rank 0 may crash too.

@@ -1,4 +1,4 @@
-//! Beyond exhaustive bounds: a guided random search of the timed model (issue 13, item 5).
+//! Beyond exhaustive bounds: a guided random search of the timed model.
 //!
 //! Exhaustive BFS stops near P = 10. Failures that need more room — checked correction losing a
 //! process when correctors crash *during* correction needs gaps on both sides of it, which the

@@ -783,7 +783,7 @@ impl<A: Automaton> TimedModel<A> {
     /// [`CrashTiming::Pre`] whose run reaches a state violating `condition`, with the steps to
     /// the first such state. With pre-operation crashes every run is deterministic, so this
     /// replays the crash sets in order instead of searching; BFS alone returns a shortest path,
-    /// whose crash set need not be the smallest (issue 13: `{1,2,6}` where `{1,2,3}` fails the
+    /// whose crash set need not be the smallest (`{1,2,6}` where `{1,2,3}` fails the
     /// same way).
     pub fn smallest_pre_counterexample(
         &self,

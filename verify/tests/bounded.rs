@@ -1,4 +1,4 @@
-//! Sound bounded verdicts (issue 13, item 2): the timed model's horizon contains every timer a
+//! Sound bounded verdicts: the timed model's horizon contains every timer a
 //! protocol sets, and a run the horizon cuts leaves liveness undecided instead of letting it
 //! hold vacuously.
 
@@ -94,7 +94,7 @@ fn a_run_cut_at_the_horizon_leaves_liveness_undecided() {
     );
 }
 
-/// Issue 13, item 3: a pre-operation counterexample names the smallest crash set (fewest ranks,
+/// A pre-operation counterexample names the smallest crash set (fewest ranks,
 /// then lexicographically first) whose run leaves a live process undelivered — found here
 /// independently by running the plain driver on every crash set in that order.
 #[test]
@@ -186,7 +186,7 @@ fn pre_operation_counterexamples_name_the_smallest_crash_set() {
     }
 }
 
-/// Issue 13, item 3, crashes at any instant: checked with one crash more than needed, the
+/// Crashes at any instant: checked with one crash more than needed, the
 /// counterexample has no more crashes than the fewest any counterexample needs — found
 /// independently as the smallest `f` whose own check is violated — and dropping any one of its
 /// crashes (replayed in the plain driver) loses the violation.
@@ -255,7 +255,7 @@ fn any_instant_counterexamples_have_the_fewest_crashes() {
     }
 }
 
-/// Issue 13, item 3: a trace is a timeline — its lines go by instant, and every message is
+/// A trace is a timeline — its lines go by instant, and every message is
 /// sent by a process that had the payload by then (the root, or one whose delivery line came
 /// earlier), so a reader can follow the run from top to bottom.
 #[test]

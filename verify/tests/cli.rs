@@ -609,7 +609,7 @@ fn ftco_refuses_bad_input_naming_the_flag() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-/// `search` (issue 13, item 5): the guided walks find checked correction's crash-during-
+/// `search`: the guided walks find checked correction's crash-during-
 /// correction failure at P = 34 and print the minimized schedule; failure-proof(2) gets "not
 /// violated"; bad budgets are one-line errors with exit code 2.
 #[test]

@@ -1,4 +1,4 @@
-//! Corrected Gossip in the timed model (issue 14, item 3): every gossip target draw is explored
+//! Corrected Gossip in the timed model: every gossip target draw is explored
 //! by the model (`TimedModel::choices`), each cell of `ftcoll_verify::gossip::cells` gets the
 //! verdict CG predicts (or the documented disagreement), with pinned state counts; every
 //! property the cells decide is broken by a mutant; CG Claim 5 is a property test over random

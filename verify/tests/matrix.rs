@@ -1,7 +1,7 @@
-//! `docs/verification.md` is generated, never typed (issue 4): these tests regenerate the whole
+//! `docs/verification.md` is generated, never typed: these tests regenerate the whole
 //! matrix (every cell, every P from 2 to 8, f <= 2, the claims and the asynchronous section) and
 //! its traces, and compare them with the committed files, ignoring only run times — one part
-//! per test, so the parts run in parallel and none takes long (issue 11).
+//! per test, so the parts run in parallel and none takes long.
 //!
 //! Together they check what regenerating the whole file checks:
 //! - `layout_footer_and_trace_links` checks that the committed file is exactly the fixed text of
@@ -106,10 +106,10 @@ macro_rules! parts {
     };
 }
 
-// Sized from single-thread times (issue 11): failproof:1 is split by tree and order, the
+// Sized from single-thread times: failproof:1 is split by tree and order, the
 // asynchronous optimized:2 cells (2.4 M states, the slowest part) stand alone. Since the timed
 // cells offer crashes only at event instants (`matrix::MATRIX_BUDGET`), every part runs in the
-// README's test command: the whole matrix took 47 s of it on 2 cores (issue 13 item 6).
+// README's test command: the whole matrix took 47 s of it on 2 cores.
 parts! {
     claims: 0 => Part::Claims;
     grid_none_ack: 122_112 => grid(&["none", "ack"], None, None);

@@ -1,4 +1,4 @@
-//! One cell per correction variant and start mode, pinned (issue 13, item 6): every P from 2 to
+//! One cell per correction variant and start mode, pinned: every P from 2 to
 //! 6, one crash at any instant, on the interleaved Lamé(2) tree. A broken rule in any variant
 //! changes what the checker explores — its state count — even when every property still
 //! holds (the ring or SOS covering for it), so this fast test fails for it, not only the slow

@@ -1,4 +1,4 @@
-//! Beyond exhaustive bounds (issue 13, item 5): the guided random search finds by itself that
+//! Beyond exhaustive bounds: the guided random search finds by itself that
 //! checked correction can lose a live process to crashes *during* correction (CG §III.C), at
 //! sizes exhaustive search does not reach, minimizes the counterexample, and failure-proof
 //! correction survives every walk of the same search (CG Claim 4). The oracle is the plain

@@ -1,4 +1,4 @@
-//! `Budget::threads` (issue 13, item 4: stateright's parallel BFS on both cores): a search that
+//! `Budget::threads` (stateright's parallel BFS on both cores): a search that
 //! runs to its end finds the same unique states and the same verdicts on two threads as on one.
 
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
