@@ -781,7 +781,7 @@ pub fn async_head(args: &MatrixArgs) -> String {
     );
     let _ = writeln!(
         doc,
-        "Why exhaustive search stops at P = 4 here (issue 13 asked for P = 6 with two crashes). \
+        "Why exhaustive search stops at P = 4 here (the target is P = 6 with two crashes). \
          Any delivery order makes both kinds of exhaustive search grow by more than an order of \
          magnitude per process, and no sound reduction we know removes enough. The breadth-first \
          search of every interleaving holds 90,193 states for opportunistic:2 at P = 4 without \
