@@ -241,3 +241,24 @@ fn symmetric_normal_starts_at_0_and_is_centred() {
         [0, 0, 0, 0]
     );
 }
+
+/// A `σ` beyond `ArrivalSpec::MAX_SYMMETRIC_SIGMA` is refused by the scenario itself, naming
+/// the field and the range, before anything is drawn; the largest allowed one builds.
+#[test]
+fn symmetric_normal_sigma_beyond_its_range_is_refused_by_the_scenario() {
+    use ftcoll::sim::scenario::ScenarioError;
+    let logp = LogP::new(2, 1).unwrap();
+    let max = ArrivalSpec::MAX_SYMMETRIC_SIGMA;
+    let spec =
+        |sigma| ScenarioSpec::new(8, logp).with_arrivals(ArrivalSpec::SymmetricNormal(sigma));
+    let err = spec(max + 1).build(1, 0).unwrap_err();
+    assert_eq!(err, ScenarioError::SigmaOutOfRange { sigma: max + 1 });
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "arrival: symmetric normal σ {} is out of range 0..={max}",
+            max + 1
+        )
+    );
+    assert!(spec(max).build(1, 0).is_ok());
+}

@@ -93,9 +93,9 @@ pub struct RuntimeFaults {
 }
 
 /// The result-ETA rule of the fault experiments (Fig. 8–10): a live parent that is still
-/// recovering is given one recovery before its children ask, which takes the work penalty of
-/// one inactive node at 1 K from 2.4 to 0.4 messages per process (the paper's 0.5) at the same
-/// latency. Fault-free runs send no KEEPALIVE under either rule.
+/// recovering is given one recovery before its children ask, which brings one inactive node's
+/// work penalty near the paper's Fig. 9 at the same latency (`docs/results/ftco.md` compares
+/// both rules). Fault-free runs send no KEEPALIVE under either rule.
 pub const FAULT_ETA: EtaRule = EtaRule::ParentRecovery;
 
 /// One FTCO configuration to run many times (service distance none, operator `Sum` over the
@@ -157,14 +157,6 @@ impl FtcoPoint {
             arrivals: self.arrival.clone(),
             ignored: IgnoredMessages::Charged,
         };
-        if let ArrivalSpec::SymmetricNormal(sigma) = self.arrival {
-            if sigma > ArrivalSpec::MAX_SYMMETRIC_SIGMA {
-                return Err(PointError(format!(
-                    "arrival: symmetric normal σ {sigma} is out of range 0..={}",
-                    ArrivalSpec::MAX_SYMMETRIC_SIGMA
-                )));
-            }
-        }
         let (_, failed) = spec.build(0, 0).map_err(|e| err(&e))?;
         let candidates = u64::from(procs - spec.immune.min(procs));
         if failed.len() as u64 + u64::from(self.runtime.count) > candidates
@@ -1390,9 +1382,11 @@ fn fig8_9(ctx: &mut Ctx<'_>, scale: &Scale, out: &mut Output) -> Result<(), Poin
     let _ = writeln!(
         md,
         "{}\nThe latency penalty per inactive node decreases from one inactive count to the next \
-         in {} of {} steps (the paper: it decreases). Sweep: `cargo ftcoll sweep --procs P \
-         --collective allreduce --topology knomial:best --roots k -L 10 --fault-count 1,10,100 \
-         --runs N --seed {}`.\n",
+         in {} of {} steps (the paper: it decreases). The exact-ETA columns as a sweep: `cargo \
+         ftcoll sweep --procs P --collective allreduce --topology knomial:best --roots k -L 10 \
+         --fault-count 1,10,100 --runs N --seed {}` (`sweep` has no `--eta`); one point of the \
+         main columns: `cargo ftcoll simulate` with the same flags, one fault count and \
+         `--eta parent-recovery`.\n",
         if exhausted.is_empty() {
             String::new()
         } else {

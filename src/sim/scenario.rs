@@ -99,6 +99,11 @@ pub enum ScenarioError {
     },
     /// A fault rate outside `0..=1`.
     BadRate,
+    /// A [`ArrivalSpec::SymmetricNormal`] `σ` above [`ArrivalSpec::MAX_SYMMETRIC_SIGMA`].
+    SigmaOutOfRange {
+        /// Requested.
+        sigma: Time,
+    },
 }
 
 impl core::fmt::Display for ScenarioError {
@@ -117,6 +122,11 @@ impl core::fmt::Display for ScenarioError {
                 write!(f, "fault-count: {count} is out of range: allowed 0..={max}")
             }
             Self::BadRate => write!(f, "fault-rate: allowed values are 0.0..=1.0"),
+            Self::SigmaOutOfRange { sigma } => write!(
+                f,
+                "arrival: symmetric normal σ {sigma} is out of range 0..={}",
+                ArrivalSpec::MAX_SYMMETRIC_SIGMA
+            ),
         }
     }
 }
@@ -459,6 +469,11 @@ impl ScenarioSpec {
         seed: u64,
         run: u64,
     ) -> Result<(Scenario, Vec<Rank>, SplitMix64), ScenarioError> {
+        if let ArrivalSpec::SymmetricNormal(sigma) = self.arrivals {
+            if sigma > ArrivalSpec::MAX_SYMMETRIC_SIGMA {
+                return Err(ScenarioError::SigmaOutOfRange { sigma });
+            }
+        }
         let procs = self.procs;
         let (failed, mut rng) = self.draw_failed(seed, run)?;
         for &(rank, _) in &self.crash_at {
