@@ -597,9 +597,9 @@ impl Near {
 
 /// Vacant slots that keep their lists' capacity.
 const SPARES: usize = 8;
-/// A list longer than this is freed, not kept, when its bucket is emptied. (Lists of up to 16 K
-/// entries, 1 MiB in all, were tried: `reproduce ftco --quick` then peaked at 157 MB
-/// instead of 102 MB, for no measured gain.)
+/// A list longer than this is freed, not kept, when its bucket is emptied: keeping longer
+/// lists raised the peak memory of FTCO's reproduction for no measured gain
+/// (docs/performance.md).
 const SPARE_CAPACITY: usize = 1 << 10;
 
 impl<M: Clone> Clone for Queue<M> {

@@ -184,9 +184,9 @@ impl From<UsageError> for CliError {
 /// fixed at its initial value). glibc raises that threshold as large blocks are freed, up to
 /// 32 MiB, after which the driver's growing event lists are reallocated inside the heap, by
 /// copying, and leave freed copies resident; a mapping grows in place and is returned when
-/// freed. On a P = 2^24 run this lowers the peak RSS by about 56 MB (2,110,620
-/// against 2,054,080 KB) at no measured cost in time (docs/performance.md). It changes no
-/// result, and other targets keep their allocator's defaults.
+/// freed. On large runs this lowers the peak RSS at no measured cost in time (figures and
+/// command in docs/performance.md). It changes no result, and other targets keep their
+/// allocator's defaults.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn map_large_allocations_directly() {
     // SAFETY: `mallopt` only sets an allocator parameter; it is called before any other
