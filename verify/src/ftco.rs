@@ -482,11 +482,14 @@ fn keeps_type_priority<A: FtcoProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> 
         let Some(node) = s.sim.automaton(r).filter(|_| !s.sim.has_crashed(r)) else {
             return true;
         };
-        queue.clear();
-        queue.extend(s.sim.waiting(r).map(|(from, msg)| (from, msg.clone())));
-        if queue.len() < 2 {
+        // One type waiting (the common case) leaves nothing to rank: no copy needed.
+        let mut kinds = s.sim.waiting(r).map(|(_, msg)| msg.kind());
+        let first = kinds.next();
+        if kinds.all(|k| Some(k) == first) {
             return true;
         }
+        queue.clear();
+        queue.extend(s.sim.waiting(r).map(|(from, msg)| (from, msg.clone())));
         match node.select_receive(&m.config, now, &queue) {
             Some(i) => queue.get(i).is_some_and(|(_, taken)| {
                 queue

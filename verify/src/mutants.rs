@@ -446,16 +446,17 @@ impl crate::ftco::FtcoProcess for FtcoMutant {
     }
 
     fn topology(config: &FtcoMutantConfig) -> &ftcoll::topology::ftco::FtcoTopology {
-        &config.inner.topology
+        <FtcoNode<Contributions> as crate::ftco::FtcoProcess>::topology(&config.inner)
     }
 
     fn runs_the_base_algorithm(config: &FtcoMutantConfig) -> bool {
-        config.inner.imbalance == ftcoll::protocols::ftco::Imbalance::Off
-            && !config.inner.replaces_root()
+        <FtcoNode<Contributions> as crate::ftco::FtcoProcess>::runs_the_base_algorithm(
+            &config.inner,
+        )
     }
 
     fn service(config: &FtcoMutantConfig) -> ftcoll::protocols::ftco::ServiceDistance {
-        config.inner.service
+        <FtcoNode<Contributions> as crate::ftco::FtcoProcess>::service(&config.inner)
     }
 
     fn suspected(&self) -> &[Rank] {

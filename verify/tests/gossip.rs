@@ -223,15 +223,9 @@ fn c_nodes_silent_catches_a_forwarding_c_node() {
 }
 
 fn fcg_config(c: &gossip::Cell) -> FcgConfig {
-    let Variant::Fcg {
-        faults,
-        sos_on_full_loop,
-    } = c.spec.variant
-    else {
+    let gossip::Config::Fcg(config) = c.spec.config().unwrap() else {
         panic!("{} is an FCG cell", c.id)
     };
-    let mut config = FcgConfig::new(c.spec.gossip().unwrap(), faults);
-    config.sos_on_full_loop = sos_on_full_loop;
     config
 }
 

@@ -417,7 +417,7 @@ fn layout_footer_and_trace_links() {
         "footer (the pins of verify/tests/matrix.rs add up to {states})"
     );
 
-    // The claims the issue requires, as decided in the committed file.
+    // Claims whose verdicts the README and docs quote, as decided in the committed file.
     for needle in [
         "`kary:2 interleaved none sync P=4 L=2 o=1`, f = 1, pre: *liveness* — violated",
         "`kary:2 interleaved opportunistic:2 sync P=8 L=2 o=1`, f = 1, pre: *liveness* — holds",
