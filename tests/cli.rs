@@ -7,7 +7,7 @@ mod cli_common;
 use cli_common::{assert_usage_error, stdout};
 use std::process::Command;
 
-/// CT Fig. 5 (Lamé k = 3, P = 9, L = o = 1) as the JSON, byte for byte; the receive
+/// CT Fig. 5 (Lamé k = 3, P = 9, L = o = 1) as JSON, byte for byte; the receive
 /// times are hand-derived from the figure's timeline.
 #[test]
 fn tree_json_prints_figure_5() {

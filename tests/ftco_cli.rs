@@ -4,7 +4,7 @@
 
 mod cli_common;
 
-use cli_common::{assert_usage_error, stdout};
+use cli_common::{assert_usage_error, small_ct, stdout};
 use serde_json::Value;
 
 /// The JSON rows of a run that must succeed.
@@ -522,21 +522,20 @@ fn ftco_simulate_symmetric_normal_arrivals() {
         "{point}"
     );
     // A pattern of the scenario like any other: a Corrected Tree run takes it too.
-    let ct = stdout(&[
-        "simulate",
-        "--procs",
-        "16",
-        "--tree",
-        "binomial",
-        "--correction",
-        "checked",
-        "--start",
-        "sync",
-        "--arrival",
-        "symnormal:3",
-        "--format",
-        "csv",
-    ]);
+    let ct = stdout(
+        &[
+            &small_ct("simulate")[..],
+            &[
+                "--start",
+                "sync",
+                "--arrival",
+                "symnormal:3",
+                "--format",
+                "csv",
+            ],
+        ]
+        .concat(),
+    );
     assert_eq!(ct.lines().count(), 2, "{ct}");
     // Beyond its range: refused, naming the flag.
     assert_usage_error(

@@ -20,13 +20,7 @@ const PAPER_WORK_PENALTY_1K: f64 = 0.5;
 fn each_rule_adds_its_recoveries_of_non_root_ancestors() {
     // Binary heap 0..15, L = 10: f_timeout(a, b) = 24 + 2 · (deg(a) + deg(b)) for neighbours
     // (rule 2), round trip 24. deg(0) = 2, deg(1) = deg(3) = 3.
-    let mut cfg = config(
-        topology(FtcoKind::KAry(2), 1, 15),
-        Collective::Allreduce,
-        Sum,
-        sum_operand,
-        10,
-    );
+    let mut cfg = sum_config(FtcoKind::KAry(2), 1, 15, Collective::Allreduce, 10);
     let recovery_1 = 24 + 2 * (3 + 2) + 24; // rank 1 suspects rank 0, fetches from nobody higher
     let recovery_3 = 24 + 2 * (3 + 3) + 24;
     assert_eq!(cfg.result_slack(7), 0, "exact is the default");
@@ -57,13 +51,7 @@ fn the_eta_rule_does_not_change_a_fault_free_run() {
         for roots in [1, 3] {
             for collective in COLLECTIVES {
                 let procs = 200;
-                let mut cfg = config(
-                    topology(kind, roots, procs),
-                    collective,
-                    Sum,
-                    sum_operand,
-                    10,
-                );
+                let mut cfg = sum_config(kind, roots, procs, collective, 10);
                 let exact =
                     FtcoMetrics::from_report(&run_ftco(&cfg, &scenario(10, &[])), collective);
                 assert_eq!(exact.keepalive, 0);
@@ -107,16 +95,11 @@ fn parent_recovery_keeps_one_inactive_nodes_work_within_twice_the_papers_fig_9()
     // The best multi-root k-nomial at 1 K (Fig. 8–9's configuration): k = R = 11, L = 10.
     // Inactive nodes spread evenly over the non-roots, every 23rd rank (inner nodes and leaves
     // at every depth), instead of random draws.
-    let mut cfg = config(
-        topology(FtcoKind::KNomial(11), 11, 1024),
-        Collective::Allreduce,
-        Sum,
-        sum_operand,
-        10,
-    );
-    let fault_free = FtcoMetrics::from_report(&run_ftco(&cfg, &scenario(10, &[])), cfg.collective);
+    let mut cfg = sum_config(FtcoKind::KNomial(11), 11, 1024, Collective::Allreduce, 10);
+    let fault_free_run = run_ftco(&cfg, &scenario(10, &[]));
+    let fault_free = FtcoMetrics::from_report(&fault_free_run, cfg.collective);
     let free_work = fault_free.messages as f64 / 1024.0;
-    let free_latency = measured(&run_ftco(&cfg, &scenario(10, &[])), cfg.collective);
+    let free_latency = measured(&fault_free_run, cfg.collective);
     let ranks: Vec<Rank> = (11..1024).step_by(23).collect();
     let mean = |cfg: &FtcoConfig<Sum>| {
         let (mut work, mut latency) = (0.0, 0.0);

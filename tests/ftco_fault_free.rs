@@ -100,13 +100,7 @@ fn ftco_3_no_false_suspicion_without_faults() {
         (KNomial(9), 9, 700),
     ] {
         for collective in COLLECTIVES {
-            let cfg = config(
-                topology(kind, roots, procs),
-                collective,
-                Sum,
-                sum_operand,
-                10,
-            );
+            let cfg = sum_config(kind, roots, procs, collective, 10);
             let mut sim = Sim::<FtcoNode<Sum>>::new(&cfg, procs, &scenario(10, &[])).expect("sim");
             while sim.next_time().is_some() {
                 sim.step(&cfg).expect("step");
@@ -147,13 +141,7 @@ fn ftco_app_a_service_distances_disd_and_rsd_cost_nothing_without_faults() {
     ] {
         for (kind, roots, procs) in [(KNomial(3), 1, 100), (KAry(2), 2, 90), (KNomial(9), 9, 700)] {
             for collective in COLLECTIVES {
-                let mut cfg = config(
-                    topology(kind, roots, procs),
-                    collective,
-                    Sum,
-                    sum_operand,
-                    10,
-                );
+                let mut cfg = sum_config(kind, roots, procs, collective, 10);
                 cfg.service = service;
                 let report = run_ftco(&cfg, &scenario(10, &[]));
                 let what = format!("{service:?} {kind} R={roots} P={procs} {collective:?}");
@@ -180,7 +168,7 @@ fn ftco_5_2_4_output_spread_leaves_out_the_root() {
     use ftcoll::protocols::ftco::FtcoMetrics;
     // Bcast: rank 0 sends its first DATA in step 0, which its first child holds one hop
     // (L + 2 steps) later; the last delivery is the latency. Counting rank 0 (delivering at 0)
-    // made every Bcast's spread its latency.
+    // would make every Bcast's spread its latency.
     for kind in KINDS {
         for procs in [2u32, 3, 17, 40, 700] {
             for roots in [1, kind.k()] {
@@ -198,7 +186,7 @@ fn ftco_5_2_4_output_spread_leaves_out_the_root() {
             }
         }
     }
-    // The case: P = 4096, 4-nomial, L = 10: latency 84, spread 72 (it was 84).
+    // P = 4096, 4-nomial, L = 10: latency 84, spread 72 (with the root counted it would be 84).
     let (_, report) = sum_run(FtcoKind::KNomial(4), 1, 4096, Collective::Bcast, 10);
     let m = FtcoMetrics::from_report(&report, Collective::Bcast);
     assert_eq!((m.latency, m.spread), (84, 72));
@@ -234,13 +222,7 @@ fn ftco_3_reduce_acknowledges_every_partial_and_rank_0_completes_when_it_holds_t
         (KAry(3), 1, 300),
         (KNomial(9), 9, 5000),
     ] {
-        let cfg = config(
-            topology(kind, roots, procs),
-            Collective::Reduce,
-            Sum,
-            sum_operand,
-            10,
-        );
+        let cfg = sum_config(kind, roots, procs, Collective::Reduce, 10);
         let mut sc = scenario(10, &[]);
         sc.trace = true;
         let report = run_ftco(&cfg, &sc);
@@ -271,14 +253,8 @@ fn ftco_3_reduce_acknowledges_every_partial_and_rank_0_completes_when_it_holds_t
         );
     }
     // The 64 K case, with RSD: 65,535 ACKs, one per partial (a node that dropped the ACKs it
-    // owes once it finished would send 7,289), and the latency 95 either way.
-    let mut cfg = config(
-        topology(KNomial(9), 1, 65_536),
-        Collective::Reduce,
-        Sum,
-        sum_operand,
-        10,
-    );
+    // owes once it finished would send far fewer), and the latency 95.
+    let mut cfg = sum_config(KNomial(9), 1, 65_536, Collective::Reduce, 10);
     cfg.service = ServiceDistance::Rsd {
         inverse_r: 2,
         seed: 1,

@@ -74,7 +74,7 @@ proptest! {
         collective in prop_oneof![Just(Collective::Reduce), Just(Collective::Allreduce)],
     ) {
         let what = format!("{kind} R={roots} P={procs} {collective:?} crashes {crashes:?}");
-        let cfg = config(topology(kind, roots, procs), collective, Sum, sum_operand, 10);
+        let cfg = sum_config(kind, roots, procs, collective, 10);
         let report = run_ftco(&cfg, &scenario(10, &crashes));
         check_live(&report, collective, &crashes, bound(&cfg, crashes.len()), &what);
         let survivors: u64 = (0..procs as Rank).filter(|&r| crash_time(&crashes, r).is_none()).map(sum_operand).sum();
@@ -157,13 +157,7 @@ fn ftco_4_disruption_a_chain_with_two_failures_reaches_the_root_by_keepalives() 
     // third node (3) is inactive; the second (1) forwards to 3 and 4 and then fails (it holds the
     // data at 12 and sends in steps 12 and 13). The fourth (7) waits past its ETA, sends a
     // KEEPALIVE to 3, times out, then to 1, times out, then to the root, which answers with DATA.
-    let cfg = config(
-        topology(FtcoKind::KAry(2), 1, 15),
-        Collective::Bcast,
-        Sum,
-        sum_operand,
-        10,
-    );
+    let cfg = sum_config(FtcoKind::KAry(2), 1, 15, Collective::Bcast, 10);
     let sim = sim_to_end(&cfg, &[(3, 0), (1, 14)]);
     let report = sim.report();
     for r in (0..15).filter(|&r| r != 1 && r != 3) {
@@ -219,7 +213,7 @@ proptest! {
     ) {
         use ftcoll::automaton::{Automaton, Outbox};
         use ftcoll::protocols::ftco::{FtcoMsg, FtcoNode};
-        let cfg = config(topology(kind, 2, 30), collective, Sum, sum_operand, 10);
+        let cfg = sum_config(kind, 2, 30, collective, 10);
         let mut nodes: Vec<FtcoNode<Sum>> = (0..30).map(|r| FtcoNode::new(&cfg, r)).collect();
         let mut out = Outbox::new();
         for node in &mut nodes {
@@ -260,13 +254,7 @@ fn ftco_4_first_keepalive_leaves_one_step_after_the_fault_free_arrival() {
         (FtcoKind::KNomial(3), 9, 4),
     ] {
         for latency in [1u64, 10] {
-            let cfg = config(
-                topology(kind, 1, procs),
-                Collective::Reduce,
-                Sum,
-                sum_operand,
-                latency,
-            );
+            let cfg = sum_config(kind, 1, procs, Collective::Reduce, latency);
             let parent = cfg.topology.parent(dead).expect("a non-root");
             let mut calm = scenario(latency, &[]);
             calm.trace = true;
@@ -419,13 +407,7 @@ fn idle_sends(
 fn rule11_owed_acks_and_a_due_keepalive_alternate() {
     use ftcoll::automaton::{Automaton, Outbox};
     use ftcoll::protocols::ftco::{FtcoMsg, FtcoNode};
-    let cfg = config(
-        topology(FtcoKind::KAry(2), 1, 7),
-        Collective::Reduce,
-        Sum,
-        sum_operand,
-        2,
-    );
+    let cfg = sum_config(FtcoKind::KAry(2), 1, 7, Collective::Reduce, 2);
     let start = || {
         let mut node = FtcoNode::new(&cfg, 1);
         let mut sink = Outbox::new();

@@ -134,7 +134,7 @@ proptest! {
         (kind, roots, procs, _crashes, start) in setups(),
         collective in collectives(),
     ) {
-        let cfg = with_alg5(config(topology(kind, roots, procs), collective, Sum, sum_operand, 10), &start);
+        let cfg = with_alg5(sum_config(kind, roots, procs, collective, 10), &start);
         let sim = sim_to_end(&cfg, &[], &[]);
         for r in 0..procs as Rank {
             let node = sim.automaton(r).expect("rank");
@@ -153,7 +153,7 @@ fn ftco_app_b_alg5_with_equal_start_times_changes_nothing() {
     for kind in [FtcoKind::KAry(2), FtcoKind::KNomial(3)] {
         for collective in COLLECTIVES {
             for roots in [1, 3] {
-                let cfg = config(topology(kind, roots, 40), collective, Sum, sum_operand, 10);
+                let cfg = sum_config(kind, roots, 40, collective, 10);
                 let off = run_ftco(&cfg, &scenario(10, &[(7, 30)]));
                 let on = with_alg5(cfg, &[0; 40]);
                 let on = run_ftco(&on, &scenario(10, &[(7, 30)]));
@@ -216,13 +216,7 @@ fn ftco_5_2_4_alg5_absorbs_the_spread_where_the_driver_arrivals_alone_lose_opera
         for spread in [64, 256, 1024] {
             let mut rng = SplitMix64::new(spread);
             let start = draw_arrivals(ArrivalSpec::Uniform(spread), procs, &mut rng);
-            let cfg = config(
-                topology(FtcoKind::KNomial(4), 1, procs),
-                collective,
-                Sum,
-                sum_operand,
-                10,
-            );
+            let cfg = sum_config(FtcoKind::KNomial(4), 1, procs, collective, 10);
             let fault_free = predicted(&cfg.topology, collective, 10);
             let what = format!("{collective:?} spread {spread}");
 
@@ -272,7 +266,7 @@ proptest! {
         start in proptest::collection::vec(0u64..500, 0..40),
         inputs in proptest::collection::vec((0u32..40, 0u8..4, 0u64..3, 0u64..100), 0..80),
     ) {
-        let cfg = with_alg5(config(topology(kind, 2, 30), collective, Sum, sum_operand, 10), &start);
+        let cfg = with_alg5(sum_config(kind, 2, 30, collective, 10), &start);
         fuzz_handlers(&cfg, &inputs, |v| v);
     }
 }

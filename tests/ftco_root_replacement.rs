@@ -7,7 +7,7 @@
 mod ftco_common;
 
 use ftco_common::*;
-use ftcoll::automaton::{Contributions, Reduction, Sum};
+use ftcoll::automaton::{Contributions, Reduction};
 use ftcoll::protocols::ftco::{FtcoConfig, FtcoNode, RootFailure};
 use ftcoll::sim::{Report, Sim};
 use ftcoll::topology::ftco::{Collective, FtcoKind};
@@ -113,26 +113,14 @@ fn ftco_4_without_faults_root_replacement_keeps_the_allreduce_run_exactly() {
         FtcoKind::KNomial(9),
     ] {
         for procs in [2u32, 7, 40, 300] {
-            let cfg = config(
-                topology(kind, 1, procs),
-                Collective::Allreduce,
-                Sum,
-                sum_operand,
-                10,
-            );
+            let cfg = sum_config(kind, 1, procs, Collective::Allreduce, 10);
             let off = run_ftco(&cfg, &scenario(10, &[]));
             let mut on = run_ftco(&replaced(cfg), &scenario(10, &[]));
             // Only the driver's event count differs: timers now watch rank 0's ACKs.
             on.events = off.events;
             assert_eq!(off, on, "{kind} P={procs}");
 
-            let cfg = replaced(config(
-                topology(kind, 1, procs),
-                Collective::Reduce,
-                Sum,
-                sum_operand,
-                10,
-            ));
+            let cfg = replaced(sum_config(kind, 1, procs, Collective::Reduce, 10));
             let sim = sim_to_end(&cfg, &[]);
             let report = sim.report();
             let children: Vec<Rank> = cfg.topology.children(0).collect();
@@ -302,7 +290,7 @@ proptest! {
         collective in prop_oneof![Just(Collective::Reduce), Just(Collective::Allreduce), Just(Collective::Bcast)],
         inputs in proptest::collection::vec((0u32..40, 0u8..4, 0u64..3, 0u64..100), 0..80),
     ) {
-        let cfg = replaced(config(topology(kind, 1, 30), collective, Sum, sum_operand, 10));
+        let cfg = replaced(sum_config(kind, 1, 30, collective, 10));
         fuzz_handlers(&cfg, &inputs, |v| v);
     }
 }

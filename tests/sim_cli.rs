@@ -1,6 +1,6 @@
 //! `ftcoll simulate` end to end: determinism of seeded runs (DESIGN §1), the bad-input contract
-//! (one line on stderr naming the flag, exit code 2, nothing on stdout), and the issue's "done
-//! when" check (CT Lemma 2 / Corollary 1 and §4.1 at P = 65536).
+//! (one line on stderr naming the flag, exit code 2, nothing on stdout), and CT Lemma 2 /
+//! Corollary 1 and §4.1 at P = 65536.
 #![cfg(feature = "cli")]
 
 mod cli_common;
@@ -258,7 +258,7 @@ fn bug_negative_fault_rate_names_the_flag() {
     assert!(stderr.contains("--fault-rate"), "{stderr}");
 }
 
-/// The issue's "done when", CT Lemma 2 and Corollary 1 at `L = 2, o = 1` (`4·1 + 2 + 2·1 = 8`
+/// CT Lemma 2 and Corollary 1 at `L = 2, o = 1` (`4·1 + 2 + 2·1 = 8`
 /// steps, `3 + 2 = 5` messages) and CT §4.1 ("each of them sends 5 correction messages",
 /// "checked correction lasts 8 time steps"): `simulate --procs 65536 --tree lame:2 --correction
 /// checked --start sync -L 2 -o 1 --format json` prints a quiescence latency 8 steps after the

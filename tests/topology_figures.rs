@@ -328,8 +328,8 @@ fn lame_equation_2() {
 /// P = 4 is 0 → [1, 2], 1 → [3] and for P = 5 adds 2 → [4]; no non-root node has two children,
 /// so the in-order trees (0 → [1, 3], 1 → [2] and 0 → [1, 3], 1 → [2], 3 → [4]) are interleaved.
 /// P = 6 adds rank 5 under 1: in-order 0 → [1, 4], 1 → [2, 3], 4 → [5], and (2, 3) is adjacent on
-/// the root's ring with LCA 1: not interleaved. (The issue brief claimed a violation for P ≥ 4;
-/// that is false for P = 4 and 5.)
+/// the root's ring with LCA 1: not interleaved. (So the first violation is at P = 6, not at
+/// P = 4 or 5.)
 #[test]
 fn binary_in_order_small_cases() {
     let p4 = build(TreeKind::KAry(2), Order::InOrder, 4, 2, 1);

@@ -32,7 +32,7 @@ pub fn scenario(procs: u32, fraction: f64) -> Result<Scenario, ScenarioError> {
     Ok(spec.build(1, 0)?.0)
 }
 
-/// The three correction variants: a label, the correction as `simulate --correction`
+/// The three correction variants the driver is measured on: a label, the correction as `simulate --correction`
 /// spells it (`failproof:1` gets the CLI's SOS timeout), and the start.
 #[allow(dead_code)] // (the benches read it, the examples do not)
 pub const VARIANTS: [(&str, &str, StartMode); 3] = [
@@ -45,7 +45,7 @@ pub const VARIANTS: [(&str, &str, StartMode); 3] = [
     ("failproof1-sync", "failproof:1", StartMode::Synchronized),
 ];
 
-/// Calls `case` with the label, configuration and scenario of each of the six runs at
+/// Calls `case` with the label, configuration and scenario of each of the six measured runs at
 /// `P = procs` (each variant fault-free and with 1 % failed).
 #[allow(dead_code)] // (the benches read it, the examples do not)
 pub fn for_each_case(procs: u32, mut case: impl FnMut(String, &CorrectedTreeConfig, &Scenario)) {
@@ -72,7 +72,7 @@ pub struct Args {
     pub repeats: u32,
 }
 
-/// The largest `P` the examples run (the largest run; memory grows with `P`).
+/// The largest `P` the examples run (the largest measured run; memory grows with `P`).
 const MAX_PROCS: u32 = 1 << 24;
 
 /// Parses the examples' arguments, naming the argument and its range on error.

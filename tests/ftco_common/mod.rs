@@ -46,6 +46,23 @@ pub fn config<R: Reduction>(
     FtcoConfig::new(topology, collective, op, initial, latency).expect("valid configuration")
 }
 
+/// A `Sum` configuration (operands `r + 1`) with the default rules on a fresh topology.
+pub fn sum_config(
+    kind: FtcoKind,
+    roots: u64,
+    procs: u32,
+    collective: Collective,
+    latency: u64,
+) -> FtcoConfig<Sum> {
+    config(
+        topology(kind, roots, procs),
+        collective,
+        Sum,
+        sum_operand,
+        latency,
+    )
+}
+
 /// A single-port scenario with `o = 1` and these crashes.
 pub fn scenario(latency: u64, crashes: &[(Rank, Time)]) -> Scenario {
     Scenario {
@@ -78,8 +95,8 @@ pub fn predicted(topology: &FtcoTopology, collective: Collective, latency: u64) 
         .expect("valid latency")
 }
 
-/// The latency measured: Bcast, the last delivery; Reduce, rank 0's completion; Allreduce, the
-/// last completion (a leaf completes when it holds the result; an inner node completes after
+/// The latency measured: Bcast, the last delivery; Reduce and Allreduce, the last completion
+/// (a Reduce without root replacement completes at rank 0 only) (a leaf completes when it holds the result; an inner node completes after
 /// its last send, before its last child holds the result).
 pub fn measured<V>(report: &Report<V>, collective: Collective) -> u64 {
     match collective {
@@ -101,13 +118,7 @@ pub fn sum_run(
     collective: Collective,
     latency: u64,
 ) -> (FtcoConfig<Sum>, Report<u64>) {
-    let cfg = config(
-        topology(kind, roots, procs),
-        collective,
-        Sum,
-        sum_operand,
-        latency,
-    );
+    let cfg = sum_config(kind, roots, procs, collective, latency);
     let report = run_ftco(&cfg, &scenario(latency, &[]));
     (cfg, report)
 }
