@@ -40,6 +40,10 @@ pub struct AsyncModel<A: Automaton> {
     /// automaton does not read `now`, so it refuses a model that says it does
     /// ([`crate::dpor::Refusal::ReadsClock`]).
     pub reads_clock: bool,
+    /// Offer a crash of `r` only while `r` has something to do (a message to it in flight, a
+    /// timer of its own, or a send slot that would change it): docs/design.md, "Crashes where
+    /// they matter", argues that no verdict changes. Off by default (the matrix's counts).
+    pub crashes_at_events_only: bool,
 }
 
 /// A state of the asynchronous model.
@@ -96,6 +100,7 @@ impl AsyncModel<CorrectedTreeNode> {
             max_crashes,
             horizon: 16 * p * p + 64,
             halt: Halt::new(),
+            crashes_at_events_only: false,
         })
     }
 }
@@ -140,6 +145,26 @@ where
             .map(|r| !state.crashed[r as usize] && self.poll_changes(&state, r))
             .collect();
         state
+    }
+
+    /// Recomputes `pollable` after an action of `rank` alone: an automaton that does not read
+    /// the clock answers a send slot from its own state only, so only the rank that acted can
+    /// change its answer; one that reads it is asked again everywhere.
+    fn resettle(&self, mut state: AsyncState<A>, rank: Rank) -> AsyncState<A> {
+        if self.reads_clock {
+            return self.settle(state);
+        }
+        let r = rank as usize;
+        state.pollable[r] = !state.crashed[r] && self.poll_changes(&state, rank);
+        state
+    }
+
+    /// Whether `rank` has an action of its own: a message to it in flight, a timer, or a send
+    /// slot that would change it.
+    fn has_events(&self, state: &AsyncState<A>, rank: Rank) -> bool {
+        state.pollable[rank as usize]
+            || state.network.iter().any(|&(_, to, _)| to == rank)
+            || state.timers.iter().any(|&(r, _)| r == rank)
     }
 
     /// Nothing is left to happen.
@@ -248,7 +273,9 @@ where
         }
         if state.crashes < self.max_crashes && !actions.is_empty() {
             for rank in 1..self.procs {
-                if !state.crashed[rank as usize] {
+                if !state.crashed[rank as usize]
+                    && (!self.crashes_at_events_only || self.has_events(state, rank))
+                {
                     actions.push(AsyncAction::Crash(rank));
                 }
             }
@@ -263,6 +290,12 @@ where
         next.clock += 1;
         let now = next.clock;
         let mut out = Outbox::new();
+        let actor = match action {
+            AsyncAction::Deliver(_, to, _) => to,
+            AsyncAction::Timer(rank, _) | AsyncAction::Poll(rank) | AsyncAction::Crash(rank) => {
+                rank
+            }
+        };
         match action {
             AsyncAction::Deliver(from, to, msg) => {
                 let index = next
@@ -292,7 +325,7 @@ where
                 next.timers.retain(|&(r, _)| r != rank);
             }
         }
-        Some(self.settle(next))
+        Some(self.resettle(next, actor))
     }
 
     fn properties(&self) -> Vec<Property<Self>> {

@@ -215,10 +215,16 @@ pub enum Search {
     /// the current run. Its count is events executed, not unique states; its counterexamples
     /// are the first runs found, not the shortest.
     Dpor,
+    /// [`crate::fingerprints`], the asynchronous model only: depth first, each reachable
+    /// state explored once, holding per state seen only its 64-bit fingerprint (10–21 B) and
+    /// otherwise the current path. Its count is unique states, as the breadth-first search's;
+    /// its counterexamples are the first runs found, not the shortest; with more than one
+    /// thread, which one is a race.
+    Fingerprints,
 }
 
 impl Search {
-    /// `auto`, `layered`, `bfs`, `depth` or `dpor`.
+    /// `auto`, `layered`, `bfs`, `depth`, `dpor` or `fingerprints`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Auto => "auto",
@@ -226,6 +232,7 @@ impl Search {
             Self::Bfs => "bfs",
             Self::Depth => "depth",
             Self::Dpor => "dpor",
+            Self::Fingerprints => "fingerprints",
         }
     }
 }
@@ -395,7 +402,7 @@ impl<'a> Watch<'a> {
     }
 }
 
-/// Parses `--search`: `auto`, `layered`, `bfs`, `depth` or `dpor`.
+/// Parses `--search`: `auto`, `layered`, `bfs`, `depth`, `dpor` or `fingerprints`.
 pub fn parse_search(text: &str) -> Result<Search, String> {
     match text {
         "auto" => Ok(Search::Auto),
@@ -403,8 +410,10 @@ pub fn parse_search(text: &str) -> Result<Search, String> {
         "bfs" => Ok(Search::Bfs),
         "depth" => Ok(Search::Depth),
         "dpor" => Ok(Search::Dpor),
+        "fingerprints" => Ok(Search::Fingerprints),
         _ => Err(format!(
-            "'{text}' is not a search engine: allowed auto, layered, bfs, depth, dpor"
+            "'{text}' is not a search engine: allowed auto, layered, bfs, depth, dpor, \
+             fingerprints"
         )),
     }
 }

@@ -33,6 +33,7 @@ pub mod budget;
 pub mod corrected_tree;
 pub mod depth;
 pub mod dpor;
+pub mod fingerprints;
 pub mod ftco;
 pub mod gossip;
 pub mod layered;
@@ -444,8 +445,53 @@ pub fn check_within(
                 cut_by_horizon: Vec::new(),
             })
         }
+        ModelKind::Async if budget.search == budget::Search::Fingerprints => {
+            let mut model = AsyncModel::corrected_tree(spec, crashes)?;
+            model.crashes_at_events_only = budget.crashes_at_events_only;
+            let halt = model.halt.clone();
+            if let Some(cap) = budget.max_states {
+                halt.cap(cap.saturating_sub(initial), Stop::States);
+            }
+            // Memory is watched as resident bytes: the set grows with unique states, not with
+            // the successors a cap counts.
+            let explored = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                fingerprints::explore(&model, &halt, budget, start, progress)
+            }))
+            .map_err(|_| CheckError::CheckerFailed)?
+            .map_err(|_| CheckError::CheckerFailed)?;
+            let stopped = halt.reason();
+            halt.release();
+            let trace = |name| {
+                explored.discoveries.get(name).map(|(_, actions)| {
+                    actions.iter().map(|a| format!("{a:?}")).collect::<Vec<_>>()
+                })
+            };
+            let violations = property::ALL
+                .iter()
+                .filter_map(|&name| {
+                    trace(name).map(|trace| Violation {
+                        property: name,
+                        trace,
+                    })
+                })
+                .collect();
+            let reached = [property::SOMETIMES_QUIESCENT]
+                .into_iter()
+                .filter(|n| explored.discoveries.contains_key(n))
+                .collect();
+            Ok(CheckResult {
+                violations,
+                states: usize::try_from(explored.states).unwrap_or(usize::MAX),
+                seconds: start.elapsed().as_secs_f64(),
+                reached,
+                stopped,
+                properties: property::ALL.to_vec(),
+                cut_by_horizon: Vec::new(),
+            })
+        }
         ModelKind::Async => {
-            let model = AsyncModel::corrected_tree(spec, crashes)?;
+            let mut model = AsyncModel::corrected_tree(spec, crashes)?;
+            model.crashes_at_events_only = budget.crashes_at_events_only;
             let halt = model.halt.clone();
             let checker = run_budgeted(model, &halt, initial, cap, budget, start, progress)?;
             let stopped = halt.reason();
@@ -500,10 +546,14 @@ where
     model.crashes_before_sends_only |= budget.crashes_before_sends_only;
     let halt = model.halt.clone();
     let search = match budget.search {
-        budget::Search::Auto | budget::Search::Dpor if model.choices.is_some() => {
+        budget::Search::Auto | budget::Search::Dpor | budget::Search::Fingerprints
+            if model.choices.is_some() =>
+        {
             budget::Search::Bfs
         }
-        budget::Search::Auto | budget::Search::Dpor => budget::Search::Depth,
+        budget::Search::Auto | budget::Search::Dpor | budget::Search::Fingerprints => {
+            budget::Search::Depth
+        }
         chosen => chosen,
     };
     if search == budget::Search::Bfs {

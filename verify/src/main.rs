@@ -843,8 +843,9 @@ struct BudgetArgs {
     /// `explore` refuses it.
     #[arg(long, value_name = "N", value_parser = pack_from, allow_hyphen_values = true)]
     pack_from: Option<usize>,
-    /// Timed model, crashes at any instant (refused otherwise): offer a crash only before an
-    /// instant at which the process has an event, and before the first (the same verdicts in
+    /// Timed model with crashes at any instant: offer a crash only before an instant at which
+    /// the process has an event, and before the first; asynchronous model (not with `--search
+    /// dpor`): offer a crash only to a process with something to do (the same verdicts in
     /// fewer states; see docs/design.md, "Crashes where they matter"). `explore` refuses it.
     #[arg(long)]
     crashes_at_events_only: bool,
@@ -906,24 +907,33 @@ impl BudgetArgs {
                 if let Some(s @ (budget::Search::Layered | budget::Search::Depth)) = self.search {
                     return Err(format!(
                         "--search: {} is not allowed with --model async: it searches the timed \
-                         model; allowed: auto, bfs or dpor",
+                         model; allowed: auto, bfs, dpor or fingerprints",
                         s.as_str()
                     ));
                 }
-                if let Some(flag) = reduction {
-                    return Err(format!(
-                        "{flag}: not allowed with --model async: it reduces the timed model's \
-                         crash instants, the asynchronous model crashes at any moment; allowed \
+                if self.crashes_before_sends_only {
+                    return Err(
+                        "--crashes-before-sends-only: not allowed with --model async: \
+                         it runs the timed model's next instant to find the senders; allowed \
                          with --model timed --timing any"
-                    ));
+                            .to_string(),
+                    );
+                }
+                if self.crashes_at_events_only && self.search == Some(budget::Search::Dpor) {
+                    return Err("--crashes-at-events-only: not allowed with --search dpor: \
+                         the reduction runs every crash set on its own; allowed with the \
+                         asynchronous model's bfs and fingerprints searches"
+                        .to_string());
                 }
             }
             Target::Timed { what, pre } => {
-                if self.search == Some(budget::Search::Dpor) {
+                if let Some(s @ (budget::Search::Dpor | budget::Search::Fingerprints)) = self.search
+                {
                     return Err(format!(
-                        "--search: dpor is not allowed with {what}: it searches the \
+                        "--search: {} is not allowed with {what}: it searches the \
                          asynchronous model (check --model async); allowed: auto, layered, bfs \
-                         or depth"
+                         or depth",
+                        s.as_str()
                     ));
                 }
                 if let (Some(flag), Some(pre)) = (reduction, pre) {

@@ -730,7 +730,8 @@ const CHECK: [&str; 9] = [
     "3",
 ];
 
-/// Each model has its own engines: the asynchronous model takes auto, bfs and dpor; the
+/// Each model has its own engines: the asynchronous model takes auto, bfs, dpor and
+/// fingerprints; the
 /// timed-only ones are refused with it rather than run against the wrong model.
 #[test]
 fn a_timed_search_engine_is_refused_with_the_async_model() {
@@ -741,17 +742,21 @@ fn a_timed_search_engine_is_refused_with_the_async_model() {
                 "--search",
                 engine,
                 "--model async",
-                "allowed: auto, bfs or dpor",
+                "allowed: auto, bfs, dpor or fingerprints",
             ],
         );
     }
 }
 
-/// `dpor` searches the asynchronous model only: the timed models (`check`'s default, `ftco`,
-/// `gossip`) refuse it instead of searching with their own default engine.
+/// `dpor` and `fingerprints` search the asynchronous model only: the timed models (`check`'s
+/// default, `ftco`, `gossip`) refuse them instead of searching with their own default engine.
 #[test]
-fn dpor_is_refused_with_a_timed_model() {
+fn the_async_engines_are_refused_with_a_timed_model() {
     let allowed = "allowed: auto, layered, bfs or depth";
+    assert_refused(
+        &[&CHECK[..], &["--search", "fingerprints"]].concat(),
+        &["--search", "fingerprints", "--model timed", allowed],
+    );
     assert_refused(
         &[&CHECK[..], &["--search", "dpor"]].concat(),
         &["--search", "dpor", "--model timed", allowed],
@@ -794,9 +799,16 @@ fn crash_instant_reductions_need_crashes_at_any_instant() {
             &[&CHECK[..], &["--timing", "pre", reduction]].concat(),
             &[reduction, "--timing pre", "allowed with --timing any"],
         );
+        // The asynchronous model takes the events-only rule (not with dpor, which runs each
+        // crash set on its own); the sends-only rule needs the timed model's next instant.
+        let refused = if reduction == "--crashes-before-sends-only" {
+            vec!["--model", "async"]
+        } else {
+            vec!["--model", "async", "--search", "dpor"]
+        };
         assert_refused(
-            &[&CHECK[..], &["--model", "async", reduction]].concat(),
-            &[reduction, "--model async"],
+            &[&CHECK[..], &refused, &[reduction]].concat(),
+            &[reduction, refused.last().expect("a flag")],
         );
         assert_refused(
             &[

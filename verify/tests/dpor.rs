@@ -99,6 +99,7 @@ fn mutant_model(bug: Bug, correction: CorrectionSpec, procs: u32, f: u32) -> Asy
         horizon: real.horizon,
         halt: Halt::new(),
         reads_clock: real.reads_clock,
+        crashes_at_events_only: false,
     }
 }
 
@@ -404,6 +405,7 @@ fn an_action_disabled_by_its_own_process_is_still_tried_first() {
         horizon: 100,
         halt: Halt::new(),
         reads_clock: false,
+        crashes_at_events_only: false,
     };
     let integrity = property::ALL[0];
     let bfs = model.clone().checker().spawn_bfs().join();
