@@ -135,16 +135,21 @@ fn states_per_second(c: &mut Criterion) {
             });
         }
     }
-    // The asynchronous model's two exhaustive engines (`--search bfs`, the default, and
-    // `--search dpor`) on one and two threads, and its random runs (`dpor::walks`), at P = 4
-    // with one crash: the reduction counts events (states visited again across runs), the BFS
-    // unique states, so compare the times.
+    // The asynchronous model's three exhaustive engines (`--search bfs`, the default, `--search
+    // dpor` and `--search fingerprints`) on one and two threads, and its random runs
+    // (`dpor::walks`), at P = 4 with one crash: the reduction counts events (states visited
+    // again across runs), the other two unique states, so compare the times. The search by
+    // fingerprints also prints what its visited set holds per state.
     let optimized = crate::spec(
         CorrectionSpec::Optimized { distance: 2 },
         StartMode::Overlapped,
         4,
     );
-    for (search, name) in [(Search::Bfs, "bfs"), (Search::Dpor, "dpor")] {
+    for (search, name) in [
+        (Search::Bfs, "bfs"),
+        (Search::Dpor, "dpor"),
+        (Search::Fingerprints, "fingerprints"),
+    ] {
         for threads in [1, 2] {
             let budget = Budget {
                 threads,
@@ -170,6 +175,21 @@ fn states_per_second(c: &mut Criterion) {
             );
         }
     }
+    let model = ftcoll_verify::AsyncModel::corrected_tree(&optimized, 1).unwrap();
+    let explored = ftcoll_verify::fingerprints::explore(
+        &model,
+        &model.halt,
+        &Budget::UNLIMITED,
+        std::time::Instant::now(),
+        None,
+    )
+    .expect("no eventually property");
+    eprintln!(
+        "async optimized:2 P=4 f=1, fingerprints: {} states, visited set {} B, {:.1} B per state",
+        explored.states,
+        explored.set_bytes,
+        explored.set_bytes as f64 / explored.states as f64
+    );
     let six = ftcoll_verify::AsyncModel::corrected_tree(
         &crate::spec(CorrectionSpec::Checked, StartMode::Overlapped, 6),
         2,

@@ -132,8 +132,8 @@ impl Visited {
         set.insert(fp)
     }
 
-    /// Bytes the tables hold: a bucket of 8 B and a control byte per slot, slots a power of
-    /// two above capacity × 8/7.
+    /// Bytes the tables hold: a bucket of 8 B and a control byte per slot, the slots the
+    /// power of two whose 7/8 is the capacity.
     fn bytes(&self) -> u64 {
         self.shards
             .iter()
@@ -145,7 +145,7 @@ impl Visited {
                 if cap == 0 {
                     0
                 } else {
-                    (cap * 8 / 7 + 1).next_power_of_two() * 9
+                    (cap * 8 / 7).next_power_of_two() * 9
                 }
             })
             .sum()

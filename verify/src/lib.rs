@@ -23,7 +23,8 @@
 //! visited once with nothing held per state: without choices its graph is a tree; the default),
 //! by [`layered`] (layer by layer in the order of (instant, crashes), keeping only the layers in
 //! progress) or by stateright's breadth-first search (models with choices: gossip targets),
-//! see [`budget::Search`]; the asynchronous model by BFS.
+//! see [`budget::Search`]; the asynchronous model by BFS, by [`fingerprints`] (depth first,
+//! holding one 64-bit fingerprint per state seen) or by [`dpor`] (one run per trace).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

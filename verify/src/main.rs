@@ -843,12 +843,18 @@ struct BudgetArgs {
     /// `explore` refuses it.
     #[arg(long, value_name = "N", value_parser = pack_from, allow_hyphen_values = true)]
     pack_from: Option<usize>,
-    /// Timed model with crashes at any instant: offer a crash only before an instant at which
-    /// the process has an event, and before the first; asynchronous model (not with `--search
-    /// dpor`): offer a crash only to a process with something to do (the same verdicts in
-    /// fewer states; see docs/design.md, "Crashes where they matter"). `explore` refuses it.
+    /// Offer a crash only where it can change a run (the same verdicts in fewer states; see
+    /// docs/design.md, "Crashes where they matter"): timed model with crashes at any instant,
+    /// only before an instant at which the process has an event, and before the first (the
+    /// default there); asynchronous model (not with `--search dpor`), only to a process with
+    /// something to do. `explore` refuses it.
     #[arg(long)]
     crashes_at_events_only: bool,
+    /// Timed model with crashes at any instant (refused otherwise): offer every live process a
+    /// crash before every instant — the full model, instead of the default
+    /// `--crashes-at-events-only`, which decides the same verdicts in fewer states.
+    #[arg(long)]
+    crashes_at_every_instant: bool,
     /// Timed model, crashes at any instant (refused otherwise): offer a crash only before an
     /// instant at which the process sends, and before the first (at most as many states as
     /// `--crashes-at-events-only`, the same verdicts; the next instant runs on a copy to find
@@ -882,8 +888,22 @@ impl BudgetArgs {
                 "--crashes-before-sends-only",
                 self.crashes_before_sends_only,
             ),
+            ("--crashes-at-every-instant", self.crashes_at_every_instant),
         ];
-        let reduction = reductions.iter().find(|(_, on)| *on).map(|(flag, _)| flag);
+        let chosen: Vec<&str> = reductions
+            .iter()
+            .filter(|(_, on)| *on)
+            .map(|(flag, _)| *flag)
+            .collect();
+        if chosen.len() > 1 {
+            return Err(format!(
+                "{}: not allowed together: each chooses where crashes are offered; allowed: \
+                 one of --crashes-at-events-only (the default with --timing any), \
+                 --crashes-before-sends-only, --crashes-at-every-instant",
+                chosen.join(", ")
+            ));
+        }
+        let reduction = chosen.first();
         match target {
             Target::Explorer => {
                 let given = [
@@ -916,6 +936,15 @@ impl BudgetArgs {
                         "--crashes-before-sends-only: not allowed with --model async: \
                          it runs the timed model's next instant to find the senders; allowed \
                          with --model timed --timing any"
+                            .to_string(),
+                    );
+                }
+                if self.crashes_at_every_instant {
+                    return Err(
+                        "--crashes-at-every-instant: not allowed with --model async: \
+                         it has no instants, and its crashes happen at any moment unless \
+                         --crashes-at-events-only is given; allowed with --model timed \
+                         --timing any"
                             .to_string(),
                     );
                 }
@@ -959,14 +988,18 @@ impl BudgetArgs {
         Ok(())
     }
 
-    fn budget(&self) -> Budget {
+    /// The budget of a check; `timed_any`: the check searches a timed model with crashes at
+    /// any instant, where the events-only crash rule is the default.
+    fn budget(&self, timed_any: bool) -> Budget {
+        let default_rule =
+            timed_any && !self.crashes_at_every_instant && !self.crashes_before_sends_only;
         Budget {
             max_states: self.max_states,
             timeout: self.timeout,
             memory: Some(self.memory_limit.unwrap_or_else(budget::default_memory)),
             threads: self.threads.unwrap_or(1),
             search: self.search.unwrap_or_default(),
-            crashes_at_events_only: self.crashes_at_events_only,
+            crashes_at_events_only: self.crashes_at_events_only || default_rule,
             crashes_before_sends_only: self.crashes_before_sends_only,
             pack_from: self.pack_from.unwrap_or(ftcoll_verify::layered::PACK_FROM),
         }
@@ -1076,6 +1109,7 @@ fn what(spec: &SpecArgs, t: TimingArg) -> String {
 /// the flags `topology`) is bad input, exit 2; a checker panic exits 1.
 fn run_check(
     args: &BudgetArgs,
+    timed_any: bool,
     what: &str,
     topology: &str,
     check: impl FnOnce(
@@ -1083,7 +1117,7 @@ fn run_check(
         Option<ftcoll_verify::Progress<'_>>,
     ) -> Result<ftcoll_verify::CheckResult, CheckError>,
 ) -> Result<ftcoll_verify::CheckResult, ExitCode> {
-    let budget = args.budget();
+    let budget = args.budget(timed_any);
     let mut shown = false;
     let mut report = progress_reporter(&mut shown);
     let progress = report
@@ -1362,8 +1396,10 @@ fn main() -> ExitCode {
                     return usage(m);
                 }
             }
+            let timed_any = model == ModelKind::Timed && !pre;
             let checked = run_check(
                 &a.budget,
+                timed_any,
                 &what(&a.spec, a.timing),
                 "--tree/--procs",
                 |budget, progress| {
@@ -1410,7 +1446,7 @@ fn main() -> ExitCode {
             if let Err(m) = a.budget.refuse_ignored(&Target::Explorer) {
                 return usage(m);
             }
-            let budget = a.budget.budget();
+            let budget = a.budget.budget(false);
             let initial = initial_states(
                 spec.procs,
                 a.spec.crashes,
@@ -1468,6 +1504,7 @@ fn main() -> ExitCode {
             );
             let checked = run_check(
                 &a.budget,
+                matches!(a.timing, TimingArg::Any),
                 &what,
                 "--topology/--procs/-L",
                 |budget, progress| {
@@ -1506,9 +1543,14 @@ fn main() -> ExitCode {
                 "--procs {} --crashes {crashes} --timing {timing}",
                 spec.procs
             );
-            let checked = run_check(&a.budget, &what, "--procs", |budget, progress| {
-                gossip::check(&spec, crashes, timing, budget, progress)
-            });
+            let timed_any = timing == CrashTiming::Any;
+            let checked = run_check(
+                &a.budget,
+                timed_any,
+                &what,
+                "--procs",
+                |budget, progress| gossip::check(&spec, crashes, timing, budget, progress),
+            );
             match checked {
                 Ok(result) => print_result(
                     &result,

@@ -226,7 +226,7 @@ const OTHERS: [&str; 3] = [
     "termination: quiescent by the horizon",
 ];
 
-/// A state budget too small for the state graph (65 475 states complete) stops the search: the
+/// A state budget too small for the state graph (thousands of states complete) stops the search: the
 /// verdict is partial, nothing is said to hold, the exit status is 3, and at most the budgeted
 /// states were explored — in JSON and in text.
 #[test]
@@ -275,10 +275,17 @@ fn a_tiny_budget_gives_a_partial_verdict() {
     assert!(text.contains("verdict: partial"), "{text}");
     assert!(!text.contains("holds"), "{text}");
 
-    // A time budget too: the complete check takes about a second.
+    // A time budget too: the complete check of the full model at P = 14 takes about a second.
     let mut timed = base.to_vec();
     timed.truncate(base.len() - 2);
-    timed.extend(["--timeout", "0.05", "--format", "text"]);
+    timed[6] = "14";
+    timed.extend([
+        "--crashes-at-every-instant",
+        "--timeout",
+        "0.05",
+        "--format",
+        "text",
+    ]);
     let out = verify(&timed);
     assert_eq!(out.status.code(), Some(3));
     let text = String::from_utf8(out.stdout).unwrap();
@@ -402,17 +409,42 @@ fn a_large_enough_budget_gives_the_same_verdict() {
             procs: arg("--procs").parse().unwrap(),
             logp: ftcoll::topology::LogP::new(2, 1).unwrap(),
         };
-        let unlimited = ftcoll_verify::check(
+        // With crashes at any instant the command's default is the events-only crash rule.
+        let events_only = ftcoll_verify::Budget {
+            crashes_at_events_only: true,
+            ..ftcoll_verify::Budget::UNLIMITED
+        };
+        let unlimited = ftcoll_verify::check_within(
             &protocol,
             arg("--crashes").parse().unwrap(),
             ftcoll_verify::CrashTiming::Any,
             ftcoll_verify::ModelKind::Timed,
+            &events_only,
+            None,
         )
         .unwrap();
         assert_eq!(
             field(&plain, "states"),
             unlimited.states.to_string(),
             "{plain}"
+        );
+        // The full model, on request: the library's default, the same verdict in more states.
+        let every = verify(&[&["check"][..], &spec, &["--crashes-at-every-instant"]].concat());
+        let every = String::from_utf8(every.stdout).unwrap();
+        let full = ftcoll_verify::check(
+            &protocol,
+            arg("--crashes").parse().unwrap(),
+            ftcoll_verify::CrashTiming::Any,
+            ftcoll_verify::ModelKind::Timed,
+        )
+        .unwrap();
+        assert_eq!(field(&every, "verdict"), verdict, "{every}");
+        assert_eq!(field(&every, "states"), full.states.to_string(), "{every}");
+        assert!(full.states > unlimited.states, "{every}");
+        let given = verify(&[&["check"][..], &spec, &["--crashes-at-events-only"]].concat());
+        assert_eq!(
+            without_time(&plain),
+            without_time(&String::from_utf8(given.stdout).unwrap())
         );
     }
 }
@@ -786,7 +818,11 @@ fn the_async_engines_are_refused_with_a_timed_model() {
 /// asynchronous model, which has no crash instants.
 #[test]
 fn crash_instant_reductions_need_crashes_at_any_instant() {
-    for reduction in ["--crashes-at-events-only", "--crashes-before-sends-only"] {
+    for reduction in [
+        "--crashes-at-events-only",
+        "--crashes-before-sends-only",
+        "--crashes-at-every-instant",
+    ] {
         assert_refused(
             &[&CHECK[..], &[reduction]].concat(),
             &[
@@ -801,7 +837,7 @@ fn crash_instant_reductions_need_crashes_at_any_instant() {
         );
         // The asynchronous model takes the events-only rule (not with dpor, which runs each
         // crash set on its own); the sends-only rule needs the timed model's next instant.
-        let refused = if reduction == "--crashes-before-sends-only" {
+        let refused = if reduction != "--crashes-at-events-only" {
             vec!["--model", "async"]
         } else {
             vec!["--model", "async", "--search", "dpor"]
@@ -834,12 +870,34 @@ fn crash_instant_reductions_need_crashes_at_any_instant() {
             &[reduction, "--cell ccg-pre"],
         );
     }
-    // With crashes at any instant they run.
-    let out = verify(&[&CHECK[..], &["--timing", "any", "--crashes-at-events-only"]].concat());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    // With crashes at any instant they run, one at a time.
+    for reduction in [
+        "--crashes-at-events-only",
+        "--crashes-before-sends-only",
+        "--crashes-at-every-instant",
+    ] {
+        let out = verify(&[&CHECK[..], &["--timing", "any", reduction]].concat());
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_refused(
+        &[
+            &CHECK[..],
+            &[
+                "--timing",
+                "any",
+                "--crashes-at-every-instant",
+                "--crashes-before-sends-only",
+            ],
+        ]
+        .concat(),
+        &[
+            "--crashes-before-sends-only, --crashes-at-every-instant",
+            "not allowed together",
+        ],
     );
 }
 
@@ -925,6 +983,7 @@ fn other_ignored_flags_are_refused_naming_both() {
         &["--search", "layered", "--pack-from", "10"],
         &["--crashes-at-events-only", "--timing", "any"],
         &["--crashes-before-sends-only", "--timing", "any"],
+        &["--crashes-at-every-instant", "--timing", "any"],
     ] {
         assert_refused(&[&explore[..], extra].concat(), &[extra[0], "explore"]);
     }
