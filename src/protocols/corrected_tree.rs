@@ -222,6 +222,13 @@ impl CorrectedTreeNode {
         &self.corrector
     }
 
+    /// Its correction state, mutably: for `ftcoll-verify`'s mutants only (feature `mutation`).
+    #[cfg(feature = "mutation")]
+    #[doc(hidden)]
+    pub fn corrector_mut(&mut self) -> &mut Corrector {
+        &mut self.corrector
+    }
+
     fn deliver(&mut self, value: Value, out: &mut Outbox<Msg>) {
         if !self.flag(DELIVERED) {
             self.set(DELIVERED);

@@ -221,6 +221,9 @@ pub struct FailProof {
     heard: RankList,
     /// SOS: next distance (to the right) to send to; `Some` once in SOS mode.
     sos_next: Option<u32>,
+    /// A mutant's bug (feature `mutation`): the final round starts one known corrector late.
+    #[cfg(feature = "mutation")]
+    final_one_late: bool,
 }
 
 /// The per-process correction state.
@@ -407,6 +410,8 @@ impl Corrector {
                 next: first,
                 heard: RankList::new(),
                 sos_next: None,
+                #[cfg(feature = "mutation")]
+                final_one_late: false,
             })),
         };
         Self {
@@ -451,6 +456,17 @@ impl Corrector {
     pub(crate) fn set_acks_missing(&mut self, count: u32) {
         if let Correction::None { acks_missing } = &mut self.state {
             *acks_missing = count;
+        }
+    }
+
+    /// A mutant's bug (feature `mutation`, for `ftcoll-verify`'s mutants only): failure-proof
+    /// correction starts each final round (CG Alg. 3, line 24) once it knows `f + 1`
+    /// correctors on the other side instead of `f`. No effect on the other variants.
+    #[cfg(feature = "mutation")]
+    #[doc(hidden)]
+    pub fn mutate_final_round_one_late(&mut self) {
+        if let Correction::FailProof(fp) = &mut self.state {
+            fp.final_one_late = true;
         }
     }
 
@@ -791,8 +807,11 @@ impl FailProof {
 
     /// Whether [`FailProof::maybe_start_final`] would start the round toward `side` now.
     fn would_start_final(&self, side: Side) -> bool {
-        !self.final_round[side.index()]
-            && self.known[side.other().index()].len() >= self.faults as usize
+        #[cfg(feature = "mutation")]
+        let needed = self.faults as usize + usize::from(self.final_one_late);
+        #[cfg(not(feature = "mutation"))]
+        let needed = self.faults as usize;
+        !self.final_round[side.index()] && self.known[side.other().index()].len() >= needed
     }
 
     /// Merges `from` and `list` into `known[side]`, keeping the `f + 1` nearest on that side.
@@ -1094,6 +1113,8 @@ mod tests {
                 next: Side::Left,
                 heard: RankList::new(),
                 sos_next: None,
+                #[cfg(feature = "mutation")]
+                final_one_late: false,
             };
             let mut reference: Vec<Rank> = Vec::new();
             for _ in 0..6 {

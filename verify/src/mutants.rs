@@ -47,6 +47,11 @@ pub enum Bug {
     DeliversOnFirstCorrector,
     /// CG Claim 5: the root enters SOS at its first send slot of the correction phase.
     PanicsIntoSos,
+    /// CG Alg. 3, line 24: a failure-proof corrector starts each final round once it knows
+    /// `f + 1` correctors on the other side instead of `f` (through the core's `mutation`
+    /// hook: the rule is inside the correction state, out of a wrapper's reach). Its final
+    /// messages come late, so fault-free runs enter SOS where a sweep comes back to its sender.
+    StartsFinalRoundOneLate,
     /// The stop rule's promise (`Automaton::is_done`): a process says it has stopped as soon as
     /// it is colored, while its correction sweeps are still to come. Every run is the real
     /// protocol's; only a driver that trusts `is_done` (and stops serving the process) would
@@ -125,8 +130,12 @@ impl Automaton for Mutant {
     type Config = MutantConfig;
 
     fn new(config: &MutantConfig, rank: Rank) -> Self {
+        let mut inner = CorrectedTreeNode::new(&config.inner, rank);
+        if config.bug == Bug::StartsFinalRoundOneLate {
+            inner.corrector_mut().mutate_final_round_one_late();
+        }
         Self {
-            inner: CorrectedTreeNode::new(&config.inner, rank),
+            inner,
             rank,
             procs: config.inner.tree.procs(),
             bug: config.bug,

@@ -353,6 +353,36 @@ fn claim5_catches_an_unneeded_sos() {
     );
 }
 
+/// CG Alg. 3, line 24: a final round started one known corrector late (once `f + 1`
+/// correctors are known on the other side instead of `f`) changes no delivery, only when the
+/// final messages go; fault-free on the smallest ring the claim covers (P = f + 2 = 3), a
+/// sweep then comes back to its sender without `f + 1` correctors and enters SOS (line 28),
+/// which only "no SOS fault-free" and Claim 5 see — the matrix's claim `failproof:1 … sync,
+/// f = 0, pre` up to P = 10 turns violated at P = 3, where the real protocol keeps it. (With
+/// one crash at any instant the mutant also breaks Claim 5 at P = 7, where the listing holds.)
+#[test]
+fn no_sos_fault_free_catches_a_final_round_started_one_late() {
+    let s = spec(
+        TreeKind::Lame(2),
+        CorrectionSpec::FailProof {
+            faults: 1,
+            sos_timeout: None,
+            sos_on_full_loop: true,
+        },
+        3,
+    );
+    rule_mutant(
+        Bug::StartsFinalRoundOneLate,
+        s,
+        StartMode::Synchronized,
+        0,
+        &[
+            property::FAILPROOF_NO_SOS,
+            property::FAILPROOF_FAULT_FREE_NO_SOS,
+        ],
+    );
+}
+
 /// The stop rule (the `Automaton::is_done` contract; CT §3.1): a process that says it has
 /// stopped as soon as it is colored, while its correction sweeps are still to come, is caught
 /// — and only by the stop rule, since its runs are the real protocol's. The real checked and
