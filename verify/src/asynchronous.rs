@@ -41,8 +41,10 @@ pub struct AsyncModel<A: Automaton> {
     /// ([`crate::dpor::Refusal::ReadsClock`]).
     pub reads_clock: bool,
     /// Offer a crash of `r` only while `r` has something to do (a message to it in flight, a
-    /// timer of its own, or a send slot that would change it): docs/design.md, "Crashes where
-    /// they matter", argues that no verdict changes. Off by default (the matrix's counts).
+    /// timer of its own, or a send slot that would change it), and, for an automaton that does
+    /// not read the clock, discard a message to a crashed process at once instead of leaving its
+    /// delivery (which changes nothing) to the scheduler: docs/design.md, "The search by
+    /// fingerprints", argues that no verdict changes. Off by default (the matrix's counts).
     pub crashes_at_events_only: bool,
 }
 
@@ -117,6 +119,8 @@ where
         send_slot: bool,
     ) {
         let network = &mut state.network;
+        let crashed = &state.crashed;
+        let discard = self.discards_to_crashed();
         apply_outbox(
             out,
             rank,
@@ -125,7 +129,11 @@ where
             &mut state.timers,
             &mut state.deliveries[rank as usize],
             &mut state.broken,
-            |to, msg| network.push((rank, to, msg)),
+            |to, msg| {
+                if !(discard && crashed[to as usize]) {
+                    network.push((rank, to, msg));
+                }
+            },
         );
         state.network.sort();
     }
@@ -157,6 +165,12 @@ where
         let r = rank as usize;
         state.pollable[r] = !state.crashed[r] && self.poll_changes(&state, rank);
         state
+    }
+
+    /// Whether a message to a crashed process is discarded when sent or when the crash happens
+    /// ([`Self::crashes_at_events_only`] with an automaton that does not read the clock).
+    fn discards_to_crashed(&self) -> bool {
+        self.crashes_at_events_only && !self.reads_clock
     }
 
     /// Whether `rank` has an action of its own: a message to it in flight, a timer, or a send
@@ -323,6 +337,9 @@ where
                 next.crashed[rank as usize] = true;
                 next.crashes += 1;
                 next.timers.retain(|&(r, _)| r != rank);
+                if self.discards_to_crashed() {
+                    next.network.retain(|&(_, to, _)| to != rank);
+                }
             }
         }
         Some(self.resettle(next, actor))

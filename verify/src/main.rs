@@ -847,7 +847,7 @@ struct BudgetArgs {
     /// docs/design.md, "Crashes where they matter"): timed model with crashes at any instant,
     /// only before an instant at which the process has an event, and before the first (the
     /// default there); asynchronous model (not with `--search dpor`), only to a process with
-    /// something to do. `explore` refuses it.
+    /// something to do, and messages to crashed processes discarded. `explore` refuses it.
     #[arg(long)]
     crashes_at_events_only: bool,
     /// Timed model with crashes at any instant (refused otherwise): offer every live process a
