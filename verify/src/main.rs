@@ -832,9 +832,11 @@ struct BudgetArgs {
     /// only the layers of (instant, crashes) in progress), `bfs` (stateright's breadth-first
     /// search) or `auto` (default: `bfs` where the model chooses gossip targets, so
     /// counterexamples are the shortest, else `depth`); docs/design.md compares them. The
-    /// async model takes `bfs` (auto) or `dpor` (one run per way the processes can order
-    /// what they see, holding only the current run; its count is events, not unique states);
-    /// each model refuses the other's engines; `explore` refuses it.
+    /// async model takes `bfs` (auto), `fingerprints` (depth first, holding one 64-bit
+    /// fingerprint per state seen: the same unique states, far less memory) or `dpor` (one run
+    /// per way the processes can order what they see, holding only the current run; its count
+    /// is events, not unique states); each model refuses the other's engines; `explore`
+    /// refuses it.
     #[arg(long, value_name = "ENGINE", value_parser = search_engine)]
     search: Option<budget::Search>,
     /// Layered search (refused with any other engine): once N states wait in its layers, hold
