@@ -800,7 +800,8 @@ pub fn async_head(args: &MatrixArgs) -> String {
          search by fingerprints (`--search fingerprints`, this section's engine: the same unique \
          states, one 64-bit fingerprint held per state) has room for them: opportunistic:2 at P = 5 \
          without crashes is 43,911,894 states (237 s on two threads, 626 MB), but with one crash \
-         its states pass 8.7·10^7 in ten minutes before it ends. The dynamic \
+         its states pass 10^8 in ten minutes before it ends, even with the asynchronous crash \
+         reductions of `--crashes-at-events-only`. The dynamic \
          partial-order reduction (`--search dpor`: one run per way the processes can order what \
          they see, no state held) needs 1.6·10^8 events at P = 4 already: each process has many \
          orders of its messages and send slots but few local states, and only a search that merges \
