@@ -6,9 +6,8 @@
 //! **What is held.** The visited set (8 B a fingerprint in a hash set at a load between 7/16
 //! and 7/8, so 10–21 B per state with the control bytes) and the current path: one frame per
 //! action taken, each with its state and the state's actions. stateright's breadth-first search
-//! holds the queue of states waiting to be explored, whole, with their paths (about 1 KB a
-//! generated state for the asynchronous model, docs/performance.md), which is what stopped it
-//! at P = 5.
+//! holds the queue of states waiting to be explored, whole, with their paths, which is what
+//! stops it at P = 5 (docs/performance.md has the figures).
 //!
 //! **What it decides.** The models searched here state only `always` and `sometimes` properties,
 //! each a predicate of one state, so the order in which states are reached does not matter:
@@ -80,9 +79,9 @@ pub struct Explored<Action> {
     pub set_bytes: u64,
 }
 
-/// A hasher for keys that are already fingerprints.
+/// A hasher for keys that are already fingerprints (also the layered search's).
 #[derive(Default)]
-struct Identity(u64);
+pub(crate) struct Identity(u64);
 
 impl Hasher for Identity {
     fn finish(&self) -> u64 {

@@ -50,7 +50,9 @@
 #![allow(clippy::vec_box)]
 
 use std::collections::{BTreeMap, HashSet};
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::hash::BuildHasherDefault;
+
+use crate::fingerprints::{fingerprint, Identity};
 use std::sync::{mpsc, Arc};
 
 use ftcoll::automaton::Automaton;
@@ -193,35 +195,6 @@ impl<A: Automaton> Default for Pending<A> {
             entries: Vec::new(),
         }
     }
-}
-
-/// A hasher for keys that are already fingerprints.
-#[derive(Default)]
-struct Identity(u64);
-
-impl Hasher for Identity {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8) | u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
-
-/// The 64-bit fingerprint of a state (fixed keys: the same on every run).
-fn fingerprint<T: Hash>(value: &T) -> u64 {
-    ahash::RandomState::with_seeds(
-        0x243f_6a88_85a3_08d3,
-        0x1319_8a2e_0370_7344,
-        0xa409_3822_299f_31d0,
-        0x082e_fa98_ec4e_6c89,
-    )
-    .hash_one(value)
 }
 
 /// Writes a held state's bytes into `out` (replacing its contents): the postcard encoding of
@@ -730,6 +703,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::hash::Hasher;
 
     #[test]
     fn identity_hasher_passes_fingerprints_through() {

@@ -423,28 +423,12 @@ pub fn check_within(
             .map_err(CheckError::Refused)?;
             let stopped = model.halt.reason();
             model.halt.release();
-            let violations = property::ALL
-                .iter()
-                .filter_map(|&name| {
-                    explored.discoveries.get(name).map(|trace| Violation {
-                        property: name,
-                        trace: trace.clone(),
-                    })
-                })
-                .collect();
-            let reached = [property::SOMETIMES_QUIESCENT]
-                .into_iter()
-                .filter(|n| explored.discoveries.contains_key(n))
-                .collect();
-            Ok(CheckResult {
-                violations,
-                states: usize::try_from(explored.events).unwrap_or(usize::MAX),
-                seconds: start.elapsed().as_secs_f64(),
-                reached,
+            Ok(async_result(
+                |name| explored.discoveries.get(name).cloned(),
+                explored.events,
                 stopped,
-                properties: property::ALL.to_vec(),
-                cut_by_horizon: Vec::new(),
-            })
+                start,
+            ))
         }
         ModelKind::Async if budget.search == budget::Search::Fingerprints => {
             let mut model = AsyncModel::corrected_tree(spec, crashes)?;
@@ -462,33 +446,17 @@ pub fn check_within(
             .map_err(|_| CheckError::CheckerFailed)?;
             let stopped = halt.reason();
             halt.release();
-            let trace = |name| {
-                explored.discoveries.get(name).map(|(_, actions)| {
-                    actions.iter().map(|a| format!("{a:?}")).collect::<Vec<_>>()
-                })
-            };
-            let violations = property::ALL
-                .iter()
-                .filter_map(|&name| {
-                    trace(name).map(|trace| Violation {
-                        property: name,
-                        trace,
-                    })
-                })
-                .collect();
-            let reached = [property::SOMETIMES_QUIESCENT]
-                .into_iter()
-                .filter(|n| explored.discoveries.contains_key(n))
-                .collect();
-            Ok(CheckResult {
-                violations,
-                states: usize::try_from(explored.states).unwrap_or(usize::MAX),
-                seconds: start.elapsed().as_secs_f64(),
-                reached,
+            Ok(async_result(
+                |name| {
+                    explored
+                        .discoveries
+                        .get(name)
+                        .map(|(_, actions)| actions.iter().map(|a| format!("{a:?}")).collect())
+                },
+                explored.states,
                 stopped,
-                properties: property::ALL.to_vec(),
-                cut_by_horizon: Vec::new(),
-            })
+                start,
+            ))
         }
         ModelKind::Async => {
             let mut model = AsyncModel::corrected_tree(spec, crashes)?;
@@ -497,34 +465,52 @@ pub fn check_within(
             let checker = run_budgeted(model, &halt, initial, cap, budget, start, progress)?;
             let stopped = halt.reason();
             halt.release();
-            let mut violations = Vec::new();
-            for name in property::ALL {
-                if let Some(path) = checker.discovery(name) {
-                    let trace = path
-                        .into_actions()
-                        .iter()
-                        .map(|a| format!("{a:?}"))
-                        .collect();
-                    violations.push(Violation {
-                        property: name,
-                        trace,
-                    });
-                }
-            }
-            let reached = [property::SOMETIMES_QUIESCENT]
-                .into_iter()
-                .filter(|n| checker.discovery(n).is_some())
-                .collect();
-            Ok(CheckResult {
-                violations,
-                states: checker.unique_state_count(),
-                seconds: start.elapsed().as_secs_f64(),
-                reached,
+            Ok(async_result(
+                |name| {
+                    checker.discovery(name).map(|path| {
+                        path.into_actions()
+                            .iter()
+                            .map(|a| format!("{a:?}"))
+                            .collect()
+                    })
+                },
+                checker.unique_state_count() as u64,
                 stopped,
-                properties: property::ALL.to_vec(),
-                cut_by_horizon: Vec::new(),
-            })
+                start,
+            ))
         }
+    }
+}
+
+/// The result of an asynchronous check from its engine's discoveries (`trace(name)`: the
+/// actions that show the property, if any were found), its count and what stopped it.
+fn async_result(
+    trace: impl Fn(&'static str) -> Option<Vec<String>>,
+    states: u64,
+    stopped: Option<Stop>,
+    start: std::time::Instant,
+) -> CheckResult {
+    let violations = property::ALL
+        .iter()
+        .filter_map(|&name| {
+            trace(name).map(|trace| Violation {
+                property: name,
+                trace,
+            })
+        })
+        .collect();
+    let reached = [property::SOMETIMES_QUIESCENT]
+        .into_iter()
+        .filter(|&n| trace(n).is_some())
+        .collect();
+    CheckResult {
+        violations,
+        states: usize::try_from(states).unwrap_or(usize::MAX),
+        seconds: start.elapsed().as_secs_f64(),
+        reached,
+        stopped,
+        properties: property::ALL.to_vec(),
+        cut_by_horizon: Vec::new(),
     }
 }
 

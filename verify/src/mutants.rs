@@ -76,6 +76,29 @@ pub struct Mutant {
     fired: bool,
 }
 
+/// The asynchronous model of a Corrected Tree broadcast whose processes all have `bug`: the
+/// real model's configuration, horizon and clock reading, with the mutant automaton.
+pub fn async_model(
+    spec: &crate::ProtocolSpec,
+    bug: Bug,
+    max_crashes: u32,
+) -> Result<crate::AsyncModel<Mutant>, ftcoll::topology::TopologyError> {
+    let real = crate::AsyncModel::corrected_tree(spec, max_crashes)?;
+    Ok(crate::AsyncModel {
+        config: MutantConfig {
+            inner: real.config,
+            bug,
+        },
+        procs: real.procs,
+        payload: real.payload,
+        max_crashes,
+        horizon: real.horizon,
+        halt: real.halt,
+        reads_clock: real.reads_clock,
+        crashes_at_events_only: real.crashes_at_events_only,
+    })
+}
+
 /// The configuration of a mutant run: the real configuration and the bug.
 #[derive(Clone, Debug)]
 pub struct MutantConfig {

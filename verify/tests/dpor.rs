@@ -8,7 +8,7 @@ use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
 use ftcoll::topology::{LogP, Order, TreeKind};
 use ftcoll_verify::budget::{Budget, Search};
 use ftcoll_verify::dpor::{crash_sets, explore};
-use ftcoll_verify::mutants::{Bug, Mutant, MutantConfig};
+use ftcoll_verify::mutants::{async_model, Bug, Mutant};
 use ftcoll_verify::{
     check_within, property, AsyncModel, CheckResult, CrashTiming, Halt, ModelKind, ProtocolSpec,
     Stop,
@@ -85,22 +85,9 @@ fn same_verdicts_as_every_interleaving() {
     assert!(holding >= 100, "only {holding} holding");
 }
 
-/// The asynchronous model of a mutant (`ftcoll_verify::mutants`).
+/// The asynchronous model of a mutant (`ftcoll_verify::mutants::async_model`) on a binary tree.
 fn mutant_model(bug: Bug, correction: CorrectionSpec, procs: u32, f: u32) -> AsyncModel<Mutant> {
-    let real = AsyncModel::corrected_tree(&spec(TreeKind::KAry(2), correction, procs), f).unwrap();
-    AsyncModel {
-        config: MutantConfig {
-            inner: real.config.clone(),
-            bug,
-        },
-        procs,
-        payload: real.payload,
-        max_crashes: f,
-        horizon: real.horizon,
-        halt: Halt::new(),
-        reads_clock: real.reads_clock,
-        crashes_at_events_only: false,
-    }
+    async_model(&spec(TreeKind::KAry(2), correction, procs), bug, f).unwrap()
 }
 
 /// Every property can fail under both engines: the mutants that break integrity, no

@@ -306,19 +306,24 @@ fn delayed_message_count_catches_a_short_delay() {
     );
 }
 
-/// CG Alg. 3 lines 11–13: a c-node that delivers on its first corrector is caught (a crash
-/// before the operation makes c-nodes).
-#[test]
-fn f_plus_one_rule_catches_a_c_node_that_delivers_early() {
-    let s = spec(
+/// Failure-proof correction of one fault, as listed (CG Alg. 3), on a Lamé(2) tree of `procs`.
+fn failproof1(procs: u32) -> ProtocolSpec {
+    spec(
         TreeKind::Lame(2),
         CorrectionSpec::FailProof {
             faults: 1,
             sos_timeout: None,
             sos_on_full_loop: true,
         },
-        8,
-    );
+        procs,
+    )
+}
+
+/// CG Alg. 3 lines 11–13: a c-node that delivers on its first corrector is caught (a crash
+/// before the operation makes c-nodes).
+#[test]
+fn f_plus_one_rule_catches_a_c_node_that_delivers_early() {
+    let s = failproof1(8);
     rule_mutant(
         Bug::DeliversOnFirstCorrector,
         s,
@@ -332,15 +337,7 @@ fn f_plus_one_rule_catches_a_c_node_that_delivers_early() {
 /// is caught fault-free.
 #[test]
 fn claim5_catches_an_unneeded_sos() {
-    let s = spec(
-        TreeKind::Lame(2),
-        CorrectionSpec::FailProof {
-            faults: 1,
-            sos_timeout: None,
-            sos_on_full_loop: true,
-        },
-        8,
-    );
+    let s = failproof1(8);
     rule_mutant(
         Bug::PanicsIntoSos,
         s,
@@ -362,15 +359,7 @@ fn claim5_catches_an_unneeded_sos() {
 /// one crash at any instant the mutant also breaks Claim 5 at P = 7, where the listing holds.)
 #[test]
 fn no_sos_fault_free_catches_a_final_round_started_one_late() {
-    let s = spec(
-        TreeKind::Lame(2),
-        CorrectionSpec::FailProof {
-            faults: 1,
-            sos_timeout: None,
-            sos_on_full_loop: true,
-        },
-        3,
-    );
+    let s = failproof1(3);
     rule_mutant(
         Bug::StartsFinalRoundOneLate,
         s,
