@@ -945,6 +945,12 @@ impl<A: Automaton> Sim<A> {
         true
     }
 
+    /// The instant from which `rank` does nothing, if it crashes in this scenario.
+    pub fn crash_instant(&self, rank: Rank) -> Option<Time> {
+        let at = self.crash_time(rank);
+        (at != NEVER).then_some(at)
+    }
+
     /// Whether `rank` has crashed or will crash in this scenario.
     pub fn has_crashed(&self, rank: Rank) -> bool {
         rank as usize >= self.procs.len() || self.crash_time(rank) != NEVER

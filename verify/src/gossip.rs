@@ -214,6 +214,10 @@ pub fn properties<A: GossipProcess>() -> Vec<TimedProperty<A>> {
         property::OCG_WORK,
         ocg_work::<A>,
     ));
+    list.push(TimedProperty::always_at_quiescence(
+        property::CORRECTION_REACH,
+        correction_reach::<A>,
+    ));
     list.extend(sometimes);
     list.push(TimedProperty::sometimes(
         SOMETIMES_GOSSIP_COLORS_ALL,
@@ -224,7 +228,7 @@ pub fn properties<A: GossipProcess>() -> Vec<TimedProperty<A>> {
 }
 
 /// The gossip family's `always` properties, in column order.
-pub const ALL: [&str; 8] = [
+pub const ALL: [&str; 9] = [
     property::INTEGRITY,
     property::NO_DUPLICATES,
     property::LIVENESS,
@@ -233,6 +237,7 @@ pub const ALL: [&str; 8] = [
     property::FAILPROOF_WAITS,
     property::FAILPROOF_NO_SOS,
     property::OCG_WORK,
+    property::CORRECTION_REACH,
 ];
 
 /// OCG's correction sends per g-node (CG §III.B with the fixed time `C` measured from the
@@ -298,6 +303,68 @@ fn ocg_work<A: GossipProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
             _ => sent == 0,
         }
     })
+}
+
+/// The longest run of ring positions between two consecutive `true`s of `gnodes` (cyclic;
+/// `N − 1` with a single one), or `None` with none.
+pub fn longest_gap(gnodes: &[bool]) -> Option<u64> {
+    let first = gnodes.iter().position(|&g| g)?;
+    let n = gnodes.len();
+    let (mut longest, mut run) = (0, 0);
+    for i in 1..=n {
+        if gnodes[(first + i) % n] {
+            longest = longest.max(run);
+            run = 0;
+        } else {
+            run += 1;
+        }
+    }
+    Some(longest)
+}
+
+/// [`property::CORRECTION_REACH`], read at quiescence. Every g-node that never crashes begins
+/// its correction at `S = T + L + O` and sends one message every `O`, alternating sides, so
+/// after `K` sends the two g-nodes around a run of `K` processes have reached all of it: the
+/// `K`-th send starts at `S + (K − 1)·O` and is received `2O + L` later. OCG stops at `C`;
+/// CCG stops a side only once it has reached the next g-node there, which a crash during the
+/// correction can fake. FCG's c-nodes deliver only on `f + 1` correctors (Alg. 3 lines
+/// 11–13), later than the first message: the bound is not theirs.
+fn correction_reach<A: GossipProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    let correction = A::correction(&m.config);
+    let applies_to = matches!(
+        correction,
+        CorrectionSpec::Opportunistic { .. } | CorrectionSpec::Checked
+    );
+    if !applies_to || s.error.is_some() || s.sim.next_time().is_some() {
+        return true;
+    }
+    let gossip = A::gossip(&m.config);
+    let (start, o, l) = (
+        gossip.correction_start(),
+        gossip.logp.overhead(),
+        gossip.logp.latency(),
+    );
+    let gnodes: Vec<bool> = (0..m.procs)
+        .map(|r| {
+            !s.sim.has_crashed(r)
+                && s.sim
+                    .automaton(r)
+                    .is_some_and(|a| a.coloring() == GossipColoring::Gossip)
+        })
+        .collect();
+    let Some(gap) = longest_gap(&gnodes) else {
+        return true;
+    };
+    let reach = gap * o + l + o;
+    let applies = match A::correction_time(&m.config) {
+        Some(c) => reach <= c,
+        None => (0..m.procs).all(|r| s.sim.crash_instant(r).is_none_or(|at| at <= start)),
+    };
+    let report = s.sim.report();
+    !applies
+        || (0..m.procs).all(|r| {
+            s.sim.has_crashed(r) || report.delivered_at(r).is_some_and(|t| t <= start + reach)
+        })
 }
 
 fn c_nodes_silent<A: GossipProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
@@ -632,6 +699,24 @@ pub fn cells() -> Vec<Cell> {
             expected: Some(true),
         },
         Cell {
+            id: "ccg-reach",
+            claim: "CCG colors every live process within K·O + L + O of the correction start, K the longest run between two g-nodes, with one crash at any instant (CG Claim 2's proof; CCG sends in OCG's order, §III.C)",
+            spec: spec(Variant::Ccg, 7, 1, 3),
+            crashes: 1,
+            timing: Any,
+            property: property::CORRECTION_REACH,
+            expected: Some(true),
+        },
+        Cell {
+            id: "ocg-reach",
+            claim: "OCG with C = 9 colors every live process within K·O + L + O of the correction start whenever that fits in C, with one crash at any instant (CG Claim 2's proof)",
+            spec: spec(Variant::Ocg { correction_time: 9 }, 10, 1, 2),
+            crashes: 1,
+            timing: Any,
+            property: property::CORRECTION_REACH,
+            expected: Some(true),
+        },
+        Cell {
             id: "gos-t3",
             claim: "GOS is inconsistent for small T: with N = 4, L = O = 1, T = 3 the root's three sends can miss a process (CG §II, §IV.B.1)",
             spec: spec(Variant::Gos, 4, 1, 3),
@@ -709,6 +794,7 @@ pub fn short(property: &str) -> &'static str {
         p if p == property::FAILPROOF_WAITS => "f + 1 rule",
         p if p == property::FAILPROOF_NO_SOS => "Claim 5 no SOS",
         p if p == property::OCG_WORK => "OCG work",
+        p if p == property::CORRECTION_REACH => "Claim 2 reach",
         _ => "property",
     }
 }

@@ -512,6 +512,11 @@ pub enum GossipBug {
     /// OCG's fixed time `C` overrun (CG §III.B): a g-node makes one correction send more, to
     /// its forward neighbour, once its own sends are over.
     GNodeOverSends,
+    /// The correction begun one step late (CG Claim 2's proof, §III.B–C: a g-node sends its
+    /// first correction message at `T + L + O`): a g-node lets its first correction send slot
+    /// pass and sends every correction message `O` later. Nobody is left out, so only the
+    /// correction's reach in time can tell.
+    CorrectsOneStepLate,
     /// FCG's SOS disabled (CG Alg. 3, lines 8–10, 14, 28; the hypothetical of Claim 5): the
     /// c-node timeout is never set and no SOS message is sent, so a c-node that never learns
     /// of f + 1 g-nodes never delivers.
@@ -542,7 +547,12 @@ pub struct GossipMutant<P> {
     fired: bool,
     /// [`GossipBug::GNodeOverSends`]: the process has made a correction send.
     corrected: bool,
+    /// [`GossipBug::CorrectsOneStepLate`]: the first correction slot was let pass.
+    waited: bool,
 }
+
+/// [`GossipBug::CorrectsOneStepLate`]'s timer, apart from the protocol's.
+const LATE_START: TimerId = TimerId(u32::MAX);
 
 impl<P: GossipProtocol> GossipMutant<P> {
     fn relay(&mut self, inner: &mut Outbox<Msg>, out: &mut Outbox<Msg>) -> bool {
@@ -585,6 +595,7 @@ impl<P: GossipProtocol> Automaton for GossipMutant<P> {
             extra: None,
             fired: false,
             corrected: false,
+            waited: false,
         }
     }
 
@@ -656,12 +667,37 @@ impl<P: GossipProtocol> Automaton for GossipMutant<P> {
     }
 
     fn on_timer(&mut self, config: &Self::Config, now: Time, id: TimerId, out: &mut Outbox<Msg>) {
+        if id == LATE_START {
+            return; // The driver polls the send port after it: the first correction send.
+        }
         let mut inner_out = Outbox::new();
         self.inner.on_timer(&config.inner, now, id, &mut inner_out);
         self.relay(&mut inner_out, out);
     }
 
     fn on_send_slot(&mut self, config: &Self::Config, now: Time, out: &mut Outbox<Msg>) {
+        if self.bug == GossipBug::CorrectsOneStepLate && !self.waited {
+            let mut probe = self.inner.clone();
+            let mut probe_out = Outbox::new();
+            probe.on_send_slot(&config.inner, now, &mut probe_out);
+            if probe_out.actions().iter().any(|a| {
+                matches!(
+                    a,
+                    Action::Send {
+                        msg: Msg {
+                            body: Body::Correction(_),
+                            ..
+                        },
+                        ..
+                    }
+                )
+            }) {
+                self.waited = true;
+                let overhead = P::gossip(&config.inner).logp.overhead();
+                out.set_timer(LATE_START, now + overhead);
+                return;
+            }
+        }
         if self.extra == Some(false) {
             self.extra = Some(true);
             let msg = Msg {

@@ -44,7 +44,7 @@ fn decide(id: &str) -> (Option<bool>, Vec<&'static str>, usize) {
 /// smallest C with every gap of N − 2 closed (C = 8·O + L + O = 10) holds; GOS fails; Claim 5
 /// fails as the listing is written (see `claim5_fails_with_f_plus_one_live_gnodes`) and holds
 /// for its footnote's variant.
-const PINS: [(&str, bool, usize); 15] = [
+const PINS: [(&str, bool, usize); 17] = [
     ("ccg-pre", true, 6242),
     ("ccg-any-f1", true, 11495),
     ("ccg-any", false, 196353),
@@ -58,6 +58,8 @@ const PINS: [(&str, bool, usize); 15] = [
     ("ocg-c9", false, 1153),
     ("ocg-c10", true, 1234),
     ("ocg-work", true, 87416),
+    ("ccg-reach", true, 145284),
+    ("ocg-reach", true, 87416),
     ("gos-t3", false, 160),
     ("gos-t5", false, 26656),
 ];
@@ -263,6 +265,41 @@ fn ocg_work_catches_a_g_node_sending_past_c() {
     assert!(!real.contains(&property::OCG_WORK), "{real:?}");
     assert_eq!(violated, [property::LIVENESS, property::OCG_WORK]);
     assert_eq!(real, [property::LIVENESS]);
+}
+
+/// CG Claim 2's proof's mutant: g-nodes that begin their correction one step late still color
+/// everyone, so only *correction reach* tells, where the real CCG keeps every rule
+/// (`ccg-reach`).
+#[test]
+fn correction_reach_catches_a_correction_begun_one_step_late() {
+    let c = cell("ccg-reach");
+    let violated = mutant_violates::<CcgProtocol>(
+        "ccg-reach",
+        c.spec.gossip().unwrap(),
+        GossipBug::CorrectsOneStepLate,
+    );
+    assert_eq!(violated, [property::CORRECTION_REACH]);
+    let (_, real, _) = decide("ccg-reach");
+    assert!(real.is_empty(), "{real:?}");
+}
+
+/// The longest run between two g-nodes, by hand: cyclic, `N − 1` around a lone g-node.
+#[test]
+fn longest_gap_by_hand() {
+    assert_eq!(
+        gossip::longest_gap(&[true, false, false, true, false]),
+        Some(2)
+    );
+    assert_eq!(
+        gossip::longest_gap(&[false, true, false, false, false]),
+        Some(4)
+    );
+    assert_eq!(
+        gossip::longest_gap(&[false, false, true, false, true]),
+        Some(2)
+    );
+    assert_eq!(gossip::longest_gap(&[true, true]), Some(0));
+    assert_eq!(gossip::longest_gap(&[false, false]), None);
 }
 
 /// The count the OCG work property expects, by hand: with L = O = 1 a send is received 3 after
