@@ -945,6 +945,13 @@ impl<A: Automaton> Sim<A> {
         true
     }
 
+    /// The first instant at which `rank`'s send port (single-port: its only port) is free:
+    /// the end of its last send's overhead, or (single-port) of the receive it took last.
+    /// `None` for ranks `>= P`.
+    pub fn port_free_at(&self, rank: Rank) -> Option<Time> {
+        ((rank as usize) < self.procs.len()).then(|| self.time(rank, PORT_FREE))
+    }
+
     /// The instant from which `rank` does nothing, if it crashes in this scenario.
     pub fn crash_instant(&self, rank: Rank) -> Option<Time> {
         let at = self.crash_time(rank);

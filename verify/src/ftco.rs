@@ -55,24 +55,28 @@ pub const NO_FALSE_SUSPICION: &str =
 pub const FAULT_FREE_COST: &str = "fault-free cost and time: with no crash, everyone entering together and rank 0 immune, no KEEPALIVE is sent, one DATA crosses each edge (at most one ACK each) and the operation ends at its closed-form latency (FTCO §3, §4 f_ETA, §5.2.1)";
 /// Alg. 2's type priority.
 pub const TYPE_PRIORITY: &str = "type priority: a process never takes a message while one of a higher-priority type waits, DATA before KEEPALIVE before ACK (FTCO §3, Alg. 2 line 7)";
+/// Detection (FTCO §4, Alg. 4; App. A).
+pub const DETECTION: &str = "detection: a process suspects a peer at the first instant more than f_timeout after a DATA or KEEPALIVE to it that no ACK or DATA answered, and sends a KEEPALIVE to a peer whose DATA it awaits as soon as the side's ETA (or f_timeout since the last one) has passed (FTCO §4, Alg. 4 lines 2–10 and 20–23; App. A)";
 /// Reachability: the failure detector fires.
 pub const SOMETIMES_SUSPECTS: &str = "sometimes: a process times out on a crashed process";
 
 /// The FTCO family's `always` properties, in matrix column order.
-pub const ALL: [&str; 5] = [
+pub const ALL: [&str; 6] = [
     CONSISTENCY,
     property::TERMINATION,
     NO_FALSE_SUSPICION,
     FAULT_FREE_COST,
     TYPE_PRIORITY,
+    DETECTION,
 ];
 /// Short column names for [`ALL`].
-pub const SHORT: [&str; 5] = [
+pub const SHORT: [&str; 6] = [
     "consistency",
     "termination",
     "no false suspicion",
     "fault-free cost",
     "type priority",
+    "detection",
 ];
 
 /// What the FTCO properties read from an automaton and its configuration. The real automaton
@@ -92,6 +96,10 @@ pub trait FtcoProcess:
     fn service(config: &Self::Config) -> ServiceDistance;
     /// The ranks this process timed out on.
     fn suspected(&self) -> &[Rank];
+    /// The real FTCO process (itself, or the one a mutant wraps).
+    fn node(&self) -> &FtcoNode<Contributions>;
+    /// The real protocol configuration, whose timers the properties hold the process to.
+    fn protocol(config: &Self::Config) -> &FtcoConfig<Contributions>;
 }
 
 impl FtcoProcess for FtcoNode<Contributions> {
@@ -113,6 +121,14 @@ impl FtcoProcess for FtcoNode<Contributions> {
 
     fn suspected(&self) -> &[Rank] {
         FtcoNode::suspected(self)
+    }
+
+    fn node(&self) -> &FtcoNode<Contributions> {
+        self
+    }
+
+    fn protocol(config: &FtcoConfig<Contributions>) -> &FtcoConfig<Contributions> {
+        config
     }
 }
 
@@ -329,6 +345,7 @@ pub fn properties<A: FtcoProcess>() -> Vec<TimedProperty<A>> {
         TimedProperty::always(NO_FALSE_SUSPICION, no_false_suspicion::<A>),
         TimedProperty::always_at_quiescence(FAULT_FREE_COST, fault_free_cost::<A>),
         TimedProperty::always(TYPE_PRIORITY, keeps_type_priority::<A>),
+        TimedProperty::always(DETECTION, detects::<A>),
         TimedProperty::sometimes(SOMETIMES_SUSPECTS, suspects::<A>),
         TimedProperty::sometimes(property::SOMETIMES_QUIESCENT, quiescent::<A>),
     ]
@@ -498,6 +515,32 @@ fn keeps_type_priority<A: FtcoProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> 
             }),
             None => true,
         }
+    })
+}
+
+/// [`DETECTION`]: in a state whose next event is at `now`, every instant before `now` has
+/// been run. So a suspicion due before `now` must have happened, and so must a KEEPALIVE due
+/// before `now` unless the port stayed busy (sending, or single-port receiving) from the
+/// instant it fell due: a due KEEPALIVE waits for the port, not for anything else. Under a
+/// service distance a process serves one distance per step (App. A), so only the suspicion
+/// is checked there.
+fn detects<A: FtcoProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    let now = s.sim.next_time().unwrap_or(Time::MAX);
+    let config = A::protocol(&m.config);
+    let served_at_once = A::service(&m.config) == ServiceDistance::None;
+    (0..m.procs).all(|r| {
+        let Some(node) = s.sim.automaton(r).filter(|_| !s.sim.has_crashed(r)) else {
+            return true;
+        };
+        let port_free = s.sim.port_free_at(r).unwrap_or(0);
+        node.node().watches(config).all(|w| {
+            let suspected_in_time = w
+                .unanswered_since
+                .is_none_or(|sent| now <= sent.saturating_add(w.timeout) + 1);
+            let probed_in_time =
+                !served_at_once || w.keepalive_due.is_none_or(|due| now <= due.max(port_free));
+            suspected_in_time && probed_in_time
+        })
     })
 }
 

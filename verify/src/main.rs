@@ -69,7 +69,7 @@ enum Command {
     Check(CheckArgs),
     /// Serve stateright's Explorer for one variant (timed model) to step through it in a browser.
     Explore(ExploreArgs),
-    /// Check consistency, termination and no false suspicion of one FTCO collective.
+    /// Check one FTCO collective: consistency, termination, no false suspicion, fault-free cost, type priority and detection.
     Ftco(FtcoArgs),
     /// Check one Corrected Gossip protocol (GOS, OCG, CCG, FCG) with every gossip target
     /// explored, or one of the gossip cells of the matrix (--cell).

@@ -348,6 +348,13 @@ pub enum FtcoBug {
     /// Work: a process sends the result (Bcast value, Allreduce result) to each child twice;
     /// the child ignores the copy.
     SendsResultsTwice,
+    /// Detection (FTCO §4, App. A): a process runs with every `f_timeout` one step longer than
+    /// the configuration's, so it suspects a crashed peer one step late.
+    SuspectsOneStepLate,
+    /// Detection (FTCO §4's `f_ETA`): ETAs one step late per hop (`L + 3` instead of `L + 2`,
+    /// the automaton's `L` one more than the configuration's), so a process waits longer than
+    /// it should before its first KEEPALIVE.
+    ProbesOneStepLatePerHop,
 }
 
 /// An FTCO process (with [`Contributions`] operands) with one [`FtcoBug`]. Two more mutants of
@@ -366,10 +373,41 @@ pub struct FtcoMutant {
 /// The configuration of an FTCO mutant run: the real configuration and the bug.
 #[derive(Clone, Debug)]
 pub struct FtcoMutantConfig {
-    /// The real protocol configuration.
+    /// The real protocol configuration (what the properties read).
     pub inner: FtcoConfig<Contributions>,
     /// The injected bug.
     pub bug: FtcoBug,
+    /// What the wrapped automaton runs, when the bug is a changed configuration.
+    changed: Option<FtcoConfig<Contributions>>,
+}
+
+impl FtcoMutantConfig {
+    /// The real configuration `inner` with `bug` injected.
+    pub fn new(inner: FtcoConfig<Contributions>, bug: FtcoBug) -> Self {
+        let changed = match bug {
+            FtcoBug::SuspectsOneStepLate => {
+                let mut late = inner.clone();
+                late.timeout.round_trip += 1;
+                Some(late)
+            }
+            FtcoBug::ProbesOneStepLatePerHop => {
+                let mut late = inner.clone();
+                late.latency += 1;
+                Some(late)
+            }
+            _ => None,
+        };
+        Self {
+            inner,
+            bug,
+            changed,
+        }
+    }
+
+    /// The configuration the wrapped automaton runs.
+    fn runs(&self) -> &FtcoConfig<Contributions> {
+        self.changed.as_ref().unwrap_or(&self.inner)
+    }
 }
 
 /// An FTCO message with [`Contributions`] operands.
@@ -384,7 +422,7 @@ impl Automaton for FtcoMutant {
 
     fn new(config: &FtcoMutantConfig, rank: Rank) -> Self {
         Self {
-            inner: FtcoNode::new(&config.inner, rank),
+            inner: FtcoNode::new(config.runs(), rank),
             rank,
             bug: config.bug,
             owed: Vec::new(),
@@ -392,7 +430,7 @@ impl Automaton for FtcoMutant {
     }
 
     fn on_start(&mut self, config: &FtcoMutantConfig, now: Time, out: &mut FtcoOut) {
-        self.inner.on_start(&config.inner, now, out);
+        self.inner.on_start(config.runs(), now, out);
     }
 
     fn on_message(
@@ -406,16 +444,16 @@ impl Automaton for FtcoMutant {
         if self.bug == FtcoBug::AnswersAcksWithKeepalives && msg == FtcoMsg::Ack {
             self.owed.push((from, FtcoMsg::Keepalive));
         }
-        self.inner.on_message(&config.inner, now, from, msg, out);
+        self.inner.on_message(config.runs(), now, from, msg, out);
     }
 
     fn on_timer(&mut self, config: &FtcoMutantConfig, now: Time, id: TimerId, out: &mut FtcoOut) {
-        self.inner.on_timer(&config.inner, now, id, out);
+        self.inner.on_timer(config.runs(), now, id, out);
     }
 
     fn on_send_slot(&mut self, config: &FtcoMutantConfig, now: Time, out: &mut FtcoOut) {
         let mut inner_out = Outbox::new();
-        self.inner.on_send_slot(&config.inner, now, &mut inner_out);
+        self.inner.on_send_slot(config.runs(), now, &mut inner_out);
         let mut sent = false;
         for action in inner_out.drain() {
             match action {
@@ -458,7 +496,7 @@ impl Automaton for FtcoMutant {
         now: Time,
         queue: &[(Rank, Self::Msg)],
     ) -> Option<usize> {
-        let chosen = self.inner.select_receive(&config.inner, now, queue);
+        let chosen = self.inner.select_receive(config.runs(), now, queue);
         if self.bug == FtcoBug::TakesKeepalivesBeforeData && chosen.is_some() {
             if let Some(i) = queue.iter().position(|(_, m)| *m == FtcoMsg::Keepalive) {
                 return Some(i);
@@ -493,6 +531,14 @@ impl crate::ftco::FtcoProcess for FtcoMutant {
 
     fn suspected(&self) -> &[Rank] {
         self.inner.suspected()
+    }
+
+    fn node(&self) -> &FtcoNode<Contributions> {
+        &self.inner
+    }
+
+    fn protocol(config: &FtcoMutantConfig) -> &FtcoConfig<Contributions> {
+        &config.inner
     }
 }
 

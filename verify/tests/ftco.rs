@@ -29,10 +29,7 @@ fn violated_by(
     crashes: u32,
     timing: CrashTiming,
 ) -> Vec<&'static str> {
-    let config = FtcoMutantConfig {
-        inner: spec.config().expect("valid spec"),
-        bug,
-    };
+    let config = FtcoMutantConfig::new(spec.config().expect("valid spec"), bug);
     violated_with::<FtcoMutant>(spec, config, crashes, timing)
 }
 
@@ -243,6 +240,52 @@ fn fault_free_cost_catches_etas_one_step_early_per_hop() {
             );
             assert!(violated_by_nothing(&s), "{}", s.name());
         }
+    }
+}
+
+/// FTCO §4 and App. A: a process whose timeouts are one step longer than its configuration's
+/// suspects a crashed peer one step late; a process whose ETAs are one step late per hop sends
+/// its first KEEPALIVE late. Every value is still right and nobody is falsely suspected, so
+/// only *detection* sees either, where the real automaton holds everything.
+#[test]
+fn detection_catches_late_suspicion_and_late_keepalives() {
+    for (bug, collective, kind, procs) in [
+        (
+            FtcoBug::SuspectsOneStepLate,
+            Collective::Reduce,
+            FtcoKind::KAry(2),
+            6,
+        ),
+        (
+            FtcoBug::SuspectsOneStepLate,
+            Collective::Bcast,
+            FtcoKind::KNomial(2),
+            6,
+        ),
+        (
+            FtcoBug::ProbesOneStepLatePerHop,
+            Collective::Allreduce,
+            FtcoKind::KAry(2),
+            6,
+        ),
+        (
+            FtcoBug::ProbesOneStepLatePerHop,
+            Collective::Reduce,
+            FtcoKind::KNomial(2),
+            6,
+        ),
+    ] {
+        let s = spec(collective, kind, procs);
+        assert_eq!(
+            violated_by(bug, &s, 1, CrashTiming::Any),
+            [ftco::DETECTION],
+            "{bug:?} {}",
+            s.name()
+        );
+        assert_eq!(
+            violated(&check(&s, 1, CrashTiming::Any)),
+            Vec::<&str>::new()
+        );
     }
 }
 

@@ -34,7 +34,7 @@ use alloc::vec::Vec;
 
 pub use metrics::{output_spread, FtcoMetrics};
 pub use msg::{FtcoMsg, Kind};
-pub use node::FtcoNode;
+pub use node::{FtcoNode, Watch};
 pub use service::{EtaRule, ServiceDistance, TimeoutRule};
 
 /// Process imbalance (FTCO App. B, Alg. 5; §5.2.4): what a process does before it enters the

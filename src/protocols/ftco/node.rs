@@ -77,6 +77,23 @@ impl<V> Peer<V> {
     }
 }
 
+/// What a process waits for from one neighbour ([`FtcoNode::watches`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Watch {
+    /// The neighbour.
+    pub rank: Rank,
+    /// When the last message that expects an ACK (DATA or KEEPALIVE) went to it, if no ACK or
+    /// DATA answered it since: Alg. 4 suspects it at the first instant after that plus
+    /// [`Watch::timeout`].
+    pub unanswered_since: Option<Time>,
+    /// `f_timeout` toward it (App. A; toward a replacement-group member, from the group's size).
+    pub timeout: Time,
+    /// If the process awaits its DATA and nothing to it is unanswered: the first instant a
+    /// KEEPALIVE to it is due (Alg. 4 lines 20–23: after the side's ETA, and `f_timeout`
+    /// after the last one).
+    pub keepalive_due: Option<Time>,
+}
+
 /// A value a node keeps to save work, not state: any value it may hold makes the node act the
 /// same (each field says why), so equality and hashing ignore it and the model checker's states
 /// and counts are those without it.
@@ -210,6 +227,66 @@ impl<R: Reduction> FtcoNode<R> {
     /// KEEPALIVEs this process sent.
     pub fn keepalives(&self) -> u32 {
         self.keepalives
+    }
+
+    /// What this process is waiting for from each neighbour that Alg. 4 may time out, with
+    /// the ETAs and `f_timeout`s of `config` (the rules of §4 and App. A, for an observer: a
+    /// model checker's detection property, a transport's diagnostics). Empty once it
+    /// completed or before its `StartTime`, when it only answers.
+    pub fn watches<'a>(&'a self, config: &'a FtcoConfig<R>) -> impl Iterator<Item = Watch> + 'a {
+        let active = self.entered && !self.done;
+        let (gather_eta, result_eta) = if active {
+            Self::etas(config, self.rank)
+        } else {
+            (0, 0)
+        };
+        self.sides()
+            .into_iter()
+            .filter(move |_| active)
+            .flat_map(move |(side, list)| {
+                let may_await = self.may_await(config, side);
+                let side_eta = match side {
+                    Side::Up => result_eta,
+                    Side::Down => gather_eta,
+                    Side::Group => 0,
+                };
+                list.iter()
+                    .filter(move |p| !config.is_immune(p.rank))
+                    .map(move |p| {
+                        let timeout = match side {
+                            Side::Group => self.peer_timeout(config, side, p),
+                            _ => config.f_timeout(self.rank, p.rank),
+                        };
+                        let unanswered_since = p.unanswered();
+                        let keepalive_due = (unanswered_since.is_none()
+                            && may_await
+                            && self.peer_awaited(config, side, p))
+                        .then(|| {
+                            let eta = side_eta + 1;
+                            p.last_sent()
+                                .map_or(eta, |sent| eta.max(sent.saturating_add(timeout) + 1))
+                        });
+                        Watch {
+                            rank: p.rank,
+                            unanswered_since,
+                            timeout,
+                            keepalive_due,
+                        }
+                    })
+            })
+    }
+
+    /// `rank`'s gather and result ETAs (`f_ETA`, §4).
+    fn etas(config: &FtcoConfig<R>, rank: Rank) -> (Time, Time) {
+        let (gather_eta, mut result_eta) = config.etas(config.collective, rank);
+        if config.collective == Collective::Reduce
+            && config.replaces_root()
+            && config.topology.parent(rank) == Some(0)
+        {
+            // Rank 0 sends the result to its children as in an Allreduce with one root.
+            result_eta = config.etas(Collective::Allreduce, rank).1;
+        }
+        (gather_eta, result_eta)
     }
 
     fn is_suspected(&self, rank: Rank) -> bool {
@@ -1124,14 +1201,7 @@ where
             Vec::with_capacity(other_roots.len() + topology.child_count(rank) as usize);
         down.extend(other_roots.map(peer));
         down.extend(topology.children(rank).map(peer));
-        let (gather_eta, mut result_eta) = config.etas(config.collective, rank);
-        if config.collective == Collective::Reduce
-            && config.replaces_root()
-            && topology.parent(rank) == Some(0)
-        {
-            // Rank 0 sends the result to its children as in an Allreduce with one root.
-            result_eta = config.etas(Collective::Allreduce, rank).1;
-        }
+        let (gather_eta, result_eta) = Self::etas(config, rank);
         Self {
             rank,
             mine: (config.initial)(rank),
