@@ -4,7 +4,7 @@
 # exact fast path, measured as whole processes by /usr/bin/time (GNU time: "%e %U %M": wall and user seconds,
 # peak RSS).
 #
-#   cargo build --release --features cli
+#   cargo build --release -p ftcoll-lab
 #   scripts/scaling.sh > docs/scaling.csv              # P = 2^10 .. 2^24 (a few minutes, ~8 GB)
 #   target/release/ftcoll plot docs/scaling.csv --x procs --y wall_s --series series \
 #       --log-x --log-y --output docs/scaling_time.svg

@@ -296,18 +296,18 @@ impl<M, V> Outbox<M, V> {
     /// to take them one by one while it changes its own state between two, without a
     /// [`Outbox::drain`] borrowing the outbox (the drain's construction and drop cost
     /// as much as handling the one action most calls queue).
-    pub(crate) fn start_taking(&mut self) {
+    pub fn start_taking(&mut self) {
         self.actions.reverse();
     }
 
     /// The next action after [`Outbox::start_taking`], in the order they were queued.
     #[inline]
-    pub(crate) fn pop_next(&mut self) -> Option<Action<M, V>> {
+    pub fn pop_next(&mut self) -> Option<Action<M, V>> {
         self.actions.pop()
     }
 
-    /// Drops whatever is left (after an error).
-    pub(crate) fn clear(&mut self) {
+    /// Drops whatever is left (a driver's way out after an error).
+    pub fn clear(&mut self) {
         self.actions.clear();
     }
 }
@@ -326,9 +326,9 @@ pub trait Automaton: Clone + Eq + Hash + Debug {
     fn new(config: &Self::Config, rank: Rank) -> Self;
 
     /// The number of processes `P` the configuration was built for, when it names one (a tree,
-    /// a ring). The drivers ([`sim::run`](crate::sim::run), [`sim::Sim::new`](crate::sim::Sim::new),
-    /// [`sim::pap::run`](crate::sim::pap::run)) refuse to run a different number of processes
-    /// ([`SimError::ProcsMismatch`](crate::sim::SimError::ProcsMismatch)); a driver of one's own
+    /// a ring). The drivers (`ftcoll_sim::run`, `ftcoll_sim::Sim::new`,
+    /// `ftcoll_sim::pap::run`) refuse to run a different number of processes
+    /// (`ftcoll_sim::SimError::ProcsMismatch`); a driver of one's own
     /// should do the same. Default: `None` (the configuration does not know `P`; nothing is
     /// checked). Every automaton of this crate answers `Some`.
     fn procs(config: &Self::Config) -> Option<u32> {
@@ -388,7 +388,7 @@ pub trait Automaton: Clone + Eq + Hash + Debug {
     /// promises that [`Self::on_message`] with it would leave the state equal (`==`) and emit
     /// nothing but [`Action::Ignored`] (CG §III.B: "already-colored nodes ignore all further
     /// messages"). A driver's receive model decides what the answer costs: under
-    /// [`IgnoredMessages::Free`](crate::sim::IgnoredMessages::Free) the LogP driver asks when
+    /// `ftcoll_sim::IgnoredMessages::Free` the LogP driver asks when
     /// a message reaches its receiver and drops an unread one there, without its receive
     /// overhead; under the default, `Charged`, it never asks. The default, `true`, is always
     /// correct.

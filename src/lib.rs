@@ -1,8 +1,10 @@
 //! # ftcoll — fault-tolerant collective communication
 //!
 //! Protocols from the Corrected Trees (CT), Corrected Gossip (CG), FTCO and arrival-pattern
-//! (PAP) papers written as pure automata, plus the arithmetic they stand on and a deterministic
-//! LogP simulator to run them.
+//! (PAP) papers written as pure automata, plus the arithmetic they stand on. This crate is the
+//! bottom of a stack: `ftcoll-sim` drives the automata (LogP, FTCO's single-port steps, PAP's
+//! model), `ftcoll-verify` model-checks them, and `ftcoll-lab` holds the experiments, the
+//! paper reproductions and the `ftcoll` command line.
 //!
 //! Three ways to use it:
 //! - **a library of automata** for your own runtime: every protocol is one
@@ -22,10 +24,7 @@
 //!   of reactions, `now` passed in, the polling and early-message rules, `is_done`).
 //! - [`protocols`]: Corrected Tree broadcast and its ring corrections, Corrected Gossip, FTCO's
 //!   Bcast/Reduce/Allreduce, and the PAP broadcasts.
-//! - [`sim`]: the deterministic driver (dual-port LogP, FTCO's single-port steps, PAP's model)
-//!   with arrivals, crash-stop faults, metrics and Chrome traces.
-//! - [`experiment`], [`fastpath`]: seeded Monte-Carlo points and the exact fast path that the
-//!   CLI's sweeps and `reproduce` use; [`rng`]: the SplitMix64 generator automata carry.
+//! - [`rng`]: the SplitMix64 generator automata carry.
 //!
 //! ## Features
 //!
@@ -34,7 +33,6 @@
 //! - `serde`: `Serialize`/`Deserialize` on every public configuration, spec, topology parameter,
 //!   scenario, report, metric summary, trace event and protocol message (no_std compatible).
 //! - `proptest`: the `strategies` module (trees, fault sets) for property tests.
-//! - `cli`: the `ftcoll` command-line tool and its dependencies; never needed by a library user.
 //!
 //! ## Driving an automaton by hand
 //!
@@ -105,7 +103,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! The [`sim`] driver is this loop with LogP timing; [`sim::run`] runs a whole operation.
+//! The `ftcoll-sim` driver is this loop with LogP timing; `ftcoll_sim::run` runs a whole
+//! operation.
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -115,13 +114,10 @@ extern crate alloc;
 extern crate std;
 
 pub mod automaton;
-pub mod experiment;
-pub mod fastpath;
 pub mod protocols;
 pub mod rng;
 #[cfg(feature = "serde")]
 pub mod serde_support;
-pub mod sim;
 #[cfg(feature = "proptest")]
 pub mod strategies;
 pub mod topology;

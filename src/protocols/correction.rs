@@ -108,8 +108,9 @@ impl Sweep {
 /// The choice every sweep makes at a free send slot: `sides[0]` (the alternating side) if
 /// `next_distance(side, reached)` allows it, else `sides[1]`; a distance that would cover ranks
 /// already covered from the other side (more than `others` over both sides) is refused.
-/// `index` maps a side to its slot in `reached`. Shared with the fast path (`crate::fastpath`).
-pub(crate) fn alternate<S: Copy>(
+/// `index` maps a side to its slot in `reached`. Public for the lab's exact fast path, which
+/// must choose exactly as the automaton does.
+pub fn alternate<S: Copy>(
     sides: [S; 2],
     index: impl Fn(S) -> usize,
     reached: &mut [u32; 2],
@@ -132,7 +133,7 @@ pub(crate) fn alternate<S: Copy>(
 
 /// Checked correction's next distance on a side (CT §3.1, CG Alg. 2): one past the farthest
 /// reached, unless the nearest corrector heard from on that side is already reached.
-pub(crate) fn checked_next(reached: u32, nearest: Option<u32>) -> Option<u32> {
+pub fn checked_next(reached: u32, nearest: Option<u32>) -> Option<u32> {
     match nearest {
         Some(m) if reached >= m => None,
         _ => Some(reached + 1),

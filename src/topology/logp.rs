@@ -69,3 +69,15 @@ impl Default for LogP {
         }
     }
 }
+
+/// Blocking or non-blocking communication (PAP §3.1): the communication model of PAP's timing
+/// model, which the arrival-pattern broadcasts' bounds depend on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum PapMode {
+    /// The transfer starts when both sides are ready (MPI's rendezvous for large messages).
+    #[default]
+    Blocking,
+    /// The sender never waits for the receiver's arrival; the message is buffered there.
+    NonBlocking,
+}

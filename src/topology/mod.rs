@@ -28,7 +28,7 @@ mod ready;
 mod schedule;
 
 pub use interleaving::{check_interleaved, check_interleaved_parents, Violation};
-pub use logp::{LogP, MAX_LOGP_PARAMETER};
+pub use logp::{LogP, PapMode, MAX_LOGP_PARAMETER};
 pub use reach::{Gap, Reach};
 pub use ready::{ReadySequence, ReadyValues, MAX_ORDER};
 

@@ -5,7 +5,7 @@
 //! ranks that hold no message: failed or uncolored (DESIGN §3). Its size counts every rank of the
 //! run, failed ones included, because correction messages must cross them: that is the `g_max`
 //! of CT Lemma 3 (a run of failed ranks alone still delays correction, see
-//! `tests/sim_lemmas.rs`). Each gap also reports how many of its ranks are live and uncolored
+//! `sim/tests/drivers/sim_lemmas.rs`). Each gap also reports how many of its ranks are live and uncolored
 //! (CT Fig. 3's text counts only those). Rank 0 is always colored, so no run crosses the
 //! wrap-around from `P - 1` to 0.
 

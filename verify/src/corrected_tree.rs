@@ -7,9 +7,9 @@ use ftcoll::protocols::corrected_tree::{
     CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
 };
 use ftcoll::protocols::correction::{Correction, Corrector};
-use ftcoll::sim::PortModel;
 use ftcoll::topology::{LogP, Order, Tree, TreeKind};
 use ftcoll::{Rank, Time};
+use ftcoll_sim::PortModel;
 
 use crate::budget::Halt;
 use crate::property;
@@ -200,7 +200,7 @@ fn corollary1_messages<A: Automaton>(m: &TimedModel<A>) -> u64 {
 }
 
 /// A fault-free corrector sends at every slot until both neighbours' first messages arrived:
-/// `3 + ⌈L/o⌉` slots (tests/sim_lemmas.rs). The ring must hold more processes than that for
+/// `3 + ⌈L/o⌉` slots (sim/tests/drivers/sim_lemmas.rs). The ring must hold more processes than that for
 /// the sweep not to wrap (the papers' `P ≫` assumption).
 fn ring_exceeds_sweep<A: Automaton>(m: &TimedModel<A>) -> bool {
     let (l, o) = lo(m);

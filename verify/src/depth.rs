@@ -5,7 +5,7 @@
 //! timed state determines the path that reached it, up to the order of crashes injected before
 //! one instant: a `Step` applies every event of the next instant and the run is otherwise
 //! deterministic; a `Crash` writes its instant into the crashed process's record
-//! ([`ftcoll::sim::Sim::crash`]), and crashes are never undone, so two paths that crash
+//! ([`ftcoll_sim::Sim::crash`]), and crashes are never undone, so two paths that crash
 //! different processes, or one process before different instants, end in different states;
 //! and the number of instants applied is fixed by the next instant (time strictly grows with
 //! every `Step`). So the state graph is a tree once the crashes before one instant are taken in

@@ -37,10 +37,10 @@ use ftcoll::automaton::{Automaton, Contributions, Phase};
 use ftcoll::protocols::ftco::{
     EtaRule, FtcoConfig, FtcoMsg, FtcoNode, Imbalance, RootFailure, ServiceDistance, TimeoutRule,
 };
-use ftcoll::sim::PortModel;
 use ftcoll::topology::ftco::{Collective, FtcoKind, FtcoTopology};
 use ftcoll::topology::{LogP, TopologyError};
 use ftcoll::{Rank, Time};
+use ftcoll_sim::PortModel;
 
 use crate::budget::Halt;
 use crate::timed::{quiescent, termination, TimedModel, TimedProperty, TimedState, Vocabulary};
@@ -319,7 +319,7 @@ impl FtcoSpec {
 /// levels) in which each level costs an ETA (the fault-free latency) and four timeouts of the
 /// busiest pair — one timeout to suspect, one to re-send, two for a KEEPALIVE round; and once
 /// per crash the largest slack of a result ETA (0 under [`EtaRule::Exact`]), by which a slack
-/// delays the first KEEPALIVE. Derived from the protocol's own timers; `tests/ftco_faults.rs`
+/// delays the first KEEPALIVE. Derived from the protocol's own timers; `lab/tests/protocols/ftco_faults.rs`
 /// runs thousands of random fault sets under the same bound.
 pub fn horizon(spec: &FtcoSpec, crashes: u32) -> Result<Time, TopologyError> {
     let topology = spec.topology()?;
@@ -446,7 +446,7 @@ fn no_false_suspicion<A: FtcoProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> b
 /// completion (with root replacement the root's children complete too, after it, holding the
 /// result in case they must replace it); Allreduce, the last completion. `None` before the
 /// measured event.
-fn measured_latency<V>(report: &ftcoll::sim::Report<V>, collective: Collective) -> Option<Time> {
+fn measured_latency<V>(report: &ftcoll_sim::Report<V>, collective: Collective) -> Option<Time> {
     let completions = report.completions.iter();
     match collective {
         Collective::Bcast => (report.undelivered() == 0).then(|| report.coloring_latency()),

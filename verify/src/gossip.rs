@@ -29,9 +29,9 @@ use ftcoll::protocols::gossip::{
 };
 use ftcoll::protocols::Msg;
 use ftcoll::rng::Chooser;
-use ftcoll::sim::PortModel;
 use ftcoll::topology::{LogP, TopologyError};
 use ftcoll::Time;
+use ftcoll_sim::PortModel;
 
 use crate::budget::Halt;
 use crate::timed::{

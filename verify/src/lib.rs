@@ -2,7 +2,7 @@
 //!
 //! Two [`stateright`] models run the **unchanged** protocol automata of `ftcoll` (DESIGN §6):
 //!
-//! - [`TimedModel`]: the LogP driver's exact semantics ([`ftcoll::sim::Sim`]); the only
+//! - [`TimedModel`]: the LogP driver's exact semantics ([`ftcoll_sim::Sim`]); the only
 //!   nondeterminism is which non-root processes crash (at most `f`, crash-stop) and at which
 //!   instant — before the operation ([`CrashTiming::Pre`]) or before any instant of it
 //!   ([`CrashTiming::Any`]). Time strictly increases along every path and crashes are counted,
@@ -49,7 +49,7 @@ pub use budget::{Budget, Halt, Stop};
 pub use corrected_tree::ProtocolSpec;
 pub use timed::{CrashTiming, TimedModel, TimedModelBuilder};
 
-use ftcoll::sim::Report;
+use ftcoll_sim::Report;
 
 /// Names of the four properties, shared by both models and the matrix.
 pub mod property {
@@ -828,10 +828,10 @@ pub fn notes(actions: &[timed::TimedAction]) -> Vec<(ftcoll::Time, String)> {
 pub fn timeline<V: core::fmt::Debug>(
     words: &timed::Vocabulary,
     notes: &[(ftcoll::Time, String)],
-    events: &[ftcoll::sim::TraceEvent],
+    events: &[ftcoll_sim::TraceEvent],
     report: &Report<V>,
 ) -> Vec<String> {
-    use ftcoll::sim::TraceEvent;
+    use ftcoll_sim::TraceEvent;
     let mut lines: Vec<(ftcoll::Time, u8, usize, String)> = Vec::new();
     for (i, (time, note)) in notes.iter().enumerate() {
         lines.push((*time, 0, i, note.clone()));
@@ -907,14 +907,14 @@ pub fn end_line<V: core::fmt::Debug>(words: &timed::Vocabulary, report: &Report<
 }
 
 /// One trace line, in a broadcast's words.
-pub fn describe(event: &ftcoll::sim::TraceEvent) -> String {
+pub fn describe(event: &ftcoll_sim::TraceEvent) -> String {
     describe_in(event, &timed::Vocabulary::BROADCAST)
 }
 
 /// One trace line, naming messages in `words`.
-pub fn describe_in(event: &ftcoll::sim::TraceEvent, words: &timed::Vocabulary) -> String {
+pub fn describe_in(event: &ftcoll_sim::TraceEvent, words: &timed::Vocabulary) -> String {
     use ftcoll::automaton::Phase;
-    use ftcoll::sim::TraceEvent;
+    use ftcoll_sim::TraceEvent;
     let name = |phase: &Phase| match phase {
         Phase::Dissemination => words.messages[0],
         Phase::Correction => words.messages[1],

@@ -477,7 +477,7 @@ pub fn claims() -> Vec<Claim> {
                     spec: protocol(lame, Interleaved, Checked, sync, 34),
                     pre: vec![2, 8, 30],
                     crash_at: vec![(27, 17), (32, 20)],
-                    source: "tests/sim_correction.rs",
+                    source: "sim/tests/drivers/sim_correction.rs",
                 },
             ],
         },
@@ -500,7 +500,7 @@ pub fn claims() -> Vec<Claim> {
                     spec: protocol(lame, Interleaved, CorrectionSpec::FailProof { faults: 2, sos_timeout: Option::None, sos_on_full_loop: true }, sync, 34),
                     pre: vec![2, 8, 30],
                     crash_at: vec![(27, 17), (32, 20)],
-                    source: "tests/sim_correction.rs (the checked counterexample above)",
+                    source: "sim/tests/drivers/sim_correction.rs (the checked counterexample above)",
                 },
             ],
         },
@@ -527,7 +527,7 @@ pub fn claims() -> Vec<Claim> {
             ],
         },
         Claim {
-            text: "CT Corollary 1 and Lemma 2: fault-free, synchronized checked correction sends 3 + ⌊L/o⌋ messages per process and lasts 4o + L + ⌊L/o⌋·o. Exact when o divides L; when it does not, the LogP driver sends one message more and lasts o steps longer (3 + ⌈L/o⌉ and 4o + L + ⌈L/o⌉·o: a send at 3o + ⌊L/o⌋·o < 3o + L still happens, where the paper's proof bounds the last send by n·o ≤ 3o + L; derivation in tests/sim_lemmas.rs).",
+            text: "CT Corollary 1 and Lemma 2: fault-free, synchronized checked correction sends 3 + ⌊L/o⌋ messages per process and lasts 4o + L + ⌊L/o⌋·o. Exact when o divides L; when it does not, the LogP driver sends one message more and lasts o steps longer (3 + ⌈L/o⌉ and 4o + L + ⌈L/o⌉·o: a send at 3o + ⌊L/o⌋·o < 3o + L still happens, where the paper's proof bounds the last send by n·o ≤ 3o + L; derivation in sim/tests/drivers/sim_lemmas.rs).",
             checks: vec![
                 exhaustive(protocol(lame, Interleaved, Checked, sync, 8), 0, pre, property::CHECKED_MESSAGES, Some(true)),
                 exhaustive(protocol(lame, Interleaved, Checked, sync, 8), 0, pre, property::CHECKED_LATENCY, Some(true)),
@@ -928,7 +928,7 @@ pub const GRID_SEARCH: SearchOptions = SearchOptions {
 };
 
 /// `P` of the grid's search column: the smallest ring the known crash-during-correction failure
-/// of checked correction fits in (CG §III.C; `tests/sim_correction.rs`).
+/// of checked correction fits in (CG §III.C; `sim/tests/drivers/sim_correction.rs`).
 pub const GRID_SEARCH_PROCS: u32 = 34;
 
 /// The grid's search of one row ([`GRID_SEARCH`]).

@@ -20,9 +20,9 @@
 //! FTCO), and which ranks may crash is a list too ([`TimedModel::crashable`]).
 
 use ftcoll::automaton::Automaton;
-use ftcoll::sim::{PortModel, Report, Scenario, Sim, SimError, TraceEvent};
 use ftcoll::topology::LogP;
 use ftcoll::{Rank, Time};
+use ftcoll_sim::{PortModel, Report, Scenario, Sim, SimError, TraceEvent};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use stateright::{Model, Property};
@@ -706,7 +706,7 @@ impl<A: Automaton> TimedModel<A> {
     fn initial(&self, crashed: &[Rank], trace: bool) -> TimedState<A> {
         let scenario = self.scenario(crashed, trace);
         // Every send slot the contract describes, also those an automaton declares idle: the
-        // states and their counts do not depend on that hint (`tests/sim_idle_slots.rs` shows
+        // states and their counts do not depend on that hint (`sim/tests/drivers/sim_idle_slots.rs` shows
         // that skipping changes no run).
         let every_slot = |mut sim: Sim<A>| {
             sim.offer_every_send_slot();

@@ -100,7 +100,7 @@ fn a_run_cut_at_the_horizon_leaves_liveness_undecided() {
 #[test]
 fn pre_operation_counterexamples_name_the_smallest_crash_set() {
     use ftcoll::protocols::corrected_tree::CorrectedTreeNode;
-    use ftcoll::sim::{run, PortModel, Scenario};
+    use ftcoll_sim::{run, PortModel, Scenario};
     let cases = [
         (
             TreeKind::KAry(2),
@@ -193,7 +193,7 @@ fn pre_operation_counterexamples_name_the_smallest_crash_set() {
 #[test]
 fn any_instant_counterexamples_have_the_fewest_crashes() {
     use ftcoll::protocols::corrected_tree::CorrectedTreeNode;
-    use ftcoll::sim::{run, PortModel, Scenario};
+    use ftcoll_sim::{run, PortModel, Scenario};
     let cases = [
         (TreeKind::KAry(2), Order::InOrder, 1),
         (TreeKind::Lame(2), Order::InOrder, 1),

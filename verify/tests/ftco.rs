@@ -330,9 +330,9 @@ fn fault_free_cost_catches_results_sent_twice() {
 #[test]
 fn the_fault_free_data_count_is_the_simulators() {
     use ftcoll::automaton::{Phase, Sum};
-    use ftcoll::sim::{run, PortModel, Scenario};
     use ftcoll::topology::ftco::FtcoTopology;
     use ftcoll::topology::LogP;
+    use ftcoll_sim::{run, PortModel, Scenario};
     for kind in [FtcoKind::KAry(2), FtcoKind::KNomial(3)] {
         for roots in 1..=3u64 {
             for procs in [roots as u32, 5, 16, 23] {

@@ -136,11 +136,11 @@ fn every_seeded_run_is_a_path_of_the_model() {
     for seed in 0..20u64 {
         let mut seeded = GossipConfig::new(5, spec.logp, 4, seed).unwrap();
         seeded.targets = Targets::Seeded;
-        let scenario = ftcoll::sim::Scenario {
+        let scenario = ftcoll_sim::Scenario {
             logp: spec.logp,
             ..Default::default()
         };
-        let expected = ftcoll::sim::run::<Ccg>(&seeded, 5, &scenario, 1 << 20).unwrap();
+        let expected = ftcoll_sim::run::<Ccg>(&seeded, 5, &scenario, 1 << 20).unwrap();
         // Replay: supply each draw the outcome the seeded generator of that rank gives.
         let chosen = spec.gossip().unwrap();
         let model = gossip::model_of::<Ccg>(&spec, chosen, 0, CrashTiming::Pre).unwrap();

@@ -417,7 +417,7 @@ fn stop_rule_catches_a_process_that_claims_done_too_early() {
 /// message), 15 + 14 = 29 messages, 15 from rank 14.
 #[test]
 fn delayed_stop_reply_ends_a_sweep_at_the_first_live_corrector() {
-    use ftcoll::sim::{self, PortModel, Scenario};
+    use ftcoll_sim::{self as sim, PortModel, Scenario};
     let s = ProtocolSpec {
         tree: TreeKind::Binomial,
         order: Order::Interleaved,

@@ -3,8 +3,8 @@
 //! [`ftcoll_verify::corrected_tree::lemma3_applies`] is where the matrix draws that line.
 
 use ftcoll::protocols::corrected_tree::{CorrectedTreeNode, CorrectionSpec, StartMode};
-use ftcoll::sim::{self, PortModel, Scenario};
 use ftcoll::topology::{LogP, Order, TreeKind};
+use ftcoll_sim::{self as sim, PortModel, Scenario};
 use ftcoll_verify::corrected_tree::lemma3_applies;
 use ftcoll_verify::ProtocolSpec;
 

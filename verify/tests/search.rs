@@ -5,9 +5,9 @@
 //! driver (`sim::run`), not the search.
 
 use ftcoll::protocols::corrected_tree::{CorrectedTreeNode, CorrectionSpec, StartMode};
-use ftcoll::sim::{self, PortModel, Scenario};
 use ftcoll::topology::{LogP, Order, TreeKind};
 use ftcoll::{Rank, Time};
+use ftcoll_sim::{self as sim, PortModel, Scenario};
 use ftcoll_verify::search::SearchOptions;
 use ftcoll_verify::{property, CrashTiming, ProtocolSpec, TimedModel};
 

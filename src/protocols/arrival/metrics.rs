@@ -5,7 +5,7 @@
 
 use core::cmp::Ordering;
 
-use crate::sim::pap::PapMode;
+use crate::topology::PapMode;
 use crate::Time;
 
 /// An exact non-negative fraction `num / den` (`den > 0`), kept in lowest terms, so equality

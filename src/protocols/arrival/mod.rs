@@ -1,7 +1,7 @@
 //! Broadcast under process arrival patterns (Patarasuk & Yuan, PAP): the common broadcast
 //! algorithms whose competitive ratio PAP §3.3 shows unbounded or `Ω(n)`, the offline
 //! `nearopt` of Lemma 1, and the two arrival-pattern-aware algorithms of §4 with competitive
-//! ratio at most 3. They run on the driver's PAP model ([`crate::sim::pap`]): a message of
+//! ratio at most 3. They run on the driver's PAP model (`ftcoll_sim::pap`): a message of
 //! `msize` takes `T(msize) = msize` time units, forwarding starts with the first bit, control
 //! messages are free, blocking or non-blocking.
 //!

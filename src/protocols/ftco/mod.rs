@@ -24,7 +24,6 @@
 //! See `docs/protocols.md` (FTCO section) for every rule the paper leaves open and the choice
 //! made here, and `node.rs` for the handlers.
 
-mod metrics;
 mod msg;
 mod node;
 mod schedule;
@@ -32,7 +31,6 @@ mod service;
 
 use alloc::vec::Vec;
 
-pub use metrics::{output_spread, FtcoMetrics};
 pub use msg::{FtcoMsg, Kind};
 pub use node::{FtcoNode, Watch};
 pub use service::{EtaRule, ServiceDistance, TimeoutRule};

@@ -1347,7 +1347,7 @@ where
     /// KEEPALIVE due, so before it `expire` suspects nothing and `arm` keeps it (a timer due by
     /// `at` is an input, but a driver may offer the slot first); the gather and result are up
     /// to date (`progress` ran after the last input or send) and would not complete; and
-    /// Alg. 1 chooses no send. (`tests/sim_idle_slots.rs` fails without the wake-up test.)
+    /// Alg. 1 chooses no send. (`sim/tests/drivers/sim_idle_slots.rs` fails without the wake-up test.)
     fn send_slot_is_idle(&self, config: &FtcoConfig<R>, at: Time) -> bool {
         if !self.started {
             return true;

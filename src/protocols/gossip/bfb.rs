@@ -45,7 +45,7 @@
 //! parent never suspects a live child whose subtree's failures are reported from below. Without
 //! queueing (`N` a power of two, fault-free: the replies reach a process at distinct times at
 //! least `3O + 2L` apart) `D = 2(2O + L)` is already enough and the bound is tight:
-//! `tests/gossip_bfb.rs` checks both, and that `D = 2(2O + L) − 1` suspects a live process.
+//! `sim/tests/protocols/gossip_bfb.rs` checks both, and that `D = 2(2O + L) − 1` suspects a live process.
 //! The margin is needed otherwise: when `N` is not a power of two the first subtree is shorter,
 //! its replies can collide with a sibling's, and `D = 2(2O + L)` suspects a live process (first
 //! at `N = 258` for `L = 2, O = 1`, tested).

@@ -1,5 +1,6 @@
 //! `exp`, `ln` and their accurate-near-zero forms for the `no_std` core (`core` has no
-//! transcendental functions and the crate takes no math dependency). Range reduction plus
+//! transcendental functions and the crate takes no math dependency). Public so that the lab's
+//! analytical curves compute with the same functions as the gossip plan. Range reduction plus
 //! series: relative error of a few ulp, checked against `std` by the unit test below.
 
 /// `ln 2` split as in fdlibm: a high part with trailing zero bits and the rest.
@@ -22,7 +23,7 @@ fn two_atanh(s: f64) -> f64 {
 }
 
 /// Natural logarithm; `-inf` at 0, NaN below.
-pub(crate) fn ln(x: f64) -> f64 {
+pub fn ln(x: f64) -> f64 {
     if x.is_nan() || x < 0.0 {
         return f64::NAN;
     }
@@ -50,7 +51,7 @@ pub(crate) fn ln(x: f64) -> f64 {
 }
 
 /// `ln(1 + x)`, accurate for small `x`; `-inf` at `x = -1`.
-pub(crate) fn ln_1p(x: f64) -> f64 {
+pub fn ln_1p(x: f64) -> f64 {
     if x.abs() < 0.25 {
         two_atanh(x / (2.0 + x))
     } else {
@@ -59,7 +60,7 @@ pub(crate) fn ln_1p(x: f64) -> f64 {
 }
 
 /// `e^x`.
-pub(crate) fn exp(x: f64) -> f64 {
+pub fn exp(x: f64) -> f64 {
     if x.is_nan() {
         return x;
     }
@@ -107,7 +108,7 @@ fn scale(y: f64, k: i64) -> f64 {
 }
 
 /// `e^x − 1`, accurate for small `x` (the series without its leading 1).
-pub(crate) fn exp_m1(x: f64) -> f64 {
+pub fn exp_m1(x: f64) -> f64 {
     if x.abs() >= 0.35 {
         return exp(x) - 1.0;
     }

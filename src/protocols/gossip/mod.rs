@@ -62,7 +62,7 @@ pub mod big;
 pub mod ccg;
 pub mod fcg;
 pub mod gos;
-pub(crate) mod math;
+pub mod math;
 pub mod ocg;
 pub mod plan;
 

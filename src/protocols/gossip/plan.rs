@@ -27,7 +27,7 @@
 //! `recommended_t` is Fig. 3's `T = 24` (OCG, `N = n = 1024`, `L = O = 1`, `δ = 6.93·10⁻⁷`) and
 //! Table 7's `T` for OCG (32), CCG with `f̂ = 3` (34) and FCG (37) at `N = 4096`, `L = 2`,
 //! `O = 1`; Eq. 3's minimum there, 42, is Table 7's OCG latency. Fig. 5's CCG `T = 25` is not
-//! a minimizer of Eq. 4 (they are 24 and 26): `tests/gossip_plan.rs`, docs/protocols.md.
+//! a minimizer of Eq. 4 (they are 24 and 26): `lab/tests/protocols/gossip_plan.rs`, docs/protocols.md.
 //!
 //! Cost: the search visits every candidate `T` below the best latency found, but skips, with a
 //! proof, each whose chain bound must exceed what could still win (a window of the bound's
@@ -322,7 +322,7 @@ impl Model {
     /// GOS's gossip time (CG §IV.A, §IV.B.1): the smallest `T` (a multiple of `O`) whose
     /// expected number of live processes still uncolored when the last gossip message lands,
     /// `n − c(T + L + O)` by Lemma 1, is below `δ`. No `O` is added: at `N = 4096`, `L = 2`,
-    /// `O = 1`, `δ = 6.9315·10⁻⁷` this is Table 7's `T = 50` as is (`tests/reproduce_cg.rs`).
+    /// `O = 1`, `δ = 6.9315·10⁻⁷` this is Table 7's `T = 50` as is (`lab/tests/reproduce/reproduce_cg.rs`).
     pub fn gos_time(&self, delta: f64) -> Result<Time, PlanError> {
         if !(delta > 0.0 && delta < 1.0) {
             return Err(PlanError::OutOfRange {

@@ -4,7 +4,7 @@
 use ftcoll::protocols::corrected_tree::{
     CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
 };
-use ftcoll::sim::{self, Report, Scenario};
+use ftcoll_sim::{self as sim, Report, Scenario};
 use ftcoll::topology::{LogP, Order, Tree, TreeKind};
 
 /// A checked-correction broadcast over 16 processes with ranks 3 and 5 failed.

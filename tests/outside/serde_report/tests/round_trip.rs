@@ -1,4 +1,4 @@
-use ftcoll::sim::RunMetrics;
+use ftcoll_sim::RunMetrics;
 use ftcoll_outside_serde_report::{from_json, report, to_json};
 
 #[test]

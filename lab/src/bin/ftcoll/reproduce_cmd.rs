@@ -1,0 +1,441 @@
+//! `ftcoll reproduce ct|ftco|pap|cg [--quick]`. Every paper's reproduction is library code
+//! (`ftcoll_lab::experiment::{ct, ftco, pap, cg}`) returning an [`ftcoll_lab::experiment::Output`]; the
+//! submodules here are thin shells that run the library's points in parallel ([`Chunked`], with
+//! progress bars) and write the files ([`write_outputs`], every chart drawn by [`chart`]):
+//!
+//! - [`ct`]: CT Fig. 1b, 6, 7, 8, 9, 10, Lemma 2 and Table 1, `ct.md` with the published numbers
+//!   beside ours (`ftcoll_lab::experiment::ct`);
+//! - [`ftco`]: FTCO Table 2, Fig. 7–10 and Table 1's shape (`ftcoll_lab::experiment::ftco`);
+//! - [`pap`]: the shapes of PAP Figs. 7–11 on the PAP model (`ftcoll_lab::experiment::pap`);
+//! - [`cg`]: CG Table 7, Fig. 3, 5, 1 and 7 (`ftcoll_lab::experiment::cg`).
+//!
+//! Every run is seeded (`--seed`, default 1) and uses the same machinery as `ftcoll sweep`, so any
+//! number here can be re-derived with a `sweep` or `simulate` command.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::{Args, ValueEnum};
+use ftcoll_lab::experiment::{BatchPoint, ChartSeries, Executor, Job, PointError};
+use plotters::prelude::*;
+
+use crate::args;
+use crate::sweep_cmd::progress_bar;
+use crate::{CliError, UsageError};
+
+mod cg;
+mod ct;
+mod ftco;
+mod pap;
+
+/// Which paper.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum Paper {
+    /// Corrected Trees (PPoPP '19).
+    Ct,
+    /// FTCO (Margolin & Barak): Table 2, Fig. 7–10, Table 1's shape.
+    Ftco,
+    /// PAP (Patarasuk & Yuan): the shapes of Figs. 7–11 on the PAP timing model.
+    Pap,
+    /// Corrected Gossip (Hoefler et al.): Table 7, Fig. 1, 3, 5, 7a/b and 9.
+    Cg,
+}
+
+/// `ftcoll reproduce`.
+#[derive(Args, Debug)]
+pub struct ReproduceArgs {
+    /// The paper to reproduce.
+    #[arg(value_enum)]
+    paper: Paper,
+    /// Fewer runs and smaller sizes: minutes instead of the paper's scale.
+    #[arg(long)]
+    quick: bool,
+    /// Tiny sizes for tests (seconds; numbers are not comparable to the paper).
+    #[arg(long, hide = true)]
+    smoke: bool,
+    /// Directory for `ct.md` (`ftco.md`, `pap.md`, `cg.md`); CSV and SVG files go to its `ct/` (`ftco/`, `pap/`, `cg/`) subdirectory. Default: the
+    /// committed `docs/results` for a full run, the git-ignored `results/quick` with `--quick`
+    /// (a quick run never replaces the committed full-scale results unless asked to).
+    #[arg(long)]
+    output: Option<PathBuf>,
+    /// Seed of every random choice.
+    #[arg(long, default_value = "1", value_parser = args::seed)]
+    seed: u64,
+}
+
+/// Where a full run writes: the committed results.
+const FULL_OUTPUT: &str = "docs/results";
+/// Where `--quick` writes by default: git-ignored, beside the committed results.
+const QUICK_OUTPUT: &str = "results/quick";
+
+/// Runs `work(0)`, …, `work(tasks − 1)` on every core (`RAYON_NUM_THREADS` threads if set), each
+/// thread taking the next index, so the caller orders the tasks (costliest first). The first
+/// error stops the other workers at their next task. Returns `(index, result)` in completion
+/// order; every paper's statistics merge in any order.
+pub(crate) fn parallel<S: Send>(
+    tasks: usize,
+    work: impl Fn(usize) -> Result<S, ftcoll_lab::experiment::PointError> + Sync,
+) -> Result<Vec<(usize, S)>, ftcoll_lab::experiment::PointError> {
+    use ftcoll_lab::experiment::PointError;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let threads = rayon::current_num_threads().max(1);
+    type Done<S> = Result<Vec<(usize, S)>, PointError>;
+    let partials: Vec<Done<S>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= tasks {
+                            return Ok(done);
+                        }
+                        let s = work(i).inspect_err(|_| next.store(tasks, Ordering::Relaxed))?;
+                        done.push((i, s));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join()
+                    .unwrap_or_else(|_| Err(PointError("a worker panicked".into())))
+            })
+            .collect()
+    });
+    let mut all = Vec::new();
+    for part in partials {
+        all.extend(part?);
+    }
+    Ok(all)
+}
+
+/// Runs a batch of [`BatchPoint`]s on every core: each job's runs are cut into chunks of
+/// `chunk_runs()`, the chunks of the costliest points first (greedy longest-first, so that a
+/// minute-long FTCO Table 2 run does not start last), merged in any order (the statistics are
+/// exact histograms), with a progress bar. The executor of every `reproduce`.
+pub(crate) struct Chunked;
+
+impl<P: BatchPoint> Executor<P> for Chunked {
+    fn run(&mut self, seed: u64, jobs: &[Job<'_, P>]) -> Result<Vec<P::Stats>, PointError> {
+        // (cost, job, first run, runs).
+        let mut chunks: Vec<(u64, usize, u64, u64)> = Vec::new();
+        for (j, job) in jobs.iter().enumerate() {
+            let size = job.point.chunk_runs().max(1);
+            let mut first = 0;
+            while first < job.runs {
+                let n = size.min(job.runs - first);
+                chunks.push((job.point.cost(), j, first, n));
+                first += n;
+            }
+        }
+        chunks.sort_by_key(|c| std::cmp::Reverse(c.0));
+        let total: u64 = jobs.iter().map(|j| j.runs).sum();
+        let label = match jobs {
+            [one] => one.label.to_string(),
+            [first, ..] => format!("{} (+{} points)", first.label, jobs.len() - 1),
+            [] => String::new(),
+        };
+        let bar = progress_bar(total, &label);
+        let done = parallel(chunks.len(), |i| {
+            let (_, j, first, n) = chunks[i];
+            let stats = jobs[j]
+                .point
+                .run_many(seed, first, n)
+                .map_err(|e| PointError(format!("{}: {}", jobs[j].label, e.0)))?;
+            bar.inc(n);
+            Ok(stats)
+        });
+        bar.finish_and_clear();
+        let mut stats = vec![P::Stats::default(); jobs.len()];
+        for (i, s) in done? {
+            P::merge(&mut stats[chunks[i].1], &s);
+        }
+        Ok(stats)
+    }
+}
+
+/// Runs one paper's reproduction (`run`) and writes its outputs as [`write_outputs`] does, into
+/// `output` (created or checked first by [`output_dir`]).
+pub(crate) fn reproduce_paper(
+    name: &str,
+    output: &Path,
+    out: &mut impl Write,
+    run: impl FnOnce() -> Result<ftcoll_lab::experiment::Output, PointError>,
+) -> Result<(), CliError> {
+    output_dir(output, name)?;
+    let started = Instant::now();
+    let result = run().map_err(|e| UsageError(format!("reproduce {name}: {}", e.0)))?;
+    write_outputs(output, name, result, started, out)
+}
+
+/// Writes a paper's [`ftcoll_lab::experiment::Output`]: `NAME.md` into `output` (with the run
+/// count and wall time since `started` as its last line) and the CSV and SVG files into
+/// `output/NAME/`.
+pub(crate) fn write_outputs(
+    output: &Path,
+    name: &str,
+    result: ftcoll_lab::experiment::Output,
+    started: Instant,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let dir = output.join(name);
+    for (file, text) in &result.csv {
+        write_file(&dir.join(file), text)?;
+    }
+    for c in &result.charts {
+        chart(
+            &dir.join(&c.file),
+            &c.title,
+            &c.x_label,
+            &c.y_label,
+            &c.series,
+            c.log_x,
+            c.log_y,
+        )?;
+    }
+    let md = format!(
+        "{}\n\n---\n\n{} runs in {:.1} s on {} threads.\n",
+        result.markdown.trim_end_matches('\n'),
+        result.runs,
+        started.elapsed().as_secs_f64(),
+        rayon::current_num_threads()
+    );
+    let report = output.join(format!("{name}.md"));
+    write_file(&report, &md)?;
+    writeln!(out, "wrote {} and {}", report.display(), dir.display())?;
+    Ok(())
+}
+
+/// Creates `output/NAME/` for [`write_outputs`] before any work.
+pub(crate) fn output_dir(output: &Path, name: &str) -> Result<(), CliError> {
+    let dir = output.join(name);
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| UsageError(format!("--output: cannot create {}: {e}", dir.display())).into())
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
+    std::fs::write(path, text)
+        .map_err(|e| UsageError(format!("--output: cannot write {}: {e}", path.display())).into())
+}
+
+/// The points of `s` as `(x, y, low, high)`: its whiskers, or `low = high = y` without.
+fn with_whiskers(s: &ChartSeries) -> Vec<(f64, f64, f64, f64)> {
+    s.points
+        .iter()
+        .enumerate()
+        .map(|(i, &(x, y))| {
+            let (low, high) = s.whiskers.get(i).copied().unwrap_or((y, y));
+            (x, y, low, high)
+        })
+        .collect()
+}
+
+/// Draws `series` (lines, or points alone for a scatter series, each with its whiskers if it
+/// has any) into the SVG file `path`: the one renderer of every chart the CLI writes.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn chart(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[ChartSeries],
+    log_x: bool,
+    log_y: bool,
+) -> Result<(), CliError> {
+    let err = |e: &dyn std::fmt::Display| -> CliError {
+        UsageError(format!("--output: plotting {}: {e}", path.display())).into()
+    };
+    let points: Vec<Vec<(f64, f64, f64, f64)>> = series.iter().map(with_whiskers).collect();
+    let all: Vec<&(f64, f64, f64, f64)> = points.iter().flatten().collect();
+    let min = |f: fn(&(f64, f64, f64, f64)) -> f64| {
+        all.iter().map(|p| f(p)).fold(f64::INFINITY, f64::min)
+    };
+    let max = |f: fn(&(f64, f64, f64, f64)) -> f64| {
+        all.iter().map(|p| f(p)).fold(f64::NEG_INFINITY, f64::max)
+    };
+    let (mut x0, mut x1) = (min(|p| p.0), max(|p| p.0));
+    let (mut y0, mut y1) = (min(|p| p.2.min(p.1)), max(|p| p.3.max(p.1)));
+    if !x0.is_finite() {
+        (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
+    }
+    if log_x {
+        (x0, x1) = (x0 / 1.3, x1 * 1.3);
+    } else {
+        let pad = (x1 - x0).max(1.0) * 0.05;
+        (x0, x1) = (x0 - pad, x1 + pad);
+    }
+    if log_y {
+        // A logarithmic axis holds only positive values (`plot` leaves the others out); the
+        // floor only stands in when there is none.
+        let low = y0 / 1.3;
+        (y0, y1) = (if low > 0.0 { low } else { 1e-3 }, y1 * 1.3);
+    } else {
+        let pad = (y1 - y0).max(1.0) * 0.08;
+        // Down to 0 for non-negative data; below it only when some value is negative.
+        let low = y0 - pad;
+        (y0, y1) = (if y0 >= 0.0 { low.max(0.0) } else { low }, y1 + pad);
+    }
+    // Values near f64::MAX overflow the padding; plotters would loop on an infinite axis.
+    if ![x0, x1, y0, y1].iter().all(|v| v.is_finite()) {
+        return Err(UsageError(format!(
+            "--output: plotting {}: a value is too large for the axis: allowed magnitudes up to 1e307",
+            path.display()
+        ))
+        .into());
+    }
+    let root = SVGBackend::new(path, (800, 520)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let mut builder = ChartBuilder::on(&root);
+    builder
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(60);
+    let palette = [
+        RED,
+        BLUE,
+        GREEN,
+        MAGENTA,
+        CYAN,
+        BLACK,
+        RGBColor(230, 140, 0),
+        RGBColor(120, 60, 160),
+    ];
+    macro_rules! draw {
+        ($chart:expr) => {{
+            let mut chart = $chart;
+            chart
+                .configure_mesh()
+                .x_desc(x_label)
+                .y_desc(y_label)
+                .draw()
+                .map_err(|e| err(&e))?;
+            for (k, (s, points)) in series.iter().zip(&points).enumerate() {
+                let color = palette[k % palette.len()];
+                if s.scatter {
+                    chart
+                        .draw_series(
+                            s.points
+                                .iter()
+                                .map(|p| Circle::new((p.0, p.1), 3, color.filled())),
+                        )
+                        .map_err(|e| err(&e))?
+                        .label(s.name.clone())
+                        .legend(move |(x, y)| Circle::new((x + 10, y), 3, color.filled()));
+                } else {
+                    chart
+                        .draw_series(LineSeries::new(
+                            s.points.iter().map(|p| (p.0, p.1)),
+                            color.stroke_width(2),
+                        ))
+                        .map_err(|e| err(&e))?
+                        .label(s.name.clone())
+                        .legend(move |(x, y)| {
+                            PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                        });
+                    chart
+                        .draw_series(
+                            s.points
+                                .iter()
+                                .map(|p| Circle::new((p.0, p.1), 3, color.filled())),
+                        )
+                        .map_err(|e| err(&e))?;
+                }
+                if !s.whiskers.is_empty() {
+                    chart
+                        .draw_series(points.iter().map(|p| {
+                            ErrorBar::new_vertical(p.0, p.2, p.1, p.3, color.stroke_width(1), 6)
+                        }))
+                        .map_err(|e| err(&e))?;
+                }
+            }
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .position(SeriesLabelPosition::UpperLeft)
+                .draw()
+                .map_err(|e| err(&e))?;
+        }};
+    }
+    match (log_x, log_y) {
+        (true, true) => draw!(builder
+            .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())
+            .map_err(|e| err(&e))?),
+        (true, false) => draw!(builder
+            .build_cartesian_2d((x0..x1).log_scale(), y0..y1)
+            .map_err(|e| err(&e))?),
+        (false, true) => draw!(builder
+            .build_cartesian_2d(x0..x1, (y0..y1).log_scale())
+            .map_err(|e| err(&e))?),
+        (false, false) => draw!(builder
+            .build_cartesian_2d(x0..x1, y0..y1)
+            .map_err(|e| err(&e))?),
+    }
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
+
+/// `--output`, or the committed results for a full run and the git-ignored `results/quick` for
+/// `--quick` (and `--smoke`).
+fn default_output(a: &ReproduceArgs) -> PathBuf {
+    a.output.clone().unwrap_or_else(|| {
+        PathBuf::from(if a.quick || a.smoke {
+            QUICK_OUTPUT
+        } else {
+            FULL_OUTPUT
+        })
+    })
+}
+
+/// `ftcoll reproduce`.
+pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError> {
+    use ftcoll_lab::experiment as e;
+    let output = default_output(&a);
+    let (seed, quick, smoke) = (a.seed, a.quick, a.smoke);
+    match a.paper {
+        Paper::Ct => {
+            let mode = if smoke {
+                e::ct::Mode::Smoke
+            } else if quick {
+                e::ct::Mode::Quick
+            } else {
+                e::ct::Mode::Full
+            };
+            ct::reproduce(mode, seed, &output, out)
+        }
+        Paper::Ftco => {
+            let mode = if smoke {
+                e::ftco::Mode::Smoke
+            } else if quick {
+                e::ftco::Mode::Quick
+            } else {
+                e::ftco::Mode::Full
+            };
+            ftco::reproduce(mode, seed, &output, out)
+        }
+        Paper::Pap => {
+            // PAP's quick scale already runs in seconds: --smoke is --quick.
+            let mode = if quick || smoke {
+                e::pap::Mode::Quick
+            } else {
+                e::pap::Mode::Full
+            };
+            pap::reproduce(mode, seed, &output, out)
+        }
+        Paper::Cg => {
+            let mode = if smoke {
+                e::cg::Mode::Smoke
+            } else if quick {
+                e::cg::Mode::Quick
+            } else {
+                e::cg::Mode::Full
+            };
+            cg::reproduce(mode, seed, &output, out)
+        }
+    }
+}

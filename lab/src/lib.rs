@@ -1,0 +1,15 @@
+//! # ftcoll-lab — the experiments behind the papers' evaluations
+//!
+//! The top of the ftcoll stack: seeded Monte-Carlo experiments ([`experiment`]), the exact fast
+//! path of synchronized checked correction ([`fastpath`]), FTCO's per-run metrics
+//! ([`ftco_metrics`]), one reproduction module per paper (`experiment::{ct, cg, ftco, pap}`) and
+//! the `ftcoll` command line (`src/bin/ftcoll`), which stays a thin shell over them. It builds on
+//! `ftcoll` (the automata) and `ftcoll-sim` (the drivers).
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+extern crate alloc;
+
+pub mod experiment;
+pub mod fastpath;
+pub mod ftco_metrics;
