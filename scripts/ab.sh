@@ -1,5 +1,5 @@
 #!/bin/sh
-# Two ftcoll binaries compared as whole processes (docs/performance.md, issue 16): for each
+# Two ftcoll binaries compared as whole processes (docs/performance.md): for each
 # configuration and fault rate, one warm-up round and 3 counted rounds, each round running
 # binary A then binary B on the same `simulate` (P = 2^20, binomial, --engine full), timed by
 # GNU time ("%U %M": user seconds, peak RSS in KB). It prints one line per run

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The scaling figure of docs/performance.md ("The general driver (issue 16)"): wall time and peak
+# The scaling figure of docs/performance.md ("The general driver"): wall time and peak
 # memory of one `ftcoll simulate` run against P = 2^MIN .. 2^MAX, for the general driver and the
 # exact fast path, measured as whole processes by /usr/bin/time (GNU time: "%e %U %M": wall and user seconds,
 # peak RSS).

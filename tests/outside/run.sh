@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The "Done when" checks of issue 18, as a user outside the workspace would run them:
+# Two crates that use the workspace from outside, as a user would:
 # `serde_report` depends on ftcoll and ftcoll-sim (paths, features = ["serde"]) and round-trips a
 # report through JSON; `own_automaton` depends on ftcoll-verify and checks its own automaton. They share one
 # target directory (`target/outside`). Not part of `cargo test --workspace` (a cold build of

@@ -78,6 +78,12 @@ pub const ASYNC_BYTES_PER_STATE: u64 = 1024;
 /// ```
 pub const TIMED_INITIAL_BYTES_PER_PROCESS: u64 = 640;
 
+/// Held states from which the layered search packs new ones ([`Budget::pack_from`]'s
+/// default): every one. Whole states are faster to explore (no writing and reading back;
+/// 1.4–1.8 times the CPU time per state otherwise, docs/performance.md) but take about ten
+/// times the memory, and memory is what stops large searches.
+pub const PACK_FROM: usize = 0;
+
 /// The memory the initial states of a model need before the search starts, in bytes: what
 /// decides that a check cannot fit its memory budget at all.
 pub fn initial_bytes(model: crate::ModelKind, procs: u32, initial: u64) -> u64 {
@@ -181,7 +187,7 @@ pub struct Budget {
     /// only before instants at which the process sends (default `false`).
     pub crashes_before_sends_only: bool,
     /// The layered search holds the states waiting in its layers as bytes once this many are
-    /// held ([`crate::layered::PACK_FROM`] by default; 0: from the first, `usize::MAX`: never).
+    /// held ([`PACK_FROM`] by default; 0: from the first, `usize::MAX`: never).
     /// Results do not depend on it; time and memory do.
     pub pack_from: usize,
 }
@@ -247,7 +253,7 @@ impl Budget {
         search: Search::Auto,
         crashes_at_events_only: false,
         crashes_before_sends_only: false,
-        pack_from: crate::layered::PACK_FROM,
+        pack_from: PACK_FROM,
     };
 
     /// The effective state cap and the budget it comes from: the smaller of `max_states` and

@@ -177,11 +177,7 @@ impl Packer {
     }
 }
 
-/// Held states from which new ones are packed ([`Budget::pack_from`]'s default): every one.
-/// Whole states are faster to explore (no writing and reading back; 1.4–1.8 times the CPU
-/// time per state otherwise, docs/performance.md) but take about ten times the memory, and
-/// memory is what stops large searches.
-pub const PACK_FROM: usize = 0;
+pub use crate::budget::PACK_FROM;
 
 struct Pending<A: Automaton> {
     seen: HashSet<u64, BuildHasherDefault<Identity>>,
