@@ -6,12 +6,14 @@
 mod admission;
 mod args;
 mod config_file;
+mod flags;
 mod ftco_cmd;
 mod gossip_cmd;
 mod output;
 mod pap_cmd;
 mod plot_cmd;
 mod reproduce_cmd;
+mod simulate_args;
 mod simulate_cmd;
 mod sweep_cmd;
 mod tree_cmd;
@@ -50,9 +52,9 @@ enum Command {
     Gaps(tree_cmd::GapsArgs),
     /// Simulate Corrected Tree broadcasts under LogP, FTCO collectives (--collective) or Corrected
     /// Gossip and its baselines (--gossip).
-    Simulate(simulate_cmd::SimulateArgs),
+    Simulate(crate::simulate_args::SimulateArgs),
     /// `simulate` for FTCO only (--collective required): the same flags and code.
-    FtcoSimulate(simulate_cmd::SimulateArgs),
+    FtcoSimulate(crate::simulate_args::SimulateArgs),
     /// Seeded Monte-Carlo over a grid of simulate's parameters, with per-point summaries.
     Sweep(sweep_cmd::SweepArgs),
     /// Combine the outputs of `sweep --shard` into the output of one unsharded sweep.

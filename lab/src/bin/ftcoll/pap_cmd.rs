@@ -15,7 +15,8 @@ use serde::Serialize;
 
 use crate::admission;
 use crate::args;
-use crate::simulate_cmd::{arrival, ArrivalArg, Printer, SimFormat, MAX_SPREAD};
+use crate::flags::{arrival, ArrivalArg, SimFormat, MAX_SPREAD};
+use crate::simulate_args::Printer;
 use crate::{CliError, UsageError};
 
 /// `--mode`.

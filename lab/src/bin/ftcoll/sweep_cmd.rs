@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-use crate::simulate_cmd::ArrivalArg;
+use crate::flags::{ArrivalArg, Engine};
 use clap::{Args, ValueEnum};
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
 use ftcoll::protocols::Side;
@@ -33,8 +33,8 @@ use rayon::prelude::*;
 
 use crate::admission;
 use crate::args;
-use crate::ftco_cmd::{ImbalanceArg, RandomCrashes, RootsArg, ServiceArg, TopologyArg};
-use crate::gossip_cmd::TimeArg;
+use crate::flags::ftco::{ImbalanceArg, RandomCrashes, RootsArg, ServiceArg, TopologyArg};
+use crate::flags::gossip::TimeArg;
 use crate::{CliError, UsageError};
 use ftcoll_lab::experiment::cg::{CgProtocol, DELTA};
 
@@ -42,7 +42,6 @@ mod ftco;
 mod gossip;
 mod output;
 
-use crate::ftco_cmd;
 use output::{
     csv_header, line, line_of, missing_points, parameters, parse_output, shard_name, text_of,
     Fault, Header, Identity, Row, Schema,
@@ -55,16 +54,6 @@ pub enum SweepFormat {
     Csv,
     /// One JSON object per point, one per line.
     Json,
-}
-
-/// Which simulator runs the points.
-#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
-pub enum Engine {
-    /// The fast path for synchronized checked correction under dual-port LogP, the full
-    /// simulator otherwise (identical metrics).
-    Auto,
-    /// The full simulator for every point.
-    Full,
 }
 
 /// Parses a comma-separated list in which every item means a distinct grid value: an empty
@@ -174,24 +163,24 @@ list_parser! {
     procs_list: u32 = args::procs;
     tree_list: TreeKind = args::tree;
     order_list: Order = args::order;
-    correction_list: CorrectionSpec = crate::simulate_cmd::correction;
+    correction_list: CorrectionSpec = crate::flags::correction;
     latency_list: u64 = args::latency;
     overhead_list: u64 = args::overhead;
-    rate_list: f64 = crate::simulate_cmd::rate;
+    rate_list: f64 = crate::flags::rate;
     start_list: StartMode = start_item;
     model_list: PortModel = model_item;
     side_list: Side = side_item;
     count_list: u32 = count_item;
-    collective_list: Collective = crate::ftco_cmd::collective;
-    topology_list: TopologyArg = crate::ftco_cmd::topology;
-    roots_list: RootsArg = crate::ftco_cmd::roots;
-    service_list: ServiceArg = crate::ftco_cmd::service;
-    crashes_list: RandomCrashes = crate::ftco_cmd::random_crashes;
-    arrival_list: ArrivalArg = crate::simulate_cmd::arrival;
-    imbalance_list: ImbalanceArg = crate::ftco_cmd::imbalance;
-    gossip_list: CgProtocol = crate::gossip_cmd::protocol;
-    time_list: TimeArg = crate::gossip_cmd::time_arg;
-    delta_list: f64 = crate::gossip_cmd::probability;
+    collective_list: Collective = crate::flags::ftco::collective;
+    topology_list: TopologyArg = crate::flags::ftco::topology;
+    roots_list: RootsArg = crate::flags::ftco::roots;
+    service_list: ServiceArg = crate::flags::ftco::service;
+    crashes_list: RandomCrashes = crate::flags::ftco::random_crashes;
+    arrival_list: ArrivalArg = crate::flags::arrival;
+    imbalance_list: ImbalanceArg = crate::flags::ftco::imbalance;
+    gossip_list: CgProtocol = crate::flags::gossip::protocol;
+    time_list: TimeArg = crate::flags::gossip::time_arg;
+    delta_list: f64 = crate::flags::gossip::probability;
 }
 
 // The most runs per point (`--runs`, and a resumed file's identity).
@@ -339,7 +328,7 @@ impl SweepArgs {
     /// The first Corrected Gossip flag given other than `--gossip` (the other families refuse
     /// them).
     fn gossip_flag_given(&self) -> Option<&'static str> {
-        crate::gossip_cmd::first_timing_flag(
+        crate::flags::gossip::first_timing_flag(
             self.gossip_time.is_some(),
             self.correction_time.is_some(),
             self.delta.is_some(),
@@ -1021,7 +1010,7 @@ fn sweep_ftco(
             UsageError(format!(
                 "{} (point {i}: {} {} P={})",
                 e.0,
-                ftco_cmd::collective_name(p.collective),
+                crate::flags::ftco::collective_name(p.collective),
                 p.topology,
                 p.procs
             ))

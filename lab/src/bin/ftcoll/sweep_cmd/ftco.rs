@@ -11,7 +11,7 @@ use ftcoll::protocols::ftco::{EtaRule, RootFailure, TimeoutRule};
 use ftcoll_lab::experiment::Histogram;
 use ftcoll_sim::scenario::ScenarioSpec;
 
-use crate::simulate_cmd::ArrivalArg;
+use crate::flags::ArrivalArg;
 use ftcoll::topology::ftco::{Collective, FtcoTopology};
 use ftcoll::topology::LogP;
 use ftcoll::Time;
@@ -19,10 +19,10 @@ use ftcoll_sim::{IgnoredMessages, PortModel};
 use rayon::prelude::*;
 
 use super::Faults;
-use crate::ftco_cmd::{
-    collective_name, resolve_topology, FtcoPlan, ImbalanceArg, Outcome, RandomCrashes, RootsArg,
-    ServiceArg, TopologyArg,
+use crate::flags::ftco::{
+    collective_name, ImbalanceArg, RandomCrashes, RootsArg, ServiceArg, TopologyArg,
 };
+use crate::ftco_cmd::{resolve_topology, FtcoPlan, Outcome};
 use crate::UsageError;
 
 /// The values of every FTCO axis, in output order (the outermost first); none is empty.

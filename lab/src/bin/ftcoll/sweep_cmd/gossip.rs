@@ -15,7 +15,8 @@ use ftcoll_lab::experiment::Histogram;
 use rayon::prelude::*;
 
 use super::Faults;
-use crate::gossip_cmd::{timing, TimeArg, Timing};
+use crate::flags::gossip::TimeArg;
+use crate::gossip_cmd::{timing, Timing};
 use crate::UsageError;
 
 /// The values of every Corrected Gossip axis, in output order (the outermost first); none is

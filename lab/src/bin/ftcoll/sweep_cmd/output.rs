@@ -56,7 +56,7 @@ use super::{
     count_item, model_item, shard, side_item, start_item, CtGrid, Grid, SweepFormat, MAX_RUNS,
 };
 use crate::args;
-use crate::ftco_cmd::{self, collective_name};
+use crate::flags::ftco::collective_name;
 use crate::output::{csv_line, json_line, JsonCell, JsonObject};
 use crate::UsageError;
 
@@ -181,8 +181,8 @@ fn faults_item(s: &str) -> Result<Faults, String> {
     match s.split_once(':') {
         None if s == "none" => Ok(Faults::None),
         Some(("count", n)) => count_item(n).map(Faults::Count),
-        Some(("rate", r)) => crate::simulate_cmd::rate(r).map(Faults::Rate),
-        Some(("fraction", f)) => crate::simulate_cmd::rate(f).map(Faults::Fraction),
+        Some(("rate", r)) => crate::flags::rate(r).map(Faults::Rate),
+        Some(("fraction", f)) => crate::flags::rate(f).map(Faults::Fraction),
         _ => Err("expected none, count:N, rate:R or fraction:F".into()),
     }
 }
@@ -243,20 +243,28 @@ impl Grid {
             GridText::Ct(t) => CtGrid::from_text(t).map(Self::Ct),
             GridText::Ftco(t) => Ok(Self::Ftco(FtcoGrid {
                 procs: axis("procs", &numbers(&t.procs), args::procs, u32::to_string)?,
-                collective: axis("collective", &t.collective, ftco_cmd::collective, |c| {
-                    collective_name(*c).into()
-                })?,
+                collective: axis(
+                    "collective",
+                    &t.collective,
+                    crate::flags::ftco::collective,
+                    |c| collective_name(*c).into(),
+                )?,
                 topology: axis(
                     "topology",
                     &t.topology,
-                    ftco_cmd::topology,
+                    crate::flags::ftco::topology,
                     ToString::to_string,
                 )?,
-                roots: axis("roots", &t.roots, ftco_cmd::roots, ToString::to_string)?,
+                roots: axis(
+                    "roots",
+                    &t.roots,
+                    crate::flags::ftco::roots,
+                    ToString::to_string,
+                )?,
                 service: axis(
                     "service",
                     &t.service,
-                    ftco_cmd::service,
+                    crate::flags::ftco::service,
                     ToString::to_string,
                 )?,
                 latency: axis("L", &numbers(&t.latency), args::latency, u64::to_string)?,
@@ -264,19 +272,14 @@ impl Grid {
                 crashes: axis(
                     "crashes",
                     &t.crashes,
-                    ftco_cmd::random_crashes,
+                    crate::flags::ftco::random_crashes,
                     ToString::to_string,
                 )?,
-                arrival: axis(
-                    "arrival",
-                    &t.arrival,
-                    crate::simulate_cmd::arrival,
-                    arrival_name,
-                )?,
+                arrival: axis("arrival", &t.arrival, crate::flags::arrival, arrival_name)?,
                 imbalance: axis(
                     "imbalance",
                     &t.imbalance,
-                    ftco_cmd::imbalance,
+                    crate::flags::ftco::imbalance,
                     ToString::to_string,
                 )?,
             })),
@@ -285,7 +288,7 @@ impl Grid {
                 gossip: axis(
                     "gossip",
                     &t.gossip,
-                    crate::gossip_cmd::protocol,
+                    crate::flags::gossip::protocol,
                     ToString::to_string,
                 )?,
                 latency: axis("L", &numbers(&t.latency), args::latency, u64::to_string)?,
@@ -293,16 +296,16 @@ impl Grid {
                 gossip_time: axis(
                     "gossip_time",
                     &t.gossip_time,
-                    crate::gossip_cmd::time_arg,
+                    crate::flags::gossip::time_arg,
                     ToString::to_string,
                 )?,
                 correction_time: axis(
                     "correction_time",
                     &t.correction_time,
-                    crate::gossip_cmd::time_arg,
+                    crate::flags::gossip::time_arg,
                     ToString::to_string,
                 )?,
-                delta: axis("delta", &t.delta, crate::gossip_cmd::probability, |d| {
+                delta: axis("delta", &t.delta, crate::flags::gossip::probability, |d| {
                     delta_name(*d)
                 })?,
                 faults: faults_axis(&t.faults)?,
@@ -364,7 +367,7 @@ impl CtGrid {
             correction: axis(
                 "correction",
                 &t.correction,
-                crate::simulate_cmd::correction,
+                crate::flags::correction,
                 CorrectionSpec::to_string,
             )?,
             start: axis("start", &t.start, start_item, StartMode::to_string)?,
