@@ -193,7 +193,7 @@ pub struct Budget {
 }
 
 /// The search engine of a timed check. All three explore the same states and reach the same
-/// verdicts (`verify/tests/layered.rs`, `verify/tests/depth.rs`); they differ in memory, speed
+/// verdicts (`verify/tests/engines/layered.rs`, `verify/tests/engines/depth.rs`); they differ in memory, speed
 /// and which of several counterexamples they report first (each is minimized afterwards).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Search {

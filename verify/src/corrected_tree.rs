@@ -264,7 +264,7 @@ fn checked_gap_latency<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) 
 /// CT Lemma 3's `P ≫ g_max`, made exact: `P ≥ 2·g_max + 3 + ⌈L/o⌉` on a ring larger than a
 /// fault-free sweep. The property holds under it exhaustively at P = 9 and 12 with 3 crashes
 /// before the operation, on five trees, both numberings and three `(L, o)`
-/// (`verify/tests/quantitative.rs`); `P ≥ g_max + 3 + ⌈L/o⌉` is not enough (same file).
+/// (`verify/tests/families/quantitative.rs`); `P ≥ g_max + 3 + ⌈L/o⌉` is not enough (same file).
 pub fn lemma3_applies(procs: u32, gmax: u64, l: u64, o: u64) -> bool {
     let sweep = 3 + l.div_ceil(o.max(1));
     // The ring also exceeds a fault-free sweep, as for Lemma 2 (L_FF is its duration).

@@ -14,7 +14,7 @@
 //! instant commute (each only marks its process), and which processes a reduced model offers a
 //! crash before `t` does not depend on the crashes before `t` (docs/design.md, "Crashes before
 //! sends"), so every state of the model is still reached, each exactly once.
-//! `verify/tests/depth.rs` checks this: the states this search visits are as many as the
+//! `verify/tests/engines/depth.rs` checks this: the states this search visits are as many as the
 //! layered search's unique states, with the same verdicts, on every correction variant, both
 //! start modes, both crash timings and FTCO.
 //!
@@ -110,7 +110,7 @@ pub fn explore<A: Checkable>(
 
 /// [`explore`] with `frontier` states left waiting by the expansion instead of [`FRONTIER`]
 /// (1: the whole search in one worker's subtree): what it finds does not depend on it, only
-/// which discovery of a property comes first may (`verify/tests/depth.rs`).
+/// which discovery of a property comes first may (`verify/tests/engines/depth.rs`).
 pub fn explore_split<A: Checkable>(
     model: &TimedModel<A>,
     budget: &Budget,

@@ -55,7 +55,7 @@
 //! possibly the same state again from another run; nothing is held but the current run).
 //! Discoveries are ranked by crash set, then by depth-first order, so the result is the same on
 //! any number of threads; a counterexample is the run found first in that order, not the
-//! shortest. `verify/tests/dpor.rs` compares the verdicts with the breadth-first search's.
+//! shortest. `verify/tests/engines/dpor.rs` compares the verdicts with the breadth-first search's.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};

@@ -16,7 +16,7 @@
 //!
 //! What the search finds is what stateright's breadth-first search finds on the same model: the
 //! same unique states (the same graph, each state checked once) and so the same verdicts;
-//! `verify/tests/layered.rs` compares the two on every correction variant in both start modes
+//! `verify/tests/engines/layered.rs` compares the two on every correction variant in both start modes
 //! and both crash timings, on the small gossip cells and on FTCO. Counterexample paths can
 //! differ (the first violation in layer order — earliest instant, then fewest crashes — instead
 //! of the fewest actions); the checker minimizes them afterwards either way.
@@ -42,7 +42,7 @@
 //! the memory, at the price of writing and reading it (docs/performance.md has both measured;
 //! the matrix, whose searches are small, holds whole states, which is faster). A state read
 //! back equals the one written and has its fingerprint, so the search, its counts and its
-//! verdicts do not depend on how states are held (`verify/tests/layered.rs` runs searches both
+//! verdicts do not depend on how states are held (`verify/tests/engines/layered.rs` runs searches both
 //! ways).
 
 // Spare states are boxed: they move between pools, and a box moves 8 bytes where a state would

@@ -16,7 +16,7 @@
 //! - *non-faulty liveness*: at quiescence every live process has delivered;
 //! - *termination*: the operation is quiescent by the horizon.
 //!
-//! Each is shown able to fail by a mutant in [`mutants`] (tests in `tests/mutants.rs`), and
+//! Each is shown able to fail by a mutant in [`mutants`] (tests in `verify/tests/families/mutants.rs`), and
 //! `sometimes` properties show the interesting states are reached.
 //!
 //! The timed model is searched by [`depth`] (depth first over the crash schedules, each state

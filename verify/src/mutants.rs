@@ -358,7 +358,7 @@ pub enum FtcoBug {
 }
 
 /// An FTCO process (with [`Contributions`] operands) with one [`FtcoBug`]. Two more mutants of
-/// the FTCO family need no wrapper, being configurations (`verify/tests/ftco.rs`): a
+/// the FTCO family need no wrapper, being configurations (`verify/tests/families/ftco.rs`): a
 /// `TimeoutRule` one step too short, and ETAs one step early per hop (`FtcoConfig::latency`
 /// one less than the network's `L`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

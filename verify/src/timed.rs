@@ -213,7 +213,7 @@ pub struct TimedModel<A: Automaton> {
     /// instant without one changes nothing any process does until its next event: the run
     /// that crashes it there instead (or never, if it has none) is the same run, with the
     /// crash recorded later. docs/design.md ("Crashes where they matter") argues why every
-    /// property keeps its verdict; `verify/tests/crash_instants.rs` compares the verdicts
+    /// property keeps its verdict; `verify/tests/engines/crash_instants.rs` compares the verdicts
     /// (Corrected Tree, FTCO and Corrected Gossip models).
     pub crashes_at_events_only: bool,
     /// Offer a crash of a process only before an instant at which it sends, and before the
@@ -222,7 +222,7 @@ pub struct TimedModel<A: Automaton> {
     /// other process does then or later by what it does in it, so crashing it before that
     /// instant or before its next sending instant (or never) gives every other process the
     /// same run; its own history only grows. docs/design.md ("Crashes before sends") argues
-    /// why every property keeps its verdict; `verify/tests/crash_instants.rs` compares the
+    /// why every property keeps its verdict; `verify/tests/engines/crash_instants.rs` compares the
     /// verdicts. Which processes send is found by running the instant on a copy; with a
     /// [`ChoiceHook`] it falls back to the events-only reduction (a draw on the copy would
     /// need a choice).

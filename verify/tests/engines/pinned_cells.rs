@@ -63,7 +63,7 @@ fn one_cell_per_variant_and_start_mode_is_pinned() {
 
 /// The stop rule (`Automaton::is_done`'s promise) holds for every correction variant and start
 /// mode with one crash at any instant, at P = 6 — where `ClaimsDoneWhenColored` breaks it
-/// (`tests/mutants.rs`).
+/// (`verify/tests/families/mutants.rs`).
 #[test]
 fn every_variant_keeps_the_stop_rule() {
     use ftcoll_verify::{check, property, ModelKind, ProtocolSpec};

@@ -340,7 +340,7 @@ fn check_part(name: &str) {
     assert_eq!(
         rendered.states, pinned,
         "{name}: the cells of this part now explore {} states at the largest P (pinned: {pinned}); \
-         if the matrix was regenerated on purpose, update the pin in verify/tests/matrix.rs",
+         if the matrix was regenerated on purpose, update the pin in verify/tests/families/matrix.rs",
         rendered.states
     );
     // The traces this part writes: exactly the ones its lines link to, as committed.
@@ -414,7 +414,7 @@ fn layout_footer_and_trace_links() {
     assert_eq!(
         normalize(&regions.footer),
         normalize(&matrix::footer(cells, states, 0.0, 2)),
-        "footer (the pins of verify/tests/matrix.rs add up to {states})"
+        "footer (the pins of verify/tests/families/matrix.rs add up to {states})"
     );
 
     // Claims whose verdicts the README and docs quote, as decided in the committed file.

@@ -1,5 +1,5 @@
 //! Helpers shared by the tests that compare the timed model's search engines
-//! (`tests/layered.rs`, `tests/depth.rs`).
+//! (`layered.rs`, `depth.rs`).
 
 use ftcoll_verify::CheckResult;
 

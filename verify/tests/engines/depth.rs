@@ -8,7 +8,7 @@
 //! correction variant, both start modes, both crash timings, every crash-instant reduction) and
 //! FTCO; the split between threads and its size change nothing.
 
-mod common;
+use crate::common;
 
 use std::time::Instant;
 

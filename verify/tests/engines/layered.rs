@@ -1,12 +1,12 @@
 //! The layered search (`ftcoll_verify::layered`, the timed model's default engine before the
-//! depth-first search; `tests/depth.rs` compares that one with it) against
+//! depth-first search; `depth.rs` beside it compares that one with it) against
 //! stateright's breadth-first search on the same models: the same unique states, the same
 //! verdicts, the same examples reached and — where counterexamples are minimized afterwards
 //! (every model without choices) — the same traces; and the same result, traces included, on
 //! one thread or two. Broadcasts (every correction variant, both start modes, both crash
 //! timings), Corrected Gossip cells (choices made by the model) and FTCO.
 
-mod common;
+use crate::common;
 
 use common::assert_same;
 use ftcoll::protocols::corrected_tree::StartMode;

@@ -1,0 +1,3 @@
+//! The `ftcoll-verify` command line.
+
+mod cli;

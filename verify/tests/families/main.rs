@@ -1,0 +1,7 @@
+//! The protocol families' properties, their mutants and the regenerated verification matrix.
+
+mod ftco;
+mod gossip;
+mod matrix;
+mod mutants;
+mod quantitative;
