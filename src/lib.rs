@@ -108,6 +108,7 @@
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
 extern crate alloc;
 #[cfg(feature = "std")]

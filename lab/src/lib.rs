@@ -7,6 +7,7 @@
 //! `ftcoll` (the automata) and `ftcoll-sim` (the drivers).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
 extern crate alloc;
 

@@ -25,7 +25,7 @@ impl Receiver {
     /// A DATA message from the root or a chain predecessor: deliver it and take the chain.
     /// The next hop must be a receiver other than `me` (a peer's list is checked where it is
     /// used: each hop checks its own next rank, which keeps a chain linear in its length).
-    pub fn on_data(
+    pub(super) fn on_data(
         &mut self,
         config: &PapConfig,
         me: Rank,
@@ -49,7 +49,7 @@ impl Receiver {
 
     /// The send slot: forward the chain (pipelined: at once), else announce the arrival once
     /// if the message is not there yet (Fig. 4 lines 1–2: a receiver holding it just copies).
-    pub fn on_send_slot(&mut self, config: &PapConfig, out: &mut Outbox<PapMsg>) {
+    pub(super) fn on_send_slot(&mut self, config: &PapConfig, out: &mut Outbox<PapMsg>) {
         if !self.arrived {
             return;
         }
@@ -79,7 +79,7 @@ pub(super) struct RootBook {
 }
 
 impl RootBook {
-    pub fn new(procs: u32) -> Self {
+    pub(super) fn new(procs: u32) -> Self {
         Self {
             sent: alloc::vec![0; (procs as usize).div_ceil(64)],
             unsent: procs.saturating_sub(1),
@@ -87,11 +87,11 @@ impl RootBook {
         }
     }
 
-    pub fn was_sent(&self, r: Rank) -> bool {
+    pub(super) fn was_sent(&self, r: Rank) -> bool {
         self.sent[r as usize / 64] >> (r % 64) & 1 == 1
     }
 
-    pub fn mark_sent(&mut self, r: Rank) {
+    pub(super) fn mark_sent(&mut self, r: Rank) {
         if !self.was_sent(r) {
             self.sent[r as usize / 64] |= 1 << (r % 64);
             self.unsent -= 1;
@@ -99,7 +99,7 @@ impl RootBook {
     }
 
     /// Fig. 4 line 3 / Fig. 5 line 2: keep an ARRIVED unless its sender was sent the message.
-    pub fn arrived(&mut self, r: Rank) {
+    pub(super) fn arrived(&mut self, r: Rank) {
         if r != 0 && !self.was_sent(r) && !self.waiting.contains(&r) {
             self.waiting.push(r);
         }
@@ -107,7 +107,7 @@ impl RootBook {
 
     /// Fig. 4 line 5 / Fig. 5 line 4: a sub-group broadcast to every receiver waiting, in the
     /// order they announced themselves: the message to the first, which forwards along the rest.
-    pub fn subgroup(&mut self, config: &PapConfig, out: &mut Outbox<PapMsg>) -> bool {
+    pub(super) fn subgroup(&mut self, config: &PapConfig, out: &mut Outbox<PapMsg>) -> bool {
         if self.waiting.is_empty() {
             return false;
         }
@@ -135,7 +135,7 @@ pub(super) struct Aware {
 }
 
 impl Aware {
-    pub fn new(config: &PapConfig, rank: Rank) -> Self {
+    pub(super) fn new(config: &PapConfig, rank: Rank) -> Self {
         Self {
             rank,
             receiver: Receiver::default(),
@@ -148,7 +148,7 @@ impl Aware {
     }
 
     /// The process arrives; the root holds the message from the start.
-    pub fn on_start(&mut self, out: &mut Outbox<PapMsg>) {
+    pub(super) fn on_start(&mut self, out: &mut Outbox<PapMsg>) {
         if self.receiver.arrived {
             out.ignore("started twice");
             return;
@@ -161,7 +161,7 @@ impl Aware {
     }
 
     /// ARRIVED goes into the root's book; DATA to a receiver (Figs. 4–5).
-    pub fn on_message(
+    pub(super) fn on_message(
         &mut self,
         config: &PapConfig,
         _now: Time,

@@ -16,7 +16,10 @@ use crate::{Rank, Time};
 /// The fault-free Allreduce root exchange: the time each root has handled the other roots'
 /// partials (root `j` sends to `j + 1, j + 2, …` mod `R` from the step it has its tree's
 /// partial, then handles what it receives in arrival order). With one root, its Reduce time.
-pub fn exchange_done(topology: &FtcoTopology, latency: u64) -> Result<Vec<Time>, TopologyError> {
+pub(super) fn exchange_done(
+    topology: &FtcoTopology,
+    latency: u64,
+) -> Result<Vec<Time>, TopologyError> {
     let roots = topology.roots();
     let mut partial = vec![0; roots as usize];
     for (t, slot) in partial.iter_mut().enumerate() {
@@ -46,7 +49,7 @@ pub fn exchange_done(topology: &FtcoTopology, latency: u64) -> Result<Vec<Time>,
 /// `(gather, result)` ETAs of `rank`: when it has handled every child's partial (Reduce,
 /// Allreduce; for rank 0 of a Reduce, the other roots' too) and when it holds the result
 /// (Bcast, Allreduce; for an Allreduce root, the end of the root exchange).
-pub fn etas(
+pub(super) fn etas(
     topology: &FtcoTopology,
     collective: Collective,
     latency: u64,
@@ -70,7 +73,7 @@ pub fn etas(
 /// [`etas`] of every rank `0..P`, in `O(P)`: the gather times from one shared memo of subtree
 /// timings, the result times top-down from each tree root (a child holds it [`hop`] after its
 /// parent), where `hold` walks each rank's path; the unit test compares the two traversals.
-pub fn eta_table(
+pub(super) fn eta_table(
     topology: &FtcoTopology,
     collective: Collective,
     latency: u64,
