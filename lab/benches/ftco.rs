@@ -7,7 +7,7 @@
 //! --procs 65536 --collective allreduce --topology knomial:best --roots k -L 10 --fault-count 10
 //! --runs 3` sends 526,278 messages in run 0 and 362,709 in run 2).
 //!
-//! Run: `cargo bench --bench ftco`. Criterion's `thrpt` is events/s.
+//! Run: `cargo bench -p ftcoll-lab --bench ftco`. Criterion's `thrpt` is events/s.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use ftcoll::topology::ftco::{Collective, FtcoKind, FtcoTopology};

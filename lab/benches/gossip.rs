@@ -6,7 +6,7 @@
 //! `o` off the receive port). Iteration `i` runs run `i mod 10` of seed 1, a fixed set of ten
 //! target sequences, so two benchmark runs compare the same work.
 //!
-//! Run: `cargo bench --bench gossip`. Criterion's `thrpt` is messages sent per second.
+//! Run: `cargo bench -p ftcoll-lab --bench gossip`. Criterion's `thrpt` is messages sent per second.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use ftcoll_lab::experiment::cg::{table7_rows, CgProtocol};

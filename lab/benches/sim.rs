@@ -1,7 +1,7 @@
 //! Simulator throughput: events/s, messages/s and runs/s of the full LogP driver and of
 //! the synchronized-checked fast path, at P ∈ {2^10, 2^16, 2^20}.
 //!
-//! Run: `cargo bench --bench sim` (or one group: `cargo bench --bench sim -- driver`).
+//! Run: `cargo bench -p ftcoll-lab --bench sim` (or one group: `cargo bench -p ftcoll-lab --bench sim -- driver`).
 //! Criterion's `thrpt` is events/s, messages/s or runs/s as the group name says.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};

@@ -7,8 +7,8 @@
 //! call, makes it, and takes the actions out of the outbox. The time between a `driver_*` row
 //! and its `automaton_alone_*` row is the driver's own (docs/performance.md, tenth slice).
 //!
-//! Run: `cargo bench --bench driver --bench automaton_alone` (both, one after the other), or
-//! `cargo bench --bench automaton_alone -- 2e16`.
+//! Run: `cargo bench -p ftcoll-sim --bench driver --bench automaton_alone` (both, one after the other), or
+//! `cargo bench -p ftcoll-sim --bench automaton_alone -- 2e16`.
 
 use criterion::{
     black_box, criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput,

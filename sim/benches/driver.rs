@@ -5,7 +5,7 @@
 //! non-root ranks failed before the operation (`round(0.01·P)` ranks drawn as `simulate
 //! --fault-count` draws them, seed 1, run 0).
 //!
-//! Run: `cargo bench --bench driver` (P = 2^16 only: `cargo bench --bench driver -- 2e16`).
+//! Run: `cargo bench -p ftcoll-sim --bench driver` (P = 2^16 only: `cargo bench -p ftcoll-sim --bench driver -- 2e16`).
 //! Criterion's `thrpt` is simulated messages per second (one iteration is one whole run, setup of
 //! the driver included: building the processes, the queue and the report is part of a run).
 //! `sim/benches/automaton_alone.rs` times the same runs' automata without the driver; it is a bench

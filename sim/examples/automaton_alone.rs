@@ -9,7 +9,7 @@
 //! how the compiler inlines `driver_run`'s driver (docs/performance.md, tenth slice).
 //!
 //! ```sh
-//! cargo run --release --example automaton_alone -- 65536 checked sync 0.01 20
+//! cargo run --release -p ftcoll-sim --example automaton_alone -- 65536 checked sync 0.01 20
 //! # messages 382138 calls 1835757 25.615 ms 14.92 M msg/s   (the mean of 20 replays)
 //! ```
 //!

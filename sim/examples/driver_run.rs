@@ -7,7 +7,7 @@
 //! without the driver.
 //!
 //! ```sh
-//! cargo run --release --example driver_run -- 65536 checked sync 0.01 20
+//! cargo run --release -p ftcoll-sim --example driver_run -- 65536 checked sync 0.01 20
 //! # printed here (2 cores, shared; the time varies from run to run, the counts do not):
 //! # messages 382138 events 1014889 40.129 ms 9.52 M msg/s   (the mean of 20 runs)
 //! ```
@@ -15,7 +15,7 @@
 //! Arguments: `PROCS CORRECTION START FRACTION [REPEATS]` — `PROCS` in `2..=2^24`,
 //! `CORRECTION` as `simulate --correction` spells it, `START` `sync` or `overlap`, `FRACTION`
 //! in `0..=1`, `REPEATS` ≥ 1 (default 1). The time is wall time over the repeats (setup of the
-//! tree and the fault draw excluded); benchmarks of record are `cargo bench --bench driver`.
+//! tree and the fault draw excluded); benchmarks of record are `cargo bench -p ftcoll-sim --bench driver`.
 
 use std::process::ExitCode;
 use std::time::Instant;
