@@ -1659,6 +1659,11 @@ mod tests {
             }
             let expected = times.iter().copied().min().unwrap_or(NEVER);
             assert_eq!(sim.crash_time(3), expected, "{times:?}");
+            assert_eq!(
+                sim.crash_instant(3),
+                (expected != NEVER).then_some(expected),
+                "{times:?}"
+            );
             assert_eq!(sim.has_crashed(3), expected != NEVER, "{times:?}");
             assert_eq!(sim.report().crashed(3), expected != NEVER, "{times:?}");
             assert_eq!(
@@ -1666,6 +1671,35 @@ mod tests {
                 usize::from(expected >= far && expected != NEVER)
             );
             assert_eq!(sim.crash_time(2), NEVER);
+            assert_eq!(sim.crash_instant(2), None);
+            assert_eq!(sim.crash_instant(8), None, "no such rank");
         }
+    }
+
+    /// `port_free_at` reads a send's overhead: free at 0 before anything, `o` after the
+    /// root's first send at 0, and `None` past the last rank.
+    #[test]
+    fn the_port_is_free_after_the_send_overhead() {
+        use ftcoll::protocols::corrected_tree::{CorrectedTreeConfig, CorrectionSpec, StartMode};
+        use ftcoll::topology::{Order, Tree, TreeKind};
+        let logp = LogP::new(2, 3).expect("valid LogP");
+        let tree = Tree::new(TreeKind::Binomial, Order::Interleaved, 4, logp).expect("tree");
+        let config = CorrectedTreeConfig::new(tree, CorrectionSpec::Checked, StartMode::Overlapped);
+        let scenario = Scenario {
+            logp,
+            ..Scenario::default()
+        };
+        let mut sim = Sim::<CorrectedTreeNode>::new(&config, 4, &scenario).expect("valid");
+        assert_eq!(sim.port_free_at(0), Some(0));
+        assert_eq!(sim.port_free_at(4), None);
+        while sim.next_time() == Some(0) {
+            sim.step(&config).expect("step");
+        }
+        assert_eq!(
+            sim.port_free_at(0),
+            Some(3),
+            "the root sent at 0 with o = 3"
+        );
+        assert_eq!(sim.port_free_at(1), Some(0), "rank 1 has sent nothing");
     }
 }

@@ -79,9 +79,9 @@ pub const ASYNC_BYTES_PER_STATE: u64 = 1024;
 pub const TIMED_INITIAL_BYTES_PER_PROCESS: u64 = 640;
 
 /// Held states from which the layered search packs new ones ([`Budget::pack_from`]'s
-/// default): every one. Whole states are faster to explore (no writing and reading back;
-/// 1.4–1.8 times the CPU time per state otherwise, docs/performance.md) but take about ten
-/// times the memory, and memory is what stops large searches.
+/// default): every one. Whole states are faster to explore (nothing is written and read
+/// back) but take far more memory, and memory is what stops large searches (the figures are
+/// in docs/performance.md, "The layered search" and the packing section after it).
 pub const PACK_FROM: usize = 0;
 
 /// The memory the initial states of a model need before the search starts, in bytes: what

@@ -306,20 +306,11 @@ fn ocg_work<A: GossipProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
 }
 
 /// The longest run of ring positions between two consecutive `true`s of `gnodes` (cyclic;
-/// `N − 1` with a single one), or `None` with none.
+/// `N − 1` with a single one), or `None` with none: the driver's circular run of non-g-nodes.
 pub fn longest_gap(gnodes: &[bool]) -> Option<u64> {
-    let first = gnodes.iter().position(|&g| g)?;
-    let n = gnodes.len();
-    let (mut longest, mut run) = (0, 0);
-    for i in 1..=n {
-        if gnodes[(first + i) % n] {
-            longest = longest.max(run);
-            run = 0;
-        } else {
-            run += 1;
-        }
-    }
-    Some(longest)
+    gnodes
+        .contains(&true)
+        .then(|| ftcoll_sim::longest_circular_run(gnodes.len(), |r| !gnodes[r]))
 }
 
 /// [`property::CORRECTION_REACH`], read at quiescence. Every g-node that never crashes begins

@@ -597,6 +597,22 @@ pub struct GossipMutant<P> {
     waited: bool,
 }
 
+/// Whether `out` holds a correction message.
+fn sends_correction(out: &Outbox<Msg>) -> bool {
+    out.actions().iter().any(|a| {
+        matches!(
+            a,
+            Action::Send {
+                msg: Msg {
+                    body: Body::Correction(_),
+                    ..
+                },
+                ..
+            }
+        )
+    })
+}
+
 /// [`GossipBug::CorrectsOneStepLate`]'s timer, apart from the protocol's.
 const LATE_START: TimerId = TimerId(u32::MAX);
 
@@ -726,18 +742,7 @@ impl<P: GossipProtocol> Automaton for GossipMutant<P> {
             let mut probe = self.inner.clone();
             let mut probe_out = Outbox::new();
             probe.on_send_slot(&config.inner, now, &mut probe_out);
-            if probe_out.actions().iter().any(|a| {
-                matches!(
-                    a,
-                    Action::Send {
-                        msg: Msg {
-                            body: Body::Correction(_),
-                            ..
-                        },
-                        ..
-                    }
-                )
-            }) {
+            if sends_correction(&probe_out) {
                 self.waited = true;
                 let overhead = P::gossip(&config.inner).logp.overhead();
                 out.set_timer(LATE_START, now + overhead);
@@ -757,18 +762,7 @@ impl<P: GossipProtocol> Automaton for GossipMutant<P> {
         }
         let mut inner_out = Outbox::new();
         self.inner.on_send_slot(&config.inner, now, &mut inner_out);
-        let correcting = inner_out.actions().iter().any(|a| {
-            matches!(
-                a,
-                Action::Send {
-                    msg: Msg {
-                        body: Body::Correction(_),
-                        ..
-                    },
-                    ..
-                }
-            )
-        });
+        let correcting = sends_correction(&inner_out);
         let sent = self.relay(&mut inner_out, out);
         self.corrected |= correcting;
         if self.bug == GossipBug::GNodeOverSends
