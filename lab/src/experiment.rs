@@ -12,6 +12,68 @@ pub mod ct;
 pub mod ftco;
 pub mod pap;
 
+/// Every paper's reproduction, in the order `ftcoll reproduce --help` lists them. A new paper is
+/// a module here (`pub mod NAME;`) and one line in this list.
+pub const REPRODUCTIONS: &[Reproduction] = &[
+    ct::REPRODUCTION,
+    ftco::REPRODUCTION,
+    pap::REPRODUCTION,
+    cg::REPRODUCTION,
+];
+
+/// The reproduction called `name` in [`REPRODUCTIONS`].
+pub fn reproduction(name: &str) -> Option<&'static Reproduction> {
+    REPRODUCTIONS.iter().find(|r| r.name == name)
+}
+
+/// One paper's reproduction, as `ftcoll reproduce NAME` finds it in [`REPRODUCTIONS`].
+#[derive(Clone, Copy)]
+pub struct Reproduction {
+    /// The command's argument and the report's file stem (`NAME.md`, `NAME/`).
+    pub name: &'static str,
+    /// The paper and what is reproduced (the command's help).
+    pub about: &'static str,
+    /// Runs the reproduction at `mode`'s scale with `seed` on the executor; the last argument
+    /// reads the seconds since the start, for reports that state their own run time.
+    pub run: fn(Mode, u64, &mut dyn Executors, &dyn Fn() -> f64) -> Result<Output, PointError>,
+}
+
+impl core::fmt::Debug for Reproduction {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Reproduction")
+            .field("name", &self.name)
+            .field("about", &self.about)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How much of a paper a reproduction runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// The paper's scale (each paper's module says how long that takes).
+    Full,
+    /// Fewer runs and smaller sizes: seconds to minutes.
+    Quick,
+    /// Tiny sizes for tests (numbers not comparable to the paper).
+    Smoke,
+}
+
+/// An executor of every kind of point the reproductions run (any [`Executor`] generic over
+/// [`BatchPoint`] is one).
+pub trait Executors:
+    Executor<Prepared> + Executor<cg::CgPoint> + Executor<ftco::FtcoPrepared> + Executor<pap::PointJob>
+{
+}
+
+impl<T> Executors for T where
+    T: Executor<Prepared>
+        + Executor<cg::CgPoint>
+        + Executor<ftco::FtcoPrepared>
+        + Executor<pap::PointJob>
+        + ?Sized
+{
+}
+
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
@@ -533,4 +595,30 @@ pub struct Output {
     pub charts: Vec<Chart>,
     /// Runs made.
     pub runs: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_reproduction_is_found_by_its_name_and_the_names_are_distinct() {
+        let names: Vec<&str> = REPRODUCTIONS.iter().map(|r| r.name).collect();
+        assert_eq!(names, ["ct", "ftco", "pap", "cg"]);
+        for r in REPRODUCTIONS {
+            assert_eq!(reproduction(r.name).map(|f| f.name), Some(r.name));
+        }
+        assert!(reproduction("CT").is_none());
+    }
+
+    #[test]
+    fn the_registry_runs_the_papers_module() {
+        let by_registry =
+            (reproduction("ct").unwrap().run)(Mode::Smoke, 3, &mut Serial, &|| 0.0).unwrap();
+        let direct = ct::reproduce(Mode::Smoke, 3, &mut Serial, &|| 0.0).unwrap();
+        assert_eq!(by_registry, direct);
+        // PAP has no smaller scale than its quick one.
+        let smoke = (reproduction("pap").unwrap().run)(Mode::Smoke, 2, &mut Serial, &|| 0.0);
+        assert_eq!(smoke, pap::reproduce(Mode::Quick, 2, &mut Serial));
+    }
 }

@@ -554,16 +554,16 @@ pub mod published {
     pub const FIG5_T: u64 = 25;
 }
 
-/// How much to run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// The paper's sizes, as many runs as fit in well under 30 minutes on 2 cores.
-    Full,
-    /// Under 2 minutes.
-    Quick,
-    /// Seconds, for tests (Table 7 still at `N = 4096`, a few runs).
-    Smoke,
-}
+pub use super::Mode;
+
+/// `ftcoll reproduce cg`. [`Mode::Full`]: the paper's sizes, as many runs as fit in well under
+/// 30 minutes on 2 cores; [`Mode::Quick`]: under 2 minutes; [`Mode::Smoke`]: seconds (Table 7
+/// still at `N = 4096`, a few runs).
+pub const REPRODUCTION: super::Reproduction = super::Reproduction {
+    name: "cg",
+    about: "Corrected Gossip (Hoefler et al.): Table 7, Fig. 1, 3, 5, 7a/b and 9",
+    run: |mode, seed, exec, _| reproduce(mode, seed, exec),
+};
 
 /// Run counts and ranges of a [`Mode`].
 #[derive(Clone, Debug, PartialEq, Eq)]

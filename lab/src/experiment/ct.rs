@@ -50,17 +50,16 @@ const FRACTIONS: [f64; 5] = [0.0001, 0.001, 0.01, 0.02, 0.04];
 /// Fig. 1b fault fractions.
 const FIG1_FRACTIONS: [f64; 7] = [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.02, 0.04];
 
-/// How much to run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// The paper's scale: 10⁵ runs per Table 1 point at `P = 64 Ki`, fault-free sizes up to
-    /// `2^20` (about 8 minutes on 2 cores).
-    Full,
-    /// 1,000 runs per Table 1 point, fault-free sizes up to `2^16`: seconds.
-    Quick,
-    /// Tiny sizes for tests (numbers not comparable to the paper).
-    Smoke,
-}
+pub use super::Mode;
+
+/// `ftcoll reproduce ct`. [`Mode::Full`]: 10⁵ runs per Table 1 point at `P = 64 Ki`, fault-free
+/// sizes up to `2^20` (about 8 minutes on 2 cores); [`Mode::Quick`]: 1,000 runs per Table 1
+/// point, fault-free sizes up to `2^16` (seconds).
+pub const REPRODUCTION: super::Reproduction = super::Reproduction {
+    name: "ct",
+    about: "Corrected Trees (PPoPP '19): Fig. 1b, 6–10, Lemma 2, Table 1",
+    run: |mode, seed, exec, elapsed| reproduce(mode, seed, exec, elapsed),
+};
 
 /// Run counts and sizes of a [`Mode`].
 struct Scale {

@@ -543,16 +543,16 @@ impl super::BatchPoint for FtcoPrepared {
     }
 }
 
-/// How much to run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// The paper's sizes, as many runs as fit in about 30 minutes on 2 cores.
-    Full,
-    /// Minutes: fewer runs, smaller sizes (but Table 2 at 64 K nodes).
-    Quick,
-    /// Seconds, for tests: tiny sizes (Table 2's fault-free row still at 64 K nodes).
-    Smoke,
-}
+pub use super::Mode;
+
+/// `ftcoll reproduce ftco`. [`Mode::Full`]: the paper's sizes, as many runs as fit in about 30
+/// minutes on 2 cores; [`Mode::Quick`]: minutes, fewer runs and smaller sizes (but Table 2 at
+/// 64 K nodes); [`Mode::Smoke`]: seconds (Table 2's fault-free row still at 64 K nodes).
+pub const REPRODUCTION: super::Reproduction = super::Reproduction {
+    name: "ftco",
+    about: "FTCO (Margolin & Barak): Table 2, Fig. 7–10, Table 1's shape",
+    run: |mode, seed, exec, _| reproduce(mode, seed, exec),
+};
 
 /// The sizes and run counts of a [`Mode`].
 #[derive(Clone, Debug, PartialEq, Eq)]

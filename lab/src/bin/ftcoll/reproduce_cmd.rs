@@ -1,13 +1,7 @@
-//! `ftcoll reproduce ct|ftco|pap|cg [--quick]`. Every paper's reproduction is library code
-//! (`ftcoll_lab::experiment::{ct, ftco, pap, cg}`) returning an [`ftcoll_lab::experiment::Output`]; the
-//! submodules here are thin shells that run the library's points in parallel ([`Chunked`], with
-//! progress bars) and write the files ([`write_outputs`], every chart drawn by [`chart`]):
-//!
-//! - [`ct`]: CT Fig. 1b, 6, 7, 8, 9, 10, Lemma 2 and Table 1, `ct.md` with the published numbers
-//!   beside ours (`ftcoll_lab::experiment::ct`);
-//! - [`ftco`]: FTCO Table 2, Fig. 7–10 and Table 1's shape (`ftcoll_lab::experiment::ftco`);
-//! - [`pap`]: the shapes of PAP Figs. 7–11 on the PAP model (`ftcoll_lab::experiment::pap`);
-//! - [`cg`]: CG Table 7, Fig. 3, 5, 1 and 7 (`ftcoll_lab::experiment::cg`).
+//! `ftcoll reproduce NAME [--quick]`: runs a paper's reproduction from the library's registry
+//! ([`ftcoll_lab::experiment::REPRODUCTIONS`]: CT, FTCO, PAP, CG), each library code returning an
+//! [`ftcoll_lab::experiment::Output`]; here its points run in parallel ([`Chunked`], with progress
+//! bars) and the files are written ([`write_outputs`], every chart drawn by [`chart`]).
 //!
 //! Every run is seeded (`--seed`, default 1) and uses the same machinery as `ftcoll sweep`, so any
 //! number here can be re-derived with a `sweep` or `simulate` command.
@@ -16,38 +10,32 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use clap::{Args, ValueEnum};
-use ftcoll_lab::experiment::{BatchPoint, ChartSeries, Executor, Job, PointError};
+use clap::builder::{PossibleValue, PossibleValuesParser};
+use clap::Args;
+use ftcoll_lab::experiment::{
+    BatchPoint, ChartSeries, Executor, Job, Mode, PointError, REPRODUCTIONS,
+};
 use plotters::prelude::*;
 
 use crate::args;
 use crate::sweep_cmd::progress_bar;
 use crate::{CliError, UsageError};
 
-mod cg;
-mod ct;
-mod ftco;
-mod pap;
-
-/// Which paper.
-#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
-pub enum Paper {
-    /// Corrected Trees (PPoPP '19).
-    Ct,
-    /// FTCO (Margolin & Barak): Table 2, Fig. 7–10, Table 1's shape.
-    Ftco,
-    /// PAP (Patarasuk & Yuan): the shapes of Figs. 7–11 on the PAP timing model.
-    Pap,
-    /// Corrected Gossip (Hoefler et al.): Table 7, Fig. 1, 3, 5, 7a/b and 9.
-    Cg,
+/// The registry's names, each with its paper as help.
+fn papers() -> PossibleValuesParser {
+    PossibleValuesParser::new(
+        REPRODUCTIONS
+            .iter()
+            .map(|r| PossibleValue::new(r.name).help(r.about)),
+    )
 }
 
 /// `ftcoll reproduce`.
 #[derive(Args, Debug)]
 pub struct ReproduceArgs {
     /// The paper to reproduce.
-    #[arg(value_enum)]
-    paper: Paper,
+    #[arg(value_parser = papers())]
+    paper: String,
     /// Fewer runs and smaller sizes: minutes instead of the paper's scale.
     #[arg(long)]
     quick: bool,
@@ -394,48 +382,20 @@ fn default_output(a: &ReproduceArgs) -> PathBuf {
 
 /// `ftcoll reproduce`.
 pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError> {
-    use ftcoll_lab::experiment as e;
     let output = default_output(&a);
-    let (seed, quick, smoke) = (a.seed, a.quick, a.smoke);
-    match a.paper {
-        Paper::Ct => {
-            let mode = if smoke {
-                e::ct::Mode::Smoke
-            } else if quick {
-                e::ct::Mode::Quick
-            } else {
-                e::ct::Mode::Full
-            };
-            ct::reproduce(mode, seed, &output, out)
-        }
-        Paper::Ftco => {
-            let mode = if smoke {
-                e::ftco::Mode::Smoke
-            } else if quick {
-                e::ftco::Mode::Quick
-            } else {
-                e::ftco::Mode::Full
-            };
-            ftco::reproduce(mode, seed, &output, out)
-        }
-        Paper::Pap => {
-            // PAP's quick scale already runs in seconds: --smoke is --quick.
-            let mode = if quick || smoke {
-                e::pap::Mode::Quick
-            } else {
-                e::pap::Mode::Full
-            };
-            pap::reproduce(mode, seed, &output, out)
-        }
-        Paper::Cg => {
-            let mode = if smoke {
-                e::cg::Mode::Smoke
-            } else if quick {
-                e::cg::Mode::Quick
-            } else {
-                e::cg::Mode::Full
-            };
-            cg::reproduce(mode, seed, &output, out)
-        }
-    }
+    let mode = if a.smoke {
+        Mode::Smoke
+    } else if a.quick {
+        Mode::Quick
+    } else {
+        Mode::Full
+    };
+    let paper = ftcoll_lab::experiment::reproduction(&a.paper)
+        .ok_or_else(|| UsageError(format!("reproduce: no paper called {}", a.paper)))?;
+    reproduce_paper(paper.name, &output, out, || {
+        let started = Instant::now();
+        (paper.run)(mode, a.seed, &mut Chunked, &|| {
+            started.elapsed().as_secs_f64()
+        })
+    })
 }
