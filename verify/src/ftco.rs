@@ -43,6 +43,7 @@ use ftcoll::{Rank, Time};
 use ftcoll_sim::PortModel;
 
 use crate::budget::Halt;
+use crate::property::Column;
 use crate::timed::{quiescent, termination, TimedModel, TimedProperty, TimedState, Vocabulary};
 use crate::{predicates, property, CrashTiming};
 
@@ -60,24 +61,17 @@ pub const DETECTION: &str = "detection: a process suspects a peer at the first i
 /// Reachability: the failure detector fires.
 pub const SOMETIMES_SUSPECTS: &str = "sometimes: a process times out on a crashed process";
 
-/// The FTCO family's `always` properties, in matrix column order.
-pub const ALL: [&str; 6] = [
-    CONSISTENCY,
-    property::TERMINATION,
-    NO_FALSE_SUSPICION,
-    FAULT_FREE_COST,
-    TYPE_PRIORITY,
-    DETECTION,
+/// The FTCO family's `always` properties, in matrix column order, with their short names.
+pub const COLUMNS: [Column; 6] = [
+    Column::new(CONSISTENCY, "consistency"),
+    Column::new(property::TERMINATION, "termination"),
+    Column::new(NO_FALSE_SUSPICION, "no false suspicion"),
+    Column::new(FAULT_FREE_COST, "fault-free cost"),
+    Column::new(TYPE_PRIORITY, "type priority"),
+    Column::new(DETECTION, "detection"),
 ];
-/// Short column names for [`ALL`].
-pub const SHORT: [&str; 6] = [
-    "consistency",
-    "termination",
-    "no false suspicion",
-    "fault-free cost",
-    "type priority",
-    "detection",
-];
+/// The statements of [`COLUMNS`].
+pub const ALL: [&str; 6] = property::statements(COLUMNS);
 
 /// What the FTCO properties read from an automaton and its configuration. The real automaton
 /// implements it, and so do the mutants of [`crate::mutants`].

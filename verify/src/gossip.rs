@@ -34,6 +34,7 @@ use ftcoll::Time;
 use ftcoll_sim::PortModel;
 
 use crate::budget::Halt;
+use crate::property::Column;
 use crate::timed::{
     broadcast_properties, ChoiceHook, CrashTiming, TimedModel, TimedProperty, TimedState,
     Vocabulary,
@@ -227,18 +228,20 @@ pub fn properties<A: GossipProcess>() -> Vec<TimedProperty<A>> {
     list
 }
 
-/// The gossip family's `always` properties, in column order.
-pub const ALL: [&str; 9] = [
-    property::INTEGRITY,
-    property::NO_DUPLICATES,
-    property::LIVENESS,
-    property::TERMINATION,
-    property::C_NODES_SILENT,
-    property::FAILPROOF_WAITS,
-    property::FAILPROOF_NO_SOS,
-    property::OCG_WORK,
-    property::CORRECTION_REACH,
+/// The gossip family's `always` properties, in column order, with their short names.
+pub const COLUMNS: [Column; 9] = [
+    Column::new(property::INTEGRITY, "integrity"),
+    Column::new(property::NO_DUPLICATES, "no duplicates"),
+    Column::new(property::LIVENESS, "liveness"),
+    Column::new(property::TERMINATION, "termination"),
+    Column::new(property::C_NODES_SILENT, "c-nodes silent"),
+    Column::new(property::FAILPROOF_WAITS, "f + 1 rule"),
+    Column::new(property::FAILPROOF_NO_SOS, "Claim 5 no SOS"),
+    Column::new(property::OCG_WORK, "OCG work"),
+    Column::new(property::CORRECTION_REACH, "Claim 2 reach"),
 ];
+/// The statements of [`COLUMNS`].
+pub const ALL: [&str; 9] = property::statements(COLUMNS);
 
 /// OCG's correction sends per g-node (CG §III.B with the fixed time `C` measured from the
 /// correction start `T + L + O`, as `ftcoll::protocols::gossip::ocg` reads it): one every `O`
@@ -774,22 +777,6 @@ pub fn run_cell(cell: &Cell, budget: &Budget) -> Result<CellResult, CheckError> 
     })
 }
 
-/// The short name of a property of [`ALL`].
-pub fn short(property: &str) -> &'static str {
-    match property {
-        p if p == property::INTEGRITY => "integrity",
-        p if p == property::NO_DUPLICATES => "no duplicates",
-        p if p == property::LIVENESS => "liveness",
-        p if p == property::TERMINATION => "termination",
-        p if p == property::C_NODES_SILENT => "c-nodes silent",
-        p if p == property::FAILPROOF_WAITS => "f + 1 rule",
-        p if p == property::FAILPROOF_NO_SOS => "Claim 5 no SOS",
-        p if p == property::OCG_WORK => "OCG work",
-        p if p == property::CORRECTION_REACH => "Claim 2 reach",
-        _ => "property",
-    }
-}
-
 /// The gossip section of docs/verification.md: a heading, a paragraph, and one line per cell
 /// with its verdict, unique states and whether it agrees with CG; counterexample traces go to
 /// `traces_dir` as `gossip-ID.txt`. Returns the text and the cells' unique states in total.
@@ -850,7 +837,7 @@ pub fn section(traces_dir: &std::path::Path) -> Result<(String, usize), String> 
             cell.spec.name(),
             cell.crashes,
             cell.timing,
-            short(cell.property)
+            property::short(&COLUMNS, cell.property)
         );
     }
     Ok((doc, states))

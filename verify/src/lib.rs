@@ -66,11 +66,16 @@ pub mod property {
     pub const SOMETIMES_CORRECTED: &str = "sometimes: a process is colored by correction";
     /// Reachability: some run reaches quiescence.
     pub const SOMETIMES_QUIESCENT: &str = "sometimes: the operation becomes quiescent";
-    /// All safety/liveness properties, in matrix column order.
-    pub const ALL: [&str; 4] = [INTEGRITY, NO_DUPLICATES, LIVENESS, TERMINATION];
-
-    /// Short column names for [`ALL`].
-    pub const SHORT: [&str; 4] = ["integrity", "no duplicates", "liveness", "termination"];
+    /// The broadcast properties every cell decides, in matrix column order, with their short
+    /// names.
+    pub const COLUMNS: [Column; 4] = [
+        Column::new(INTEGRITY, "integrity"),
+        Column::new(NO_DUPLICATES, "no duplicates"),
+        Column::new(LIVENESS, "liveness"),
+        Column::new(TERMINATION, "termination"),
+    ];
+    /// The statements of [`COLUMNS`].
+    pub const ALL: [&str; 4] = statements(COLUMNS);
 
     /// Protocol rule (CG Alg. 1, CT §3.1, §3.3): opportunistic and optimized correction of
     /// distance `d` send at most `d` messages to each side, so at most `2d` per process.
@@ -114,34 +119,60 @@ pub mod property {
     pub const STOPPED_SILENT: &str =
         "stop rule: a process that has stopped (is_done) never sends, delivers or completes again (CT §3.1; CG Alg. 1–3; the Automaton contract)";
     /// The protocol rules and quantitative claims of the Corrected Tree family, checked in every
-    /// cell; each applies only to the variant (and the conditions) its text names.
-    pub const RULES: [&str; 11] = [
-        SEND_BOUND,
-        C_NODES_SILENT,
-        CHECKED_MESSAGES,
-        CHECKED_LATENCY,
-        CHECKED_GAP_LATENCY,
-        OPTIMIZED_MESSAGES,
-        DELAYED_MESSAGES,
-        FAILPROOF_WAITS,
-        FAILPROOF_NO_SOS,
-        FAILPROOF_FAULT_FREE_NO_SOS,
-        STOPPED_SILENT,
+    /// cell, with their short names; each applies only to the variant (and the conditions) its
+    /// text names.
+    pub const RULE_COLUMNS: [Column; 11] = [
+        Column::new(SEND_BOUND, "send bound"),
+        Column::new(C_NODES_SILENT, "c-nodes silent"),
+        Column::new(CHECKED_MESSAGES, "Corollary 1 messages"),
+        Column::new(CHECKED_LATENCY, "Lemma 2 latency"),
+        Column::new(CHECKED_GAP_LATENCY, "Lemma 3 latency"),
+        Column::new(OPTIMIZED_MESSAGES, "optimized messages"),
+        Column::new(DELAYED_MESSAGES, "delayed messages"),
+        Column::new(FAILPROOF_WAITS, "f + 1 rule"),
+        Column::new(FAILPROOF_NO_SOS, "Claim 5 no SOS"),
+        Column::new(FAILPROOF_FAULT_FREE_NO_SOS, "no SOS fault-free"),
+        Column::new(STOPPED_SILENT, "stop rule"),
     ];
-    /// Short names of [`RULES`], for the matrix's cells.
-    pub const RULES_SHORT: [&str; 11] = [
-        "send bound",
-        "c-nodes silent",
-        "Corollary 1 messages",
-        "Lemma 2 latency",
-        "Lemma 3 latency",
-        "optimized messages",
-        "delayed messages",
-        "f + 1 rule",
-        "Claim 5 no SOS",
-        "no SOS fault-free",
-        "stop rule",
-    ];
+    /// The statements of [`RULE_COLUMNS`].
+    pub const RULES: [&str; 11] = statements(RULE_COLUMNS);
+
+    /// A property as a family declares it for the matrix: the statement every verdict names it
+    /// by (an English phrase with its source) and the short name a matrix cell shows.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct Column {
+        /// The statement, e.g. [`INTEGRITY`].
+        pub property: &'static str,
+        /// The short name, e.g. "integrity".
+        pub short: &'static str,
+    }
+
+    impl Column {
+        /// The column of `property`, shown as `short`.
+        pub const fn new(property: &'static str, short: &'static str) -> Self {
+            Self { property, short }
+        }
+    }
+
+    /// The statements of `columns`, in order (a family's list of properties, derived from its
+    /// columns so the two cannot disagree).
+    pub const fn statements<const N: usize>(columns: [Column; N]) -> [&'static str; N] {
+        let mut out = [""; N];
+        let mut i = 0;
+        while i < N {
+            out[i] = columns[i].property;
+            i += 1;
+        }
+        out
+    }
+
+    /// The short name of `property` among `columns` ("?" if it is not there).
+    pub fn short(columns: &[Column], property: &str) -> &'static str {
+        columns
+            .iter()
+            .find(|c| c.property == property)
+            .map_or("?", |c| c.short)
+    }
 }
 
 /// The property predicates on a run's metrics (shared by both models).

@@ -8,8 +8,8 @@
 
 use ftcoll::protocols::corrected_tree::StartMode;
 use ftcoll::topology::{Order, TreeKind};
-use ftcoll_verify::matrix::{self, Row};
-use ftcoll_verify::CrashTiming;
+use ftcoll_verify::matrix::{self, CorrectedTree, Row};
+use ftcoll_verify::{CrashTiming, ModelKind};
 
 /// `(correction, start, states at P = 6, violated properties)`.
 const PINS: [(&str, &str, usize, &[&str]); 16] = [
@@ -44,13 +44,14 @@ fn one_cell_per_variant_and_start_mode_is_pinned() {
                 _ => StartMode::Overlapped,
             },
         };
-        let cell = matrix::check_cell(row, CrashTiming::Any, 1, 6);
+        let cell =
+            matrix::check_cell::<CorrectedTree>(row, CrashTiming::Any, 1, 6, ModelKind::Timed);
         let violated: Vec<&str> = cell
             .verdicts
             .iter()
-            .zip(ftcoll_verify::property::SHORT)
+            .zip(ftcoll_verify::property::COLUMNS)
             .filter(|(v, _)| v.is_some())
-            .map(|(_, name)| name)
+            .map(|(_, c)| c.short)
             .collect();
         found.push((correction, start, cell.states, violated));
     }
