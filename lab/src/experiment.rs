@@ -35,8 +35,13 @@ pub struct Reproduction {
     pub about: &'static str,
     /// Runs the reproduction at `mode`'s scale with `seed` on the executor; the last argument
     /// reads the seconds since the start, for reports that state their own run time.
-    pub run: fn(Mode, u64, &mut dyn Executors, &dyn Fn() -> f64) -> Result<Output, PointError>,
+    pub run: RunReproduction,
 }
+
+/// How a [`Reproduction`] runs: scale, seed, executor, and a clock reading the seconds since the
+/// start.
+pub type RunReproduction =
+    fn(Mode, u64, &mut dyn Executors, &dyn Fn() -> f64) -> Result<Output, PointError>;
 
 impl core::fmt::Debug for Reproduction {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

@@ -2,7 +2,8 @@
 //!
 //! The top of the ftcoll stack: seeded Monte-Carlo experiments ([`experiment`]), the exact fast
 //! path of synchronized checked correction ([`fastpath`]), FTCO's per-run metrics
-//! ([`ftco_metrics`]), one reproduction module per paper (`experiment::{ct, cg, ftco, pap}`) and
+//! ([`ftco_metrics`]), one reproduction module per paper (`experiment::{ct, cg, ftco, pap}`,
+//! found through [`experiment::REPRODUCTIONS`]), the Chrome trace renderer ([`chrome_trace`]) and
 //! the `ftcoll` command line (`src/bin/ftcoll`), which stays a thin shell over them. It builds on
 //! `ftcoll` (the automata) and `ftcoll-sim` (the drivers).
 #![forbid(unsafe_code)]
@@ -11,6 +12,7 @@
 
 extern crate alloc;
 
+pub mod chrome_trace;
 pub mod experiment;
 pub mod fastpath;
 pub mod ftco_metrics;

@@ -69,7 +69,7 @@ use core::fmt;
 pub use metrics::longest_circular_run;
 pub use metrics::{Report, RunMetrics};
 use time_code::{FarTimes, NEVER_CODE};
-pub use trace::{chrome_trace_json, TraceEvent};
+pub use trace::TraceEvent;
 
 use ftcoll::automaton::{Action, Automaton, Message, Outbox, Phase, TimerId};
 use ftcoll::topology::LogP;

@@ -1,8 +1,7 @@
-//! Run traces as Chrome trace JSON (opens in Perfetto or chrome://tracing).
+//! What a driver records of a run when asked (`Scenario::trace`): every message, lost message and
+//! ignored input, for a renderer (the lab's `chrome_trace` writes Chrome trace JSON).
 
 use alloc::borrow::Cow;
-use alloc::string::String;
-use core::fmt::Write;
 
 use ftcoll::automaton::Phase;
 use ftcoll::{Rank, Time};
@@ -47,65 +46,4 @@ pub enum TraceEvent {
         /// Why (the automaton's static reason; owned only when read back from a file).
         reason: Cow<'static, str>,
     },
-}
-
-fn phase_name(phase: Phase) -> &'static str {
-    match phase {
-        Phase::Dissemination => "dissemination",
-        Phase::Correction => "correction",
-        Phase::Acknowledgment => "acknowledgment",
-    }
-}
-
-/// Renders events as a Chrome trace: one track per rank, a send slice of length `o` on the
-/// sender and a receive slice of length `o` on the receiver (1 step = 1 µs).
-pub fn chrome_trace_json(events: &[TraceEvent], overhead: Time) -> String {
-    let mut out = String::from("{\"traceEvents\":[");
-    let mut first = true;
-    let mut push = |out: &mut String, line: core::fmt::Arguments<'_>| {
-        if !first {
-            out.push(',');
-        }
-        first = false;
-        let _ = out.write_fmt(line);
-    };
-    for event in events {
-        match event {
-            TraceEvent::Message {
-                from,
-                to,
-                sent,
-                received,
-                phase,
-            } => {
-                let name = phase_name(*phase);
-                push(&mut out, format_args!(
-                    "{{\"name\":\"send {name} to {to}\",\"cat\":\"{name}\",\"ph\":\"X\",\"pid\":0,\"tid\":{from},\"ts\":{sent},\"dur\":{overhead}}}"
-                ));
-                push(&mut out, format_args!(
-                    "{{\"name\":\"recv {name} from {from}\",\"cat\":\"{name}\",\"ph\":\"X\",\"pid\":0,\"tid\":{to},\"ts\":{},\"dur\":{overhead}}}",
-                    received.saturating_sub(overhead)
-                ));
-            }
-            TraceEvent::Lost {
-                from,
-                to,
-                sent,
-                at,
-                phase,
-            } => {
-                let name = phase_name(*phase);
-                push(&mut out, format_args!(
-                    "{{\"name\":\"send {name} to {to} (lost at {at})\",\"cat\":\"{name}\",\"ph\":\"X\",\"pid\":0,\"tid\":{from},\"ts\":{sent},\"dur\":{overhead}}}"
-                ));
-            }
-            TraceEvent::Ignored { rank, at, reason } => {
-                push(&mut out, format_args!(
-                    "{{\"name\":\"ignored: {reason}\",\"ph\":\"i\",\"s\":\"t\",\"pid\":0,\"tid\":{rank},\"ts\":{at}}}"
-                ));
-            }
-        }
-    }
-    out.push_str("],\"displayTimeUnit\":\"ns\"}");
-    out
 }

@@ -19,7 +19,7 @@ use ftcoll::{Rank, Time};
 use ftcoll_lab::experiment::ftco::{self as experiment, RuntimeFaults};
 use ftcoll_lab::ftco_metrics::FtcoMetrics;
 use ftcoll_sim::scenario::{ArrivalSpec, FaultSpec, ScenarioError, ScenarioSpec};
-use ftcoll_sim::{self as driver, chrome_trace_json, IgnoredMessages, PortModel, Report, Scenario};
+use ftcoll_sim::{self as driver, IgnoredMessages, PortModel, Report, Scenario};
 
 use crate::admission;
 use crate::flags::ftco::{
@@ -442,7 +442,10 @@ impl Runs<'_> {
                     }
                 })?;
             if let (true, Some(path)) = (trace, self.trace) {
-                let json = chrome_trace_json(&std::mem::take(&mut report.trace), 1);
+                let json = ftcoll_lab::chrome_trace::chrome_trace_json(
+                    &std::mem::take(&mut report.trace),
+                    1,
+                );
                 std::fs::write(path, json).map_err(|e| {
                     UsageError(format!("--trace: cannot write {}: {e}", path.display()))
                 })?;

@@ -10,9 +10,7 @@ use ftcoll::{Rank, Time};
 use ftcoll_lab::experiment::fast_path_applies_to;
 use ftcoll_lab::fastpath::{SyncChecked, Workspace};
 use ftcoll_sim::scenario::{self, ArrivalSpec, FaultSpec};
-use ftcoll_sim::{
-    self as driver, chrome_trace_json, IgnoredMessages, PortModel, Report, RunMetrics,
-};
+use ftcoll_sim::{self as driver, IgnoredMessages, PortModel, Report, RunMetrics};
 
 use crate::admission;
 use crate::flags::{ArrivalArg, Engine, ModelArg, SideArg, StartArg};
@@ -202,7 +200,10 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
         )
         .map_err(|e| UsageError(format!("simulation: {e}")))?;
         if scenario.trace {
-            let json = chrome_trace_json(&std::mem::take(&mut report.trace), a.overhead);
+            let json = ftcoll_lab::chrome_trace::chrome_trace_json(
+                &std::mem::take(&mut report.trace),
+                a.overhead,
+            );
             if let Some(path) = &a.trace {
                 std::fs::write(path, json).map_err(|e| {
                     UsageError(format!("--trace: cannot write {}: {e}", path.display()))
