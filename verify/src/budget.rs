@@ -203,13 +203,13 @@ pub enum Search {
     /// their own order, which can take more choices).
     #[default]
     Auto,
-    /// [`crate::layered`]: layer by layer in the order of (next instant, crashes), keeping only
+    /// `layered.rs`: layer by layer in the order of (next instant, crashes), keeping only
     /// the layers in progress; the same result on any number of threads.
     Layered,
     /// stateright's breadth-first search, which keeps every state's fingerprint and queues
     /// whole states; with more than one thread, which counterexample it reports is a race.
     Bfs,
-    /// [`crate::depth`]: depth first over the crash schedules, holding only the current path
+    /// `depth.rs`: depth first over the crash schedules, holding only the current path
     /// (no fingerprints: without choices left to the checker the state graph is a tree once
     /// the crashes before one instant are taken in rank order); the same result on any number
     /// of threads, but for the count of a search stopped early because every property has a

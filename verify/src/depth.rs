@@ -47,7 +47,7 @@ use crate::timed::{Checkable, TimedAction, TimedModel, TimedState};
 
 /// States the expansion leaves waiting before the workers start: enough subtrees for two threads
 /// to share the work evenly, few enough to hold whole (a few kilobytes each).
-pub const FRONTIER: usize = 4096;
+pub(crate) const FRONTIER: usize = 4096;
 
 /// How often (in states) a worker publishes its count and looks for a reason to stop.
 const SLICE: u64 = 1 << 12;
@@ -99,7 +99,7 @@ impl<A: Checkable> Shared<A> {
 /// Explores `model` depth first within `budget` (state cap through `model.halt`; time and memory
 /// looked at every 10 ms by the calling thread while [`Budget::threads`] workers search). The
 /// model's `halt` is left set if a budget stopped the search.
-pub fn explore<A: Checkable>(
+pub(crate) fn explore<A: Checkable>(
     model: &TimedModel<A>,
     budget: &Budget,
     start: std::time::Instant,
@@ -111,7 +111,7 @@ pub fn explore<A: Checkable>(
 /// [`explore`] with `frontier` states left waiting by the expansion instead of [`FRONTIER`]
 /// (1: the whole search in one worker's subtree): what it finds does not depend on it, only
 /// which discovery of a property comes first may (`verify/tests/engines/depth.rs`).
-pub fn explore_split<A: Checkable>(
+pub(crate) fn explore_split<A: Checkable>(
     model: &TimedModel<A>,
     budget: &Budget,
     start: std::time::Instant,
@@ -505,4 +505,63 @@ fn work<A: Checkable>(model: &TimedModel<A>, names: &[Named<A>], shared: &Shared
     shared
         .visited
         .fetch_add(unpublished as usize, Ordering::Relaxed);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::budget::Search;
+    use crate::{CrashTiming, ProtocolSpec};
+    use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
+    use ftcoll::topology::TreeKind;
+    use std::time::Instant;
+
+    /// Models large enough for the workers: the expansion leaves `frontier` subtrees (1: the whole
+    /// search in one), explored on one thread or two. Every split visits the layered search's
+    /// unique states and discovers the same properties; on a given split the discoveries' paths
+    /// do not depend on the threads.
+    #[test]
+    fn the_split_between_workers_changes_nothing() {
+        let mut large = 0;
+        for correction in [
+            CorrectionSpec::Checked,
+            CorrectionSpec::Opportunistic { distance: 2 },
+            CorrectionSpec::FailProof {
+                faults: 2,
+                sos_timeout: None,
+                sos_on_full_loop: true,
+            },
+        ] {
+            for start in [StartMode::Synchronized, StartMode::Overlapped] {
+                let spec = ProtocolSpec::interleaved(TreeKind::Binomial, correction, start, 10);
+                let mut model =
+                    TimedModel::corrected_tree(&spec, 2, CrashTiming::Any).expect("valid spec");
+                model.crashes_before_sends_only = true;
+                let one = Budget {
+                    search: Search::Depth,
+                    threads: 1,
+                    crashes_before_sends_only: true,
+                    ..Budget::UNLIMITED
+                };
+                let reference = crate::layered::explore(&model, &one, Instant::now(), None);
+                large += usize::from(reference.unique > 2 * FRONTIER);
+                for frontier in [1, 7, FRONTIER] {
+                    let split = |threads| {
+                        let b = Budget { threads, ..one };
+                        explore_split(&model, &b, Instant::now(), None, frontier)
+                    };
+                    let (a, b) = (split(1), split(2));
+                    let what = format!("{} frontier {frontier}", spec.name());
+                    assert_eq!(a.unique, reference.unique, "{what}: states");
+                    assert_eq!(b.unique, reference.unique, "{what}: states, two threads");
+                    let keys = |e: &crate::layered::Exploration| {
+                        e.discoveries.keys().copied().collect::<Vec<_>>()
+                    };
+                    assert_eq!(keys(&a), keys(&reference), "{what}: discoveries");
+                    assert_eq!(a.discoveries, b.discoveries, "{what}: threads");
+                }
+            }
+        }
+        assert!(large >= 3, "only {large} models larger than the frontier");
+    }
 }

@@ -31,7 +31,7 @@
 //! state allocates little.
 //!
 //! **Held states as bytes.** Once [`Budget::pack_from`] states are held (by default from the
-//! first, [`PACK_FROM`]), a new state waiting in a layer is held as bytes and read back, into a
+//! first, [`PACK_FROM`](crate::budget::PACK_FROM)), a new state waiting in a layer is held as bytes and read back, into a
 //! state the search has finished with, when its turn comes: its postcard encoding (serde's
 //! derives on the driver's state: every automaton, message in flight, pending event and the
 //! report, without the driver's scratch lists), compressed by LZ4 with the first state
@@ -66,15 +66,15 @@ use crate::timed::{
 
 /// What a layered search found.
 #[derive(Clone, Debug, Default)]
-pub struct Exploration {
+pub(crate) struct Exploration {
     /// Unique states explored (each one checked against every property).
-    pub unique: usize,
+    pub(crate) unique: usize,
     /// For each property with a discovery (an `always` property's counterexample, a
     /// `sometimes` property's example): the crashes before the operation and the actions from
     /// that initial state to the discovered state.
-    pub discoveries: BTreeMap<&'static str, (Vec<Rank>, Vec<TimedAction>)>,
+    pub(crate) discoveries: BTreeMap<&'static str, (Vec<Rank>, Vec<TimedAction>)>,
     /// The most states held at once (the layers in progress).
-    pub peak_held: usize,
+    pub(crate) peak_held: usize,
 }
 
 /// The layer of a state: its next instant (none: after every instant) and its crashes.
@@ -177,8 +177,6 @@ impl Packer {
     }
 }
 
-pub use crate::budget::PACK_FROM;
-
 struct Pending<A: Automaton> {
     seen: HashSet<u64, BuildHasherDefault<Identity>>,
     entries: Vec<Entry<A>>,
@@ -256,7 +254,7 @@ const PARALLEL_FROM: usize = 512;
 /// Explores `model` within `budget` (state cap through `model.halt`, time and memory checked
 /// between rounds; held states packed from [`Budget::pack_from`] on). The model's `halt` is
 /// left set if a budget stopped the search.
-pub fn explore<A>(
+pub(crate) fn explore<A>(
     model: &TimedModel<A>,
     budget: &Budget,
     start: std::time::Instant,

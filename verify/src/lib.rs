@@ -19,9 +19,9 @@
 //! Each is shown able to fail by a mutant in [`mutants`] (tests in `verify/tests/families/mutants.rs`), and
 //! `sometimes` properties show the interesting states are reached.
 //!
-//! The timed model is searched by [`depth`] (depth first over the crash schedules, each state
+//! The timed model is searched by the depth-first search (`depth.rs`: depth first over the crash schedules, each state
 //! visited once with nothing held per state: without choices its graph is a tree; the default),
-//! by [`layered`] (layer by layer in the order of (instant, crashes), keeping only the layers in
+//! by the layered search (`layered.rs`: layer by layer in the order of (instant, crashes), keeping only the layers in
 //! progress) or by stateright's breadth-first search (models with choices: gossip targets),
 //! see [`budget::Search`]; the asynchronous model by BFS, by [`fingerprints`] (depth first,
 //! holding one 64-bit fingerprint per state seen) or by [`dpor`] (one run per trace).
@@ -33,12 +33,12 @@
 pub mod asynchronous;
 pub mod budget;
 pub mod corrected_tree;
-pub mod depth;
+mod depth;
 pub mod dpor;
 pub mod fingerprints;
 pub mod ftco;
 pub mod gossip;
-pub mod layered;
+mod layered;
 pub mod matrix;
 pub mod mutants;
 pub mod search;

@@ -146,7 +146,7 @@ pub fn broadcast_properties<A: Automaton>() -> Vec<TimedProperty<A>> {
 /// What a check needs of an automaton beyond the contract: its state, messages, values and
 /// configuration move between the search's threads, and its state, messages and values can be
 /// written as bytes (the layered search holds the states it has yet to explore that way, see
-/// [`crate::layered`]). Every `Send + Sync` automaton with serde's derives has it.
+/// the layered search). Every `Send + Sync` automaton with serde's derives has it.
 pub trait Checkable:
     Automaton<
         Msg: Send + Sync + Serialize + DeserializeOwned,

@@ -10,8 +10,6 @@
 
 use crate::common;
 
-use std::time::Instant;
-
 use common::assert_same;
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
 use ftcoll::topology::ftco::{Collective, FtcoKind};
@@ -19,9 +17,7 @@ use ftcoll::topology::TreeKind;
 use ftcoll_verify::budget::{Search, Stop};
 use ftcoll_verify::corrected_tree::EVERY_VARIANT;
 use ftcoll_verify::ftco::{self, FtcoSpec};
-use ftcoll_verify::{
-    check_within, depth, layered, Budget, CrashTiming, ModelKind, ProtocolSpec, TimedModel, Verdict,
-};
+use ftcoll_verify::{check_within, Budget, CrashTiming, ModelKind, ProtocolSpec, Verdict};
 
 fn budget(search: Search, threads: u32, events: bool, sends: bool) -> Budget {
     Budget {
@@ -109,49 +105,6 @@ fn ftco_visits_each_state_once_and_reaches_the_same_verdicts() {
             assert_same(&what, &layered, &run(Search::Depth, 2), true);
         }
     }
-}
-
-/// Models large enough for the workers: the expansion leaves `frontier` subtrees (1: the whole
-/// search in one), explored on one thread or two. Every split visits the layered search's
-/// unique states and discovers the same properties; on a given split the discoveries' paths
-/// do not depend on the threads.
-#[test]
-fn the_split_between_workers_changes_nothing() {
-    let mut large = 0;
-    for correction in [
-        CorrectionSpec::Checked,
-        CorrectionSpec::Opportunistic { distance: 2 },
-        CorrectionSpec::FailProof {
-            faults: 2,
-            sos_timeout: None,
-            sos_on_full_loop: true,
-        },
-    ] {
-        for start in [StartMode::Synchronized, StartMode::Overlapped] {
-            let spec = ProtocolSpec::interleaved(TreeKind::Binomial, correction, start, 10);
-            let mut model =
-                TimedModel::corrected_tree(&spec, 2, CrashTiming::Any).expect("valid spec");
-            model.crashes_before_sends_only = true;
-            let one = budget(Search::Depth, 1, false, true);
-            let reference = layered::explore(&model, &one, Instant::now(), None);
-            large += usize::from(reference.unique > 2 * depth::FRONTIER);
-            for frontier in [1, 7, depth::FRONTIER] {
-                let split = |threads| {
-                    let b = Budget { threads, ..one };
-                    depth::explore_split(&model, &b, Instant::now(), None, frontier)
-                };
-                let (a, b) = (split(1), split(2));
-                let what = format!("{} frontier {frontier}", spec.name());
-                assert_eq!(a.unique, reference.unique, "{what}: states");
-                assert_eq!(b.unique, reference.unique, "{what}: states, two threads");
-                let keys =
-                    |e: &layered::Exploration| e.discoveries.keys().copied().collect::<Vec<_>>();
-                assert_eq!(keys(&a), keys(&reference), "{what}: discoveries");
-                assert_eq!(a.discoveries, b.discoveries, "{what}: threads");
-            }
-        }
-    }
-    assert!(large >= 3, "only {large} models larger than the frontier");
 }
 
 /// Either engine stops at a state budget with a partial verdict and at most that many states.

@@ -329,7 +329,7 @@ impl BudgetArgs {
             search: self.search.unwrap_or_default(),
             crashes_at_events_only: self.crashes_at_events_only || default_rule,
             crashes_before_sends_only: self.crashes_before_sends_only,
-            pack_from: self.pack_from.unwrap_or(ftcoll_verify::layered::PACK_FROM),
+            pack_from: self.pack_from.unwrap_or(ftcoll_verify::budget::PACK_FROM),
         }
     }
 
