@@ -28,7 +28,16 @@ use serde::Serialize;
 use stateright::{Model, Property};
 
 use crate::budget::Halt;
-use crate::{predicates, property};
+
+mod crash_sets;
+mod properties;
+
+pub use crash_sets::{crash_set_at, crash_set_count, crash_sets, crash_sets_of};
+pub(crate) use properties::cut_at_horizon;
+pub use properties::{
+    broadcast_properties, quiescent, stopped_stays_silent, termination, Expectation, TimedProperty,
+    HORIZON_CUT,
+};
 
 /// When crashes may happen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -47,102 +56,6 @@ impl core::fmt::Display for CrashTiming {
         })
     }
 }
-
-/// Whether a property must hold in every reachable state or be reached in some.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Expectation {
-    /// Safety (and liveness read at quiescent states): a state violating it is a
-    /// counterexample.
-    Always,
-    /// Reachability: a state satisfying it is an example; not reaching one means the model
-    /// never gets where the property looks (a vacuity check, DESIGN §6).
-    Sometimes,
-}
-
-/// One property the timed model decides, declared by a protocol family: an English phrase
-/// (the name the matrix and the CLI print) and a predicate on a state.
-pub struct TimedProperty<A: Automaton> {
-    /// The property as an English phrase, e.g. "integrity: every delivery is the root's payload".
-    pub name: &'static str,
-    /// Always or sometimes.
-    pub expectation: Expectation,
-    /// Whether the property says something about quiescent states (a liveness property read
-    /// at the end): a run cut at the horizon satisfies it vacuously, so when the horizon cuts
-    /// some run the check reports it undecided instead of holding.
-    pub at_quiescence: bool,
-    /// Whether the state satisfies it.
-    pub condition: fn(&TimedModel<A>, &TimedState<A>) -> bool,
-}
-
-impl<A: Automaton> TimedProperty<A> {
-    /// A property every reachable state must satisfy.
-    pub fn always(
-        name: &'static str,
-        condition: fn(&TimedModel<A>, &TimedState<A>) -> bool,
-    ) -> Self {
-        Self {
-            name,
-            expectation: Expectation::Always,
-            at_quiescence: false,
-            condition,
-        }
-    }
-
-    /// An `always` property whose condition constrains quiescent states (see
-    /// [`Self::at_quiescence`]).
-    pub fn always_at_quiescence(
-        name: &'static str,
-        condition: fn(&TimedModel<A>, &TimedState<A>) -> bool,
-    ) -> Self {
-        Self {
-            at_quiescence: true,
-            ..Self::always(name, condition)
-        }
-    }
-
-    /// A property some reachable state must satisfy.
-    pub fn sometimes(
-        name: &'static str,
-        condition: fn(&TimedModel<A>, &TimedState<A>) -> bool,
-    ) -> Self {
-        Self {
-            name,
-            expectation: Expectation::Sometimes,
-            at_quiescence: false,
-            condition,
-        }
-    }
-}
-
-impl<A: Automaton> Clone for TimedProperty<A> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<A: Automaton> Copy for TimedProperty<A> {}
-
-impl<A: Automaton> core::fmt::Debug for TimedProperty<A> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "{:?}({:?})", self.expectation, self.name)
-    }
-}
-
-/// The properties of a broadcast (CT §2.1, CG §II, DESIGN §6), for any automaton whose
-/// deliveries carry the root's payload: integrity, no duplicates, non-faulty liveness and
-/// termination, with two reachability checks (some process is colored by correction, some run
-/// becomes quiescent).
-pub fn broadcast_properties<A: Automaton>() -> Vec<TimedProperty<A>> {
-    vec![
-        TimedProperty::always(property::INTEGRITY, integrity::<A>),
-        TimedProperty::always(property::NO_DUPLICATES, no_duplicates::<A>),
-        TimedProperty::always_at_quiescence(property::LIVENESS, liveness::<A>),
-        TimedProperty::always(property::TERMINATION, termination::<A>),
-        TimedProperty::sometimes(property::SOMETIMES_CORRECTED, corrected::<A>),
-        TimedProperty::sometimes(property::SOMETIMES_QUIESCENT, quiescent::<A>),
-    ]
-}
-
 /// What a check needs of an automaton beyond the contract: its state, messages, values and
 /// configuration move between the search's threads, and its state, messages and values can be
 /// written as bytes (the layered search holds the states it has yet to explore that way, see
@@ -823,104 +736,6 @@ fn activity<V>(report: &Report<V>, rank: Rank) -> u64 {
     let completions = report.completions.iter().filter(|c| c.0 == rank).count() as u64;
     sent + u64::from(report.deliveries(rank)) + completions
 }
-
-/// The stop rule every family that implements [`Automaton::is_done`] promises (its contract,
-/// `src/automaton.rs`; for the ring corrections CT §3.1's stop rule and CG Alg. 1–3): a process
-/// that has stopped never sends, delivers or completes again. A driver may stop serving a
-/// stopped process, so breaking the promise loses messages in a real runtime.
-pub fn stopped_stays_silent<A: Automaton>(_: &TimedModel<A>, s: &TimedState<A>) -> bool {
-    s.acted_after_done.is_none()
-}
-
-/// Non-root subsets of `1..procs` with at most `max` elements, fewest first, those of one size
-/// in lexicographic order.
-pub fn crash_sets(procs: u32, max: u32) -> Vec<Vec<Rank>> {
-    crash_sets_of(&(1..procs).collect::<Vec<_>>(), max)
-}
-
-/// `C(n, k)` (0 when `k > n`), `None` beyond `u64`.
-fn binomial(n: u64, k: u64) -> Option<u64> {
-    if k > n {
-        return Some(0);
-    }
-    let k = k.min(n - k);
-    let mut c: u64 = 1;
-    for i in 1..=k {
-        // C(n - k + i, i) from C(n - k + i - 1, i - 1): exact, and within 128 bits.
-        c = u64::try_from(u128::from(c) * u128::from(n - k + i) / u128::from(i)).ok()?;
-    }
-    Some(c)
-}
-
-/// How many sets [`crash_sets`] lists: the subsets of `1..procs` with at most `max` elements
-/// (`None` beyond `u64`).
-pub fn crash_set_count(procs: u32, max: u32) -> Option<u64> {
-    let n = u64::from(procs.saturating_sub(1));
-    (0..=u64::from(max).min(n)).try_fold(0u64, |total, k| total.checked_add(binomial(n, k)?))
-}
-
-/// Set number `index` of [`crash_sets`] (`procs`, `max`) without listing the others (random runs
-/// draw one at sizes whose list would not fit in memory); `None` if `index` is not below
-/// [`crash_set_count`]. When that count is beyond `u64`, an `index` within the blocks of the
-/// sizes whose counts fit in `u64` (they come first) names its set, and a later one gives
-/// `None` (`walks` refuses such a count before drawing).
-pub fn crash_set_at(procs: u32, max: u32, mut index: u64) -> Option<Vec<Rank>> {
-    let n = u64::from(procs.saturating_sub(1));
-    // The block of sets of `size` elements (fewest first).
-    let mut size = 0;
-    loop {
-        if size > u64::from(max).min(n) {
-            return None;
-        }
-        let block = binomial(n, size)?;
-        if index < block {
-            break;
-        }
-        index -= block;
-        size += 1;
-    }
-    // The `index`-th `size`-subset of `1..=n` in lexicographic order: for each place, skip the
-    // subsets that put a smaller rank there.
-    let mut set = Vec::with_capacity(size as usize);
-    let mut next = 1;
-    for left in (1..=size).rev() {
-        loop {
-            if next > n {
-                return None;
-            }
-            let with = binomial(n - next, left - 1)?;
-            if index < with {
-                break;
-            }
-            index -= with;
-            next += 1;
-        }
-        set.push(next as Rank);
-        next += 1;
-    }
-    Some(set)
-}
-
-/// Subsets of `candidates` (ascending) with at most `max` elements, fewest first, those of one
-/// size in lexicographic order.
-pub fn crash_sets_of(candidates: &[Rank], max: u32) -> Vec<Vec<Rank>> {
-    let mut sets = vec![Vec::new()];
-    let mut frontier: Vec<(usize, Vec<Rank>)> = vec![(0, Vec::new())];
-    for _ in 0..max {
-        let mut next = Vec::new();
-        for (from, set) in &frontier {
-            for (i, &r) in candidates.iter().enumerate().skip(*from) {
-                let mut s = set.clone();
-                s.push(r);
-                next.push((i + 1, s));
-            }
-        }
-        sets.extend(next.iter().map(|(_, s)| s.clone()));
-        frontier = next;
-    }
-    sets
-}
-
 impl<A> Model for TimedModel<A>
 where
     A: Automaton + Send + Sync + 'static,
@@ -973,43 +788,6 @@ where
             .chain([Property::sometimes(HORIZON_CUT, cut_at_horizon::<A>)])
             .collect()
     }
-}
-
-fn integrity<A: Automaton>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
-    predicates::integrity(s.sim.report(), &m.payload)
-}
-
-fn no_duplicates<A: Automaton>(_: &TimedModel<A>, s: &TimedState<A>) -> bool {
-    predicates::no_duplicates(s.sim.report())
-}
-
-fn liveness<A: Automaton>(_: &TimedModel<A>, s: &TimedState<A>) -> bool {
-    !TimedModel::quiescent(s) || predicates::all_live_delivered(s.sim.report())
-}
-
-/// Termination, shared by every family: no driver error and nothing left to happen after the
-/// horizon.
-pub fn termination<A: Automaton>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
-    s.error.is_none() && s.sim.next_time().is_none_or(|t| t <= m.horizon)
-}
-
-fn corrected<A: Automaton>(_: &TimedModel<A>, s: &TimedState<A>) -> bool {
-    predicates::some_corrected(s.sim.report())
-}
-
-/// Every model's own reachability check: some run still has something to do after the
-/// horizon, where the model stops exploring it. Reached, it makes every
-/// [`TimedProperty::at_quiescence`] property undecided (a cut run never gets to be checked at
-/// its end) — a bounded verdict, never a silent pass.
-pub const HORIZON_CUT: &str = "sometimes: a run is cut at the horizon";
-
-pub(crate) fn cut_at_horizon<A: Automaton>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
-    s.error.is_none() && s.sim.next_time().is_some_and(|t| t > m.horizon)
-}
-
-/// Reachability of quiescence, shared by every family.
-pub fn quiescent<A: Automaton>(_: &TimedModel<A>, s: &TimedState<A>) -> bool {
-    s.sim.next_time().is_none()
 }
 
 #[cfg(test)]
