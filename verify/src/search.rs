@@ -90,13 +90,6 @@ pub struct SearchResult {
     pub seconds: f64,
 }
 
-impl SearchResult {
-    /// Whether no walk violated `property`.
-    pub fn not_violated(&self, property: &str) -> bool {
-        self.found.iter().all(|f| f.property != property)
-    }
-}
-
 /// A crash schedule: the ranks crashed before the operation, and `(rank, instant)` crashes
 /// during it.
 pub type Schedule = (Vec<Rank>, Vec<(Rank, Time)>);

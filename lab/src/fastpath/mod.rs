@@ -296,11 +296,6 @@ impl SyncChecked {
         self.phases.is_some()
     }
 
-    /// Correction messages a calm corrector sends (CT Corollary 1 when `o | L`).
-    pub fn calm_messages(&self) -> usize {
-        self.pattern.sends.len()
-    }
-
     /// The metrics of the run where the ranks in `failed` fail before the operation.
     pub fn run(&self, ws: &mut Workspace, failed: &[Rank]) -> Result<RunMetrics, FastPathError> {
         let n = self.procs as usize;

@@ -599,6 +599,36 @@ fn scenario_spec_fault_kinds() {
     ));
 }
 
+/// The setters set what they name: the port model reaches the scenario, and the fault-immune
+/// prefix moves where failures may be drawn and where crashes are refused.
+#[test]
+fn scenario_setters_set_the_model_and_the_immune_prefix() {
+    let logp = ftcoll::topology::LogP::default();
+    let spec = ScenarioSpec::new(8, logp)
+        .with_model(PortModel::SinglePort)
+        .with_immune(3)
+        .with_faults(FaultSpec::Count(5));
+    let (scenario, failed) = spec.build(1, 0).unwrap();
+    assert_eq!(scenario.model, PortModel::SinglePort);
+    assert_eq!(failed, [3, 4, 5, 6, 7], "every rank but the immune 0..3");
+    let crash_in_prefix = ScenarioSpec::new(8, logp)
+        .with_immune(3)
+        .with_crash_at(vec![(2, 1)]);
+    assert!(matches!(
+        crash_in_prefix.build(1, 0),
+        Err(ScenarioError::BadRank {
+            rank: 2,
+            immune: 3,
+            ..
+        })
+    ));
+    assert!(ScenarioSpec::new(8, logp)
+        .with_immune(0)
+        .with_crash_at(vec![(0, 1)])
+        .build(1, 0)
+        .is_ok());
+}
+
 /// DESIGN §1: the same scenario gives an identical report (the whole `Report`, trace included).
 #[test]
 fn runs_are_deterministic() {
