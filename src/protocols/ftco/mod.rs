@@ -22,7 +22,7 @@
 //! children, acting as a group of roots).
 //!
 //! See `docs/protocols.md` (FTCO section) for every rule the paper leaves open and the choice
-//! made here, and `node.rs` for the handlers.
+//! made here, and `node.rs` (with one module per algorithm below it) for the handlers.
 
 mod msg;
 mod node;
