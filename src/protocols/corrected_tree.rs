@@ -19,7 +19,8 @@ use crate::automaton::{Automaton, Outbox, TimerId, Value};
 use crate::topology::{LogP, Tree};
 use crate::{Rank, Time};
 
-use super::correction::{default_sos_timeout, wrap, CorrectionKind, Corrector, Receipt};
+use super::correction::{wrap, Corrector, Receipt, Rule};
+pub use super::correction::{CorrectionSpec, CORRECTION_SPELLINGS};
 use super::message::{Body, Msg};
 use super::ring::{Ring, Side};
 
@@ -82,7 +83,7 @@ impl CorrectedTreeConfig {
     /// else `4·P·o + 2(2o + L)` of this tree; `None` for every other variant.
     pub fn sos_timeout(&self) -> Option<Time> {
         match self.rule() {
-            CorrectionKind::FailProof { sos_timeout, .. } => Some(sos_timeout),
+            Rule::FailProof { sos_timeout, .. } => Some(sos_timeout),
             _ => None,
         }
     }
@@ -93,11 +94,11 @@ impl CorrectedTreeConfig {
     /// process a clock of its own cannot check such a protocol against one clock
     /// (`ftcoll-verify`'s `dpor`).
     pub fn reads_clock(&self) -> bool {
-        self.start == StartMode::Synchronized && self.rule() != CorrectionKind::None
+        self.start == StartMode::Synchronized && self.rule() != Rule::None
     }
 
     /// The rule the correctors run.
-    pub(crate) fn rule(&self) -> CorrectionKind {
+    pub(crate) fn rule(&self) -> Rule {
         self.correction.rule(self.tree.procs(), self.tree.logp())
     }
 
@@ -134,7 +135,7 @@ pub enum Coloring {
 /// exactly when the process is colored, "not forwarding" is a sentinel child index, the
 /// yes/no state is one byte of flags, and the tree with acknowledgments counts missing
 /// acknowledgments in its corrector, which has nothing else to hold
-/// ([`Correction::None`](super::correction::Correction::None)).
+/// ([`Correction::None`](super::correction::CorrectorState::None)).
 #[derive(Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CorrectedTreeNode {
@@ -283,7 +284,7 @@ impl CorrectedTreeNode {
             && !self.corrector.has_begun()
             && !matches!(
                 self.corrector.state(),
-                super::correction::Correction::None { .. }
+                super::correction::CorrectorState::None { .. }
             )
             && match config.start {
                 StartMode::Synchronized => self.flag(START_REACHED),
@@ -437,12 +438,12 @@ impl Automaton for CorrectedTreeNode {
         match self.coloring {
             Coloring::Uncolored => false,
             Coloring::Tree => {
-                config.rule() == CorrectionKind::None
+                config.rule() == Rule::None
                     || self
                         .corrector
                         .is_finished(config.tree.procs(), config.rule())
             }
-            Coloring::Correction => !matches!(config.rule(), CorrectionKind::FailProof { .. }),
+            Coloring::Correction => !matches!(config.rule(), Rule::FailProof { .. }),
         }
     }
 
@@ -516,160 +517,6 @@ impl Automaton for CorrectedTreeNode {
         }
         if self.corrector.take_delivery() {
             self.deliver(value, out);
-        }
-    }
-}
-
-/// A Corrected Tree variant: the correction its processes run, or the tree with
-/// acknowledgments. This is the one public spelling of a correction variant, in code
-/// (`CorrectionSpec::Checked`), in text (`"checked"`, see [`CORRECTION_SPELLINGS`]; `Display`
-/// writes what `FromStr` reads) and in serde (the same text).
-///
-/// Marked `#[non_exhaustive]`: a new variant is not a breaking change, so a `match` on it needs a
-/// wildcard arm.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(
-    feature = "serde",
-    serde(try_from = "alloc::string::String", into = "alloc::string::String")
-)]
-#[non_exhaustive]
-pub enum CorrectionSpec {
-    /// No correction: the plain tree (`none`).
-    None,
-    /// Opportunistic correction with distance `d` (CT §3.1, CG Alg. 1): `opportunistic:D`.
-    Opportunistic {
-        /// Messages per side, in `1..=2^31`.
-        distance: u32,
-    },
-    /// Optimized opportunistic correction (CT §3.3): `optimized:D`.
-    Optimized {
-        /// Messages per side at most, in `1..=2^31`.
-        distance: u32,
-    },
-    /// Checked correction (CT §3.1, CG Alg. 2): `checked`.
-    Checked,
-    /// Delayed correction (CT §3.3): `delayed:DELAY`.
-    Delayed {
-        /// Time from the first correction send until the other side is expected to have spoken.
-        delay: Time,
-    },
-    /// Failure-proof correction tolerating `faults` crashes during correction (CG §III.D,
-    /// Alg. 3): `failproof:F` or `failproof:F:TIMEOUT` as listed, `failproof-footnote:F` or
-    /// `failproof-footnote:F:TIMEOUT` for the variant of CG's footnote to Claim 5.
-    FailProof {
-        /// `f`, in `0..=2^31`.
-        faults: u32,
-        /// How long a c-node waits for `f + 1` correctors before SOS; `None`: the default
-        /// `4·P·o + 2(2o + L)` of the operation's tree (long enough for a corrector to sweep the
-        /// ring twice), see [`CorrectedTreeConfig::sos_timeout`].
-        sos_timeout: Option<Time>,
-        /// Whether a corrector whose sweep of one side comes back to itself without `f + 1`
-        /// known correctors enters SOS (CG Alg. 3 line 28, `true`: the listing) or only stops
-        /// that side (`false`: the footnote to Claim 5, "a node may not trigger the SOS mode in
-        /// line 28 when sending to itself", which Claim 5's proof assumes).
-        sos_on_full_loop: bool,
-    },
-    /// Tree with acknowledgments, no correction (CT §4.1): `ack`.
-    Ack,
-}
-
-/// The allowed spellings of [`CorrectionSpec`].
-pub const CORRECTION_SPELLINGS: &str = "none, opportunistic:D, optimized:D, checked, delayed:DELAY, failproof:F[:TIMEOUT], failproof-footnote:F[:TIMEOUT] or ack (D in 1..=2^31, F in 0..=2^31)";
-
-impl core::fmt::Display for CorrectionSpec {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            Self::None => write!(f, "none"),
-            Self::Opportunistic { distance } => write!(f, "opportunistic:{distance}"),
-            Self::Optimized { distance } => write!(f, "optimized:{distance}"),
-            Self::Checked => write!(f, "checked"),
-            Self::Delayed { delay } => write!(f, "delayed:{delay}"),
-            Self::FailProof {
-                faults,
-                sos_timeout,
-                sos_on_full_loop,
-            } => {
-                let name = if *sos_on_full_loop {
-                    "failproof"
-                } else {
-                    "failproof-footnote"
-                };
-                match sos_timeout {
-                    Some(t) => write!(f, "{name}:{faults}:{t}"),
-                    None => write!(f, "{name}:{faults}"),
-                }
-            }
-            Self::Ack => write!(f, "ack"),
-        }
-    }
-}
-
-impl core::str::FromStr for CorrectionSpec {
-    type Err = crate::topology::TopologyError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let unknown = crate::topology::TopologyError::Unknown {
-            field: "correction",
-            allowed: CORRECTION_SPELLINGS,
-        };
-        let number = |v: &str, min: u64, max: u64| -> Result<u64, crate::topology::TopologyError> {
-            v.parse::<u64>()
-                .ok()
-                .filter(|n| (min..=max).contains(n))
-                .ok_or_else(|| unknown.clone())
-        };
-        let mut parts = s.split(':');
-        let name = parts.next().unwrap_or("");
-        let args: alloc::vec::Vec<&str> = parts.collect();
-        let spec = match (name, args.as_slice()) {
-            ("none", []) => Self::None,
-            ("checked", []) => Self::Checked,
-            ("ack", []) => Self::Ack,
-            ("opportunistic", [d]) => Self::Opportunistic {
-                distance: number(d, 1, 1 << 31)? as u32,
-            },
-            ("optimized", [d]) => Self::Optimized {
-                distance: number(d, 1, 1 << 31)? as u32,
-            },
-            ("delayed", [d]) => Self::Delayed {
-                delay: number(d, 0, u64::MAX >> 2)?,
-            },
-            ("failproof" | "failproof-footnote", [f]) => Self::FailProof {
-                faults: number(f, 0, 1 << 31)? as u32,
-                sos_timeout: None,
-                sos_on_full_loop: name == "failproof",
-            },
-            ("failproof" | "failproof-footnote", [f, t]) => Self::FailProof {
-                faults: number(f, 0, 1 << 31)? as u32,
-                sos_timeout: Some(number(t, 0, u64::MAX >> 2)?),
-                sos_on_full_loop: name == "failproof",
-            },
-            _ => return Err(unknown),
-        };
-        Ok(spec)
-    }
-}
-
-impl CorrectionSpec {
-    /// The rule a corrector of an operation on `procs` ranks under `logp` runs (the failure-proof default
-    /// timeout resolved; the acknowledged tree corrects nothing).
-    pub(crate) fn rule(self, procs: u32, logp: LogP) -> CorrectionKind {
-        match self {
-            Self::None | Self::Ack => CorrectionKind::None,
-            Self::Opportunistic { distance } => CorrectionKind::Opportunistic { distance },
-            Self::Optimized { distance } => CorrectionKind::Optimized { distance },
-            Self::Checked => CorrectionKind::Checked,
-            Self::Delayed { delay } => CorrectionKind::Delayed { delay },
-            Self::FailProof {
-                faults,
-                sos_timeout,
-                sos_on_full_loop,
-            } => CorrectionKind::FailProof {
-                faults,
-                sos_timeout: sos_timeout.unwrap_or_else(|| default_sos_timeout(procs, logp)),
-                sos_on_full_loop,
-            },
         }
     }
 }

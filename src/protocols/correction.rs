@@ -23,11 +23,13 @@ use crate::automaton::{Outbox, TimerId, Value};
 use crate::{Rank, Time};
 
 mod fail_proof;
+mod spec;
 #[cfg(test)]
 mod tests;
 
 pub use fail_proof::FailProof;
 use fail_proof::RankList;
+pub use spec::{CorrectionSpec, CORRECTION_SPELLINGS};
 
 /// Timer of delayed correction: the end of the delay.
 pub const DELAY_TIMER: TimerId = TimerId(10);
@@ -41,11 +43,11 @@ pub(crate) fn default_sos_timeout(procs: u32, logp: crate::topology::LogP) -> Ti
 }
 
 /// The resolved rule a corrector runs: the crate-internal form of a
-/// [`CorrectionSpec`](super::corrected_tree::CorrectionSpec) (the one public spelling of a
+/// [`CorrectionSpec`] (the one public spelling of a
 /// correction variant), with the failure-proof timeout resolved and the acknowledged tree mapped
 /// to no correction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum CorrectionKind {
+pub(crate) enum Rule {
     /// No correction (plain tree or gossip).
     None,
     /// Opportunistic correction with distance `d` (CT §3.1, CG Alg. 1).
@@ -192,7 +194,7 @@ pub struct Delayed {
     delay_over: bool,
     heard_from_other_side: bool,
     /// Sweepers waiting for a `Stop` reply, oldest first: one pointer, no allocation while
-    /// empty (most correctors never reply), so the state fits inline in [`Correction`].
+    /// empty (most correctors never reply), so the state fits inline in [`CorrectorState`].
     /// Equal, hashed and encoded as the inline list it replaces.
     replies: ThinVec<Rank>,
 }
@@ -200,7 +202,7 @@ pub struct Delayed {
 /// The per-process correction state.
 #[derive(Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub enum Correction {
+pub enum CorrectorState {
     /// No correction. The tree with acknowledgments (CT §4.1), which corrects nothing, counts
     /// here the tree children that have not acknowledged yet (0 in every other use): in the
     /// Corrected Tree node's own fields it would cost every variant 8 bytes per process.
@@ -243,7 +245,7 @@ pub struct Corrector {
     begun: bool,
     /// Failure-proof only: the process delivers when leaving SOS or the c-node wait.
     deliver_pending: bool,
-    state: Correction,
+    state: CorrectorState,
 }
 
 // Copies reuse the destination's allocations (`clone_from`, field by field): the model
@@ -268,7 +270,7 @@ impl Clone for Delayed {
     }
 }
 
-impl Clone for Correction {
+impl Clone for CorrectorState {
     fn clone(&self) -> Self {
         match self {
             Self::None { acks_missing } => Self::None {
@@ -319,22 +321,20 @@ impl Clone for Corrector {
 
 impl Corrector {
     /// The correction state of `ring.me` for `kind`, with the first side `first`.
-    pub(crate) fn new(kind: CorrectionKind, ring: Ring, first: Side) -> Self {
+    pub(crate) fn new(kind: Rule, ring: Ring, first: Side) -> Self {
         let sweep = Sweep::new(first);
         let state = match kind {
-            CorrectionKind::None => Correction::None { acks_missing: 0 },
-            CorrectionKind::Opportunistic { .. } => {
-                Correction::Opportunistic(Opportunistic { sweep })
-            }
-            CorrectionKind::Optimized { .. } => Correction::Optimized(Optimized {
+            Rule::None => CorrectorState::None { acks_missing: 0 },
+            Rule::Opportunistic { .. } => CorrectorState::Opportunistic(Opportunistic { sweep }),
+            Rule::Optimized { .. } => CorrectorState::Optimized(Optimized {
                 sweep,
                 covered: [0, 0],
             }),
-            CorrectionKind::Checked => Correction::Checked(Checked {
+            Rule::Checked => CorrectorState::Checked(Checked {
                 sweep,
                 nearest: [NOT_HEARD, NOT_HEARD],
             }),
-            CorrectionKind::Delayed { .. } => Correction::Delayed(Delayed {
+            Rule::Delayed { .. } => CorrectorState::Delayed(Delayed {
                 sweep,
                 first,
                 first_sent: false,
@@ -342,11 +342,11 @@ impl Corrector {
                 heard_from_other_side: false,
                 replies: ThinVec::new(),
             }),
-            CorrectionKind::FailProof {
+            Rule::FailProof {
                 faults,
                 sos_timeout,
                 sos_on_full_loop,
-            } => Correction::FailProof(Box::new(FailProof {
+            } => CorrectorState::FailProof(Box::new(FailProof {
                 faults,
                 sos_timeout,
                 sos_on_full_loop,
@@ -385,15 +385,15 @@ impl Corrector {
     }
 
     /// The variant state.
-    pub fn state(&self) -> &Correction {
+    pub fn state(&self) -> &CorrectorState {
         &self.state
     }
 
-    /// Tree children that have not acknowledged yet ([`Correction::None`]'s count; 0 with any
+    /// Tree children that have not acknowledged yet ([`CorrectorState::None`]'s count; 0 with any
     /// correction).
     pub(crate) fn acks_missing(&self) -> u32 {
         match self.state {
-            Correction::None { acks_missing } => acks_missing,
+            CorrectorState::None { acks_missing } => acks_missing,
             _ => 0,
         }
     }
@@ -401,7 +401,7 @@ impl Corrector {
     /// Sets [`Corrector::acks_missing`]; a process that corrects has no such count, and keeps
     /// none.
     pub(crate) fn set_acks_missing(&mut self, count: u32) {
-        if let Correction::None { acks_missing } = &mut self.state {
+        if let CorrectorState::None { acks_missing } = &mut self.state {
             *acks_missing = count;
         }
     }
@@ -412,17 +412,17 @@ impl Corrector {
     #[cfg(feature = "mutation")]
     #[doc(hidden)]
     pub fn mutate_final_round_one_late(&mut self) {
-        if let Correction::FailProof(fp) = &mut self.state {
+        if let CorrectorState::FailProof(fp) = &mut self.state {
             fp.final_one_late = true;
         }
     }
 
     /// This process (colored by dissemination) starts correcting.
     pub fn begin(&mut self) {
-        if !matches!(self.state, Correction::None { .. }) {
+        if !matches!(self.state, CorrectorState::None { .. }) {
             self.begun = true;
         }
-        if let Correction::FailProof(fp) = &mut self.state {
+        if let CorrectorState::FailProof(fp) = &mut self.state {
             // Line 24 with f = 0: both final rounds start at once.
             for side in [Side::Left, Side::Right] {
                 fp.maybe_start_final(side);
@@ -435,19 +435,21 @@ impl Corrector {
     /// pick is empty, and receipts only shrink what is left; no correction at all: always).
     /// Delayed and failure-proof correction answer `false` (they react to later messages and
     /// timers: `Stop` replies, SOS), so `false` means "not known to be over".
-    pub(crate) fn is_finished(&self, procs: u32, kind: CorrectionKind) -> bool {
+    pub(crate) fn is_finished(&self, procs: u32, kind: Rule) -> bool {
         match &self.state {
-            Correction::None { .. } => true,
+            CorrectorState::None { .. } => true,
             // Their poll once begun is the sweep's pick, which the idle answer tries on a copy
             // (they owe no delivery and have no SOS: failure-proof correction's alone).
-            Correction::Opportunistic(_) | Correction::Optimized(_) | Correction::Checked(_) => {
+            CorrectorState::Opportunistic(_)
+            | CorrectorState::Optimized(_)
+            | CorrectorState::Checked(_) => {
                 debug_assert!(
                     !self.deliver_pending,
                     "only failure-proof correction owes one"
                 );
                 self.begun && self.poll_is_idle(procs, kind)
             }
-            Correction::Delayed(_) | Correction::FailProof(_) => false,
+            CorrectorState::Delayed(_) | CorrectorState::FailProof(_) => false,
         }
     }
 
@@ -462,10 +464,11 @@ impl Corrector {
     /// corrector always does.
     pub(crate) fn learns_from(&self, msg: &CorrectionMsg, corrects: bool) -> bool {
         match (&self.state, msg) {
-            (Correction::Optimized(_), CorrectionMsg::Ring { .. })
-            | (Correction::Checked(_), CorrectionMsg::Ring { .. })
-            | (Correction::Delayed(_), CorrectionMsg::Ring { .. }) => corrects,
-            (Correction::Delayed(_), CorrectionMsg::Stop) | (Correction::FailProof(_), _) => true,
+            (CorrectorState::Optimized(_), CorrectionMsg::Ring { .. })
+            | (CorrectorState::Checked(_), CorrectionMsg::Ring { .. })
+            | (CorrectorState::Delayed(_), CorrectionMsg::Ring { .. }) => corrects,
+            (CorrectorState::Delayed(_), CorrectionMsg::Stop)
+            | (CorrectorState::FailProof(_), _) => true,
             _ => false,
         }
     }
@@ -479,7 +482,7 @@ impl Corrector {
     pub(crate) fn receive(
         &mut self,
         procs: u32,
-        kind: CorrectionKind,
+        kind: Rule,
         now: Time,
         from: Rank,
         msg: &CorrectionMsg,
@@ -489,8 +492,8 @@ impl Corrector {
         let ring = self.ring(procs);
         let begun = corrects;
         match (&mut self.state, msg) {
-            (Correction::Optimized(o), CorrectionMsg::Ring { toward }) if begun => {
-                let CorrectionKind::Optimized { distance: d } = kind else {
+            (CorrectorState::Optimized(o), CorrectionMsg::Ring { toward }) if begun => {
+                let Rule::Optimized { distance: d } = kind else {
                     return Receipt::Deliver;
                 };
                 // The sender lies on the side the message comes from.
@@ -503,14 +506,14 @@ impl Corrector {
                 }
                 Receipt::Deliver
             }
-            (Correction::Checked(c), CorrectionMsg::Ring { toward }) if begun => {
+            (CorrectorState::Checked(c), CorrectionMsg::Ring { toward }) if begun => {
                 let side = toward.other();
                 let m = ring.distance(side, from);
                 let nearest = &mut c.nearest[side.index()];
                 *nearest = (*nearest).min(m);
                 Receipt::Deliver
             }
-            (Correction::Delayed(dl), CorrectionMsg::Ring { toward }) if begun => {
+            (CorrectorState::Delayed(dl), CorrectionMsg::Ring { toward }) if begun => {
                 if *toward == dl.first {
                     // Sent toward our first side: it comes from the other side.
                     dl.heard_from_other_side = true;
@@ -524,11 +527,11 @@ impl Corrector {
                 }
                 Receipt::Deliver
             }
-            (Correction::Delayed(dl), CorrectionMsg::Stop) => {
+            (CorrectorState::Delayed(dl), CorrectionMsg::Stop) => {
                 dl.heard_from_other_side = true;
                 Receipt::Deliver
             }
-            (Correction::FailProof(fp), _) => {
+            (CorrectorState::FailProof(fp), _) => {
                 fp.receive(ring, begun, now, from, msg, out, &mut self.deliver_pending)
             }
             _ => Receipt::Deliver,
@@ -538,9 +541,9 @@ impl Corrector {
     /// A correction timer fired.
     pub fn on_timer(&mut self, id: TimerId) {
         match &mut self.state {
-            Correction::Delayed(dl) if id == DELAY_TIMER => dl.delay_over = true,
+            CorrectorState::Delayed(dl) if id == DELAY_TIMER => dl.delay_over = true,
             // Line 14: the c-node timeout (cancelled once f + 1 correctors are known).
-            Correction::FailProof(fp) if id == SOS_TIMER && fp.sos_next.is_none() => {
+            CorrectorState::FailProof(fp) if id == SOS_TIMER && fp.sos_next.is_none() => {
                 fp.sos_next = Some(1);
             }
             _ => {}
@@ -549,19 +552,19 @@ impl Corrector {
 
     /// Whether this process is in failure-proof SOS mode.
     pub fn in_sos(&self) -> bool {
-        matches!(&self.state, Correction::FailProof(fp) if fp.in_sos())
+        matches!(&self.state, CorrectorState::FailProof(fp) if fp.in_sos())
     }
 
     /// The send port is free: the next correction message, if any.
     pub(crate) fn poll_send(
         &mut self,
         procs: u32,
-        kind: CorrectionKind,
+        kind: Rule,
         now: Time,
         out: &mut Outbox<Msg>,
     ) -> Option<(Rank, CorrectionMsg)> {
         let ring = self.ring(procs);
-        if let Correction::FailProof(fp) = &self.state {
+        if let CorrectorState::FailProof(fp) = &self.state {
             if fp.sos_next.is_some() {
                 // SOS ends the protocol for this process (CG Alg. 3, line 9: send to all, exit).
                 return self.poll_sos(ring);
@@ -577,7 +580,7 @@ impl Corrector {
 
     /// SOS is sent by correctors and c-nodes alike: every other rank, then deliver.
     fn poll_sos(&mut self, ring: Ring) -> Option<(Rank, CorrectionMsg)> {
-        let Correction::FailProof(fp) = &mut self.state else {
+        let CorrectorState::FailProof(fp) = &mut self.state else {
             return None;
         };
         let next = fp.sos_next?;
@@ -595,19 +598,17 @@ impl Corrector {
     fn poll_variant(
         &mut self,
         ring: Ring,
-        kind: CorrectionKind,
+        kind: Rule,
         now: Time,
         out: &mut Outbox<Msg>,
     ) -> Option<(Rank, CorrectionMsg)> {
         let sent = match (&mut self.state, kind) {
-            (Correction::Opportunistic(o), CorrectionKind::Opportunistic { distance }) => {
+            (CorrectorState::Opportunistic(o), Rule::Opportunistic { distance }) => {
                 o.pick(&ring, distance)
             }
-            (Correction::Optimized(o), CorrectionKind::Optimized { distance }) => {
-                o.pick(&ring, distance)
-            }
-            (Correction::Checked(c), _) => c.pick(&ring),
-            (Correction::Delayed(dl), CorrectionKind::Delayed { delay }) => {
+            (CorrectorState::Optimized(o), Rule::Optimized { distance }) => o.pick(&ring, distance),
+            (CorrectorState::Checked(c), _) => c.pick(&ring),
+            (CorrectorState::Delayed(dl), Rule::Delayed { delay }) => {
                 if !dl.replies.is_empty() {
                     let to = dl.replies.remove(0);
                     if dl.replies.is_empty() {
@@ -629,7 +630,7 @@ impl Corrector {
                     None
                 }
             }
-            (Correction::FailProof(fp), _) => return fp.poll_send(ring),
+            (CorrectorState::FailProof(fp), _) => return fp.poll_send(ring),
             _ => None,
         };
         sent.map(|(side, dist)| {
@@ -645,12 +646,12 @@ impl Corrector {
     /// the poll ([`Automaton::send_slot_is_idle`](crate::automaton::Automaton::send_slot_is_idle)).
     /// Exact: each arm is its variant's poll with every step that would act or
     /// change the state answered `false`, the sweeps' picks tried on copies.
-    pub(crate) fn poll_is_idle(&self, procs: u32, kind: CorrectionKind) -> bool {
+    pub(crate) fn poll_is_idle(&self, procs: u32, kind: Rule) -> bool {
         if self.deliver_pending {
             return false;
         }
         let ring = self.ring(procs);
-        if let Correction::FailProof(fp) = &self.state {
+        if let CorrectorState::FailProof(fp) = &self.state {
             if let Some(next) = fp.sos_next {
                 // `poll_sos` sends while ranks are left.
                 return next > ring.others();
@@ -660,14 +661,14 @@ impl Corrector {
             return true;
         }
         match (&self.state, kind) {
-            (Correction::Opportunistic(o), CorrectionKind::Opportunistic { distance }) => {
+            (CorrectorState::Opportunistic(o), Rule::Opportunistic { distance }) => {
                 { *o }.pick(&ring, distance).is_none()
             }
-            (Correction::Optimized(o), CorrectionKind::Optimized { distance }) => {
+            (CorrectorState::Optimized(o), Rule::Optimized { distance }) => {
                 { *o }.pick(&ring, distance).is_none()
             }
-            (Correction::Checked(c), _) => { *c }.pick(&ring).is_none(),
-            (Correction::Delayed(dl), CorrectionKind::Delayed { .. }) => {
+            (CorrectorState::Checked(c), _) => { *c }.pick(&ring).is_none(),
+            (CorrectorState::Delayed(dl), Rule::Delayed { .. }) => {
                 dl.replies.is_empty()
                     && dl.first_sent
                     && !(dl.delay_over && !dl.heard_from_other_side && { dl.sweep }
@@ -676,7 +677,7 @@ impl Corrector {
             }
             // `poll_send`: no final round to start and no side sending; then `poll_sos` has
             // nothing either (`sos_next` is `None`).
-            (Correction::FailProof(fp), _) => [Side::Left, Side::Right]
+            (CorrectorState::FailProof(fp), _) => [Side::Left, Side::Right]
                 .into_iter()
                 .all(|side| !fp.would_start_final(side) && !fp.sending[side.index()]),
             _ => true,

@@ -6,7 +6,7 @@ use ftcoll::automaton::Automaton;
 use ftcoll::protocols::corrected_tree::{
     CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
 };
-use ftcoll::protocols::correction::{Correction, Corrector};
+use ftcoll::protocols::correction::{Corrector, CorrectorState};
 use ftcoll::topology::{LogP, Order, Tree, TreeKind};
 use ftcoll::{Rank, Time};
 use ftcoll_sim::PortModel;
@@ -314,7 +314,7 @@ fn failproof_waits<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> b
             return true;
         };
         match node.corrector().state() {
-            Correction::FailProof(fp) => fp.in_sos() || fp.heard().len() > fp.faults() as usize,
+            CorrectorState::FailProof(fp) => fp.in_sos() || fp.heard().len() > fp.faults() as usize,
             _ => true,
         }
     })

@@ -22,7 +22,7 @@
 
 use ftcoll::automaton::{Automaton, Value};
 use ftcoll::protocols::corrected_tree::CorrectionSpec;
-use ftcoll::protocols::correction::{Correction, Corrector};
+use ftcoll::protocols::correction::{Corrector, CorrectorState};
 use ftcoll::protocols::gossip::{
     Ccg, Fcg, FcgConfig, Gos, GossipColoring, GossipConfig, GossipNode, GossipProtocol, Ocg,
     OcgConfig, Targets,
@@ -387,7 +387,7 @@ fn failproof_waits<A: GossipProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bo
             return true;
         }
         match node.corrector().state() {
-            Correction::FailProof(fp) => fp.in_sos() || fp.heard().len() > fp.faults() as usize,
+            CorrectorState::FailProof(fp) => fp.in_sos() || fp.heard().len() > fp.faults() as usize,
             _ => true,
         }
     })

@@ -14,12 +14,12 @@ use alloc::vec::Vec;
 fn a_delivery_owed_is_not_idle() {
     let ring = Ring { me: 3, procs: 8 };
     let kinds = [
-        CorrectionKind::None,
-        CorrectionKind::Opportunistic { distance: 1 },
-        CorrectionKind::Optimized { distance: 2 },
-        CorrectionKind::Checked,
-        CorrectionKind::Delayed { delay: 5 },
-        CorrectionKind::FailProof {
+        Rule::None,
+        Rule::Opportunistic { distance: 1 },
+        Rule::Optimized { distance: 2 },
+        Rule::Checked,
+        Rule::Delayed { delay: 5 },
+        Rule::FailProof {
             faults: 1,
             sos_timeout: 40,
             sos_on_full_loop: true,
@@ -55,7 +55,7 @@ fn a_delivery_owed_is_not_idle() {
 #[test]
 fn a_final_round_to_start_is_not_idle() {
     let ring = Ring { me: 5, procs: 16 };
-    let kind = CorrectionKind::FailProof {
+    let kind = Rule::FailProof {
         faults: 1,
         sos_timeout: 40,
         sos_on_full_loop: true,
@@ -64,7 +64,7 @@ fn a_final_round_to_start_is_not_idle() {
     for (known_on, corrector_rank) in [(Side::Right, 7), (Side::Left, 2)] {
         let mut corrector = Corrector::new(kind, ring, Side::Left);
         corrector.begin();
-        let Correction::FailProof(fp) = &mut corrector.state else {
+        let CorrectorState::FailProof(fp) = &mut corrector.state else {
             unreachable!("a failure-proof corrector")
         };
         // Both sides stopped, no final round begun, no corrector known: nothing to do.
@@ -83,7 +83,7 @@ fn a_final_round_to_start_is_not_idle() {
         );
         // A message made a corrector known (`receive` learns; the round waits for the
         // poll): the poll starts the final round toward the other side, and sends there.
-        let Correction::FailProof(fp) = &mut corrector.state else {
+        let CorrectorState::FailProof(fp) = &mut corrector.state else {
             unreachable!("a failure-proof corrector")
         };
         fp.known[known_on.index()].push(corrector_rank);
@@ -112,7 +112,7 @@ fn a_final_round_to_start_is_not_idle() {
 fn a_full_loop_enters_sos_as_listed_and_ends_the_side_in_the_footnotes_variant() {
     let ring = Ring { me: 2, procs: 6 };
     for sos_on_full_loop in [true, false] {
-        let kind = CorrectionKind::FailProof {
+        let kind = Rule::FailProof {
             faults: 1,
             sos_timeout: 40,
             sos_on_full_loop,

@@ -71,7 +71,7 @@ use core::hash::Hash;
 use core::marker::PhantomData;
 
 use super::corrected_tree::CorrectionSpec;
-use super::correction::{wrap, CorrectionKind, Corrector, Receipt};
+use super::correction::{wrap, Corrector, Receipt, Rule};
 use super::message::{Body, Msg};
 use super::ring::{Ring, Side};
 use crate::automaton::{Automaton, Outbox, TimerId, Value};
@@ -167,7 +167,7 @@ pub trait GossipProtocol: Clone + Eq + Hash + Debug + Default {
 }
 
 /// The rule `P`'s correctors run.
-fn rule<P: GossipProtocol>(config: &P::Config) -> CorrectionKind {
+fn rule<P: GossipProtocol>(config: &P::Config) -> Rule {
     let gossip = P::gossip(config);
     P::correction(config).rule(gossip.procs, gossip.logp)
 }
@@ -263,7 +263,7 @@ impl<P: GossipProtocol> GossipNode<P> {
         self.value = Some(value);
         self.skew = now.saturating_sub(virtual_now);
         self.deliver(value, out);
-        if rule::<P>(config) != CorrectionKind::None {
+        if rule::<P>(config) != Rule::None {
             let start = P::gossip(config).correction_start() + self.skew;
             if now >= start {
                 self.start_reached = true;
