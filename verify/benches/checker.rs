@@ -10,10 +10,10 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
 use ftcoll::topology::{LogP, Order, TreeKind};
 use ftcoll_verify::budget::{Budget, Search};
-use ftcoll_verify::{check, check_within, CrashTiming, ModelKind, ProtocolSpec};
+use ftcoll_verify::{check, check_within, CorrectedTreeSpec, CrashTiming, ModelKind};
 
-fn spec(correction: CorrectionSpec, start: StartMode, procs: u32) -> ProtocolSpec {
-    ProtocolSpec {
+fn spec(correction: CorrectionSpec, start: StartMode, procs: u32) -> CorrectedTreeSpec {
+    CorrectedTreeSpec {
         tree: TreeKind::Lame(2),
         order: Order::Interleaved,
         correction,
@@ -104,7 +104,7 @@ fn states_per_second(c: &mut Criterion) {
     // at which it sends (`Budget::crashes_before_sends_only`): the same verdicts, in fewer
     // states (docs/design.md, "Crashes before sends"). What counts is the time to the verdict;
     // each reports its own states per second.
-    let failproof = ProtocolSpec {
+    let failproof = CorrectedTreeSpec {
         correction: CorrectionSpec::FailProof {
             faults: 3,
             sos_timeout: None,

@@ -16,7 +16,7 @@ use ftcoll::{Rank, Time};
 use stateright::{Model, Property};
 
 use crate::budget::Halt;
-use crate::{property, ProtocolSpec};
+use crate::{property, CorrectedTreeSpec};
 
 /// An asynchronous model of automaton `A`.
 #[derive(Clone, Debug)]
@@ -34,7 +34,7 @@ pub struct AsyncModel<A: Automaton> {
     /// The budget switch of the check running this model (see [`crate::budget`]).
     pub halt: Halt,
     /// Whether the automaton reads `now` beyond setting timers (for a Corrected Tree
-    /// broadcast, [`ProtocolSpec::reads_clock`]). The breadth-first search passes every
+    /// broadcast, [`CorrectedTreeSpec::reads_clock`]). The breadth-first search passes every
     /// automaton the one clock of the whole machine, and any automaton may read it;
     /// [`crate::dpor`] gives each process its own clock, which agrees with it only when the
     /// automaton does not read `now`, so it refuses a model that says it does
@@ -89,7 +89,7 @@ pub enum AsyncAction<M> {
 impl AsyncModel<CorrectedTreeNode> {
     /// The asynchronous model of a Corrected Tree broadcast.
     pub fn corrected_tree(
-        spec: &ProtocolSpec,
+        spec: &CorrectedTreeSpec,
         max_crashes: u32,
     ) -> Result<Self, ftcoll::topology::TopologyError> {
         let config = spec.config()?;
@@ -435,7 +435,7 @@ mod tests {
         let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
         let mut checked = 0;
         for correction in corrections {
-            let spec = ProtocolSpec {
+            let spec = CorrectedTreeSpec {
                 tree: TreeKind::Lame(2),
                 order: Order::Interleaved,
                 correction,

@@ -19,7 +19,7 @@ use crate::timed::{
 
 /// A Corrected Tree broadcast to check: everything but the fault pattern.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ProtocolSpec {
+pub struct CorrectedTreeSpec {
     /// Tree kind.
     pub tree: TreeKind,
     /// Numbering.
@@ -48,7 +48,7 @@ pub const EVERY_VARIANT: [CorrectionSpec; 6] = [
     CorrectionSpec::None,
 ];
 
-impl ProtocolSpec {
+impl CorrectedTreeSpec {
     /// A broadcast on an interleaved tree with CT's `L = 2, o = 1`.
     pub fn interleaved(
         tree: TreeKind,
@@ -74,7 +74,7 @@ impl ProtocolSpec {
 
     /// Whether its processes read the clock beyond setting timers
     /// ([`CorrectedTreeConfig::reads_clock`], the protocol's own answer; `false` when the
-    /// configuration cannot be built, which [`ProtocolSpec::config`] reports). The
+    /// configuration cannot be built, which [`CorrectedTreeSpec::config`] reports). The
     /// asynchronous model's per-process clocks ([`crate::dpor`]) do not agree with its one
     /// clock for such a protocol ([`crate::AsyncModel::reads_clock`]).
     pub fn reads_clock(&self) -> bool {
@@ -366,7 +366,7 @@ fn failproof_no_sos<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) -> 
 impl TimedModel<CorrectedTreeNode> {
     /// The model of a Corrected Tree broadcast with at most `max_crashes` crashes.
     pub fn corrected_tree(
-        spec: &ProtocolSpec,
+        spec: &CorrectedTreeSpec,
         max_crashes: u32,
         timing: CrashTiming,
     ) -> Result<Self, ftcoll::topology::TopologyError> {

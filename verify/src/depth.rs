@@ -511,7 +511,7 @@ fn work<A: Checkable>(model: &TimedModel<A>, names: &[Named<A>], shared: &Shared
 mod tests {
     use super::*;
     use crate::budget::Search;
-    use crate::{CrashTiming, ProtocolSpec};
+    use crate::{CorrectedTreeSpec, CrashTiming};
     use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
     use ftcoll::topology::TreeKind;
     use std::time::Instant;
@@ -533,7 +533,8 @@ mod tests {
             },
         ] {
             for start in [StartMode::Synchronized, StartMode::Overlapped] {
-                let spec = ProtocolSpec::interleaved(TreeKind::Binomial, correction, start, 10);
+                let spec =
+                    CorrectedTreeSpec::interleaved(TreeKind::Binomial, correction, start, 10);
                 let mut model =
                     TimedModel::corrected_tree(&spec, 2, CrashTiming::Any).expect("valid spec");
                 model.crashes_before_sends_only = true;

@@ -715,7 +715,7 @@ mod tests {
         use ftcoll::topology::TreeKind;
         use stateright::Model;
         for correction in crate::corrected_tree::EVERY_VARIANT {
-            let spec = crate::ProtocolSpec::interleaved(
+            let spec = crate::CorrectedTreeSpec::interleaved(
                 TreeKind::Binomial,
                 correction,
                 StartMode::Overlapped,

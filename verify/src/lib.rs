@@ -47,7 +47,7 @@ pub mod timed;
 pub use asynchronous::AsyncModel;
 pub use budget::{Budget, Halt, Stop};
 /// The Corrected Tree family's specification, at the crate root for the checks that take it.
-pub use corrected_tree::ProtocolSpec;
+pub use corrected_tree::CorrectedTreeSpec;
 pub use timed::{CrashTiming, TimedModel, TimedModelBuilder};
 
 use ftcoll_sim::Report;
@@ -408,7 +408,7 @@ pub fn admit_initial(
 /// verdict, each counterexample minimized. No budget: the search
 /// covers the whole state graph.
 pub fn check(
-    spec: &ProtocolSpec,
+    spec: &CorrectedTreeSpec,
     crashes: u32,
     timing: CrashTiming,
     model: ModelKind,
@@ -429,7 +429,7 @@ pub type Progress<'a> = &'a mut dyn FnMut(usize, std::time::Duration);
 /// exceed the state cap, nothing is allocated and [`CheckError::TooManyInitialStates`] is
 /// returned. `progress` is called about once a second while the search runs.
 pub fn check_within(
-    spec: &ProtocolSpec,
+    spec: &CorrectedTreeSpec,
     crashes: u32,
     timing: CrashTiming,
     model: ModelKind,

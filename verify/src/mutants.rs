@@ -79,7 +79,7 @@ pub struct Mutant {
 /// The asynchronous model of a Corrected Tree broadcast whose processes all have `bug`: the
 /// real model's configuration, horizon and clock reading, with the mutant automaton.
 pub fn async_model(
-    spec: &crate::ProtocolSpec,
+    spec: &crate::CorrectedTreeSpec,
     bug: Bug,
     max_crashes: u32,
 ) -> Result<crate::AsyncModel<Mutant>, ftcoll::topology::TopologyError> {

@@ -337,9 +337,9 @@ impl<A: Automaton> TimedModel<A> {
     /// ```
     /// use ftcoll::protocols::corrected_tree::{CorrectedTreeNode, CorrectionSpec, StartMode};
     /// use ftcoll::topology::{LogP, Order, TreeKind};
-    /// use ftcoll_verify::{check_model, property, Budget, CrashTiming, ProtocolSpec, TimedModel};
+    /// use ftcoll_verify::{check_model, property, Budget, CrashTiming, CorrectedTreeSpec, TimedModel};
     ///
-    /// let spec = ProtocolSpec {
+    /// let spec = CorrectedTreeSpec {
     ///     tree: TreeKind::Binomial,
     ///     order: Order::Interleaved,
     ///     correction: CorrectionSpec::Checked,
@@ -794,7 +794,7 @@ where
 mod tests {
     use super::*;
     use crate::corrected_tree::EVERY_VARIANT;
-    use crate::ProtocolSpec;
+    use crate::CorrectedTreeSpec;
     use ftcoll::protocols::corrected_tree::StartMode;
     use ftcoll::topology::TreeKind;
 
@@ -802,7 +802,7 @@ mod tests {
     #[test]
     fn the_builder_sets_what_it_names_and_defaults_the_rest() {
         use ftcoll::protocols::corrected_tree::CorrectedTreeNode;
-        let spec = ProtocolSpec {
+        let spec = CorrectedTreeSpec {
             tree: TreeKind::Binomial,
             order: ftcoll::topology::Order::Interleaved,
             correction: ftcoll::protocols::corrected_tree::CorrectionSpec::Checked,
@@ -841,7 +841,7 @@ mod tests {
     fn the_step_successor_found_with_the_senders_is_the_step() {
         let mut compared = 0;
         for correction in EVERY_VARIANT {
-            let spec = ProtocolSpec::interleaved(
+            let spec = CorrectedTreeSpec::interleaved(
                 TreeKind::Lame(2),
                 correction,
                 StartMode::Synchronized,

@@ -10,7 +10,7 @@ use ftcoll::topology::{LogP, Order, TreeKind};
 
 use super::{parallel, write_trace, MatrixArgs, Rendered, MATRIX_BUDGET};
 use crate::search::SearchOptions;
-use crate::{check_within, property, CrashTiming, ModelKind, ProtocolSpec};
+use crate::{check_within, property, CorrectedTreeSpec, CrashTiming, ModelKind};
 
 /// A targeted claim of the papers and how it was decided.
 pub struct Claim {
@@ -27,7 +27,7 @@ pub enum ClaimCheck {
     /// makes one for this bound.
     Exhaustive {
         /// The protocol at the largest P.
-        spec: ProtocolSpec,
+        spec: CorrectedTreeSpec,
         /// `f`.
         crashes: u32,
         /// Crash timing.
@@ -42,7 +42,7 @@ pub enum ClaimCheck {
     /// ("not violated in N walks").
     Search {
         /// The protocol.
-        spec: ProtocolSpec,
+        spec: CorrectedTreeSpec,
         /// The search.
         options: SearchOptions,
         /// The property.
@@ -53,7 +53,7 @@ pub enum ClaimCheck {
     /// One fixed scenario replayed in the timed model (for sizes beyond exhaustive search).
     Scenario {
         /// The protocol.
-        spec: ProtocolSpec,
+        spec: CorrectedTreeSpec,
         /// Crashed before the operation.
         pre: Vec<ftcoll::Rank>,
         /// `(rank, time)` crashes during the operation.
@@ -69,8 +69,8 @@ fn protocol(
     correction: CorrectionSpec,
     start: StartMode,
     procs: u32,
-) -> ProtocolSpec {
-    ProtocolSpec {
+) -> CorrectedTreeSpec {
+    CorrectedTreeSpec {
         tree,
         order,
         correction,
@@ -83,7 +83,7 @@ fn protocol(
 /// A search with `pre` crashes before the operation and 2 during it (one thread: the matrix
 /// runs its checks in parallel already).
 fn search(
-    spec: ProtocolSpec,
+    spec: CorrectedTreeSpec,
     walks: u64,
     pre: u32,
     property: &'static str,
@@ -104,15 +104,15 @@ fn search(
     }
 }
 
-fn with_logp(spec: ProtocolSpec, latency: u64, overhead: u64) -> ProtocolSpec {
-    ProtocolSpec {
+fn with_logp(spec: CorrectedTreeSpec, latency: u64, overhead: u64) -> CorrectedTreeSpec {
+    CorrectedTreeSpec {
         logp: LogP::new(latency, overhead).expect("valid LogP"),
         ..spec
     }
 }
 
 fn exhaustive(
-    spec: ProtocolSpec,
+    spec: CorrectedTreeSpec,
     crashes: u32,
     timing: CrashTiming,
     property: &'static str,
@@ -288,14 +288,14 @@ pub fn claims() -> Vec<Claim> {
 
 /// Decides one exhaustive claim check: (holds, P reached or smallest violating P, states, trace).
 pub fn decide(
-    spec: &ProtocolSpec,
+    spec: &CorrectedTreeSpec,
     crashes: u32,
     timing: CrashTiming,
     property: &'static str,
 ) -> (bool, u32, usize, Vec<String>) {
     let mut states = 0;
     for procs in 2..=spec.procs {
-        let s = ProtocolSpec { procs, ..*spec };
+        let s = CorrectedTreeSpec { procs, ..*spec };
         let result = check_within(
             &s,
             crashes.min(procs - 1),
@@ -325,7 +325,7 @@ fn agreement(expected: Option<bool>, holds: bool) -> &'static str {
 /// Runs a guided random search: (`property` not violated, the minimized counterexample with a
 /// first line naming the crashes).
 pub fn decide_search(
-    spec: &ProtocolSpec,
+    spec: &CorrectedTreeSpec,
     options: &SearchOptions,
     property: &'static str,
 ) -> (bool, Vec<String>) {
@@ -348,7 +348,7 @@ pub fn decide_search(
 
 /// Replays a fixed scenario in the timed model: (every live process delivered, trace).
 pub fn decide_scenario(
-    spec: &ProtocolSpec,
+    spec: &CorrectedTreeSpec,
     pre: &[ftcoll::Rank],
     crash_at: &[(ftcoll::Rank, ftcoll::Time)],
 ) -> (bool, Vec<String>) {
@@ -514,7 +514,7 @@ fn short(p: &str) -> &'static str {
         .map_or("?", |c| c.short)
 }
 
-fn slug_spec(spec: &ProtocolSpec) -> String {
+fn slug_spec(spec: &CorrectedTreeSpec) -> String {
     let logp = if spec.logp == LogP::default() {
         String::new()
     } else {

@@ -10,7 +10,7 @@ use ftcoll::topology::{LogP, Order, TreeKind};
 use super::{write_trace, Family, ASYNC_MATRIX_BUDGET, MATRIX_BUDGET};
 use crate::property::{self, Column};
 use crate::search::SearchOptions;
-use crate::{check_within, CheckResult, CrashTiming, ModelKind, ProtocolSpec};
+use crate::{check_within, CheckResult, CorrectedTreeSpec, CrashTiming, ModelKind};
 
 /// The Corrected Tree family ([`crate::corrected_tree`]) in the matrix: the four broadcast
 /// properties ([`property::COLUMNS`]) in every cell, rows of [`Row`].
@@ -106,8 +106,8 @@ pub fn rows() -> Vec<Row> {
     rows
 }
 
-fn spec(row: &Row, procs: u32) -> ProtocolSpec {
-    ProtocolSpec {
+fn spec(row: &Row, procs: u32) -> CorrectedTreeSpec {
+    CorrectedTreeSpec {
         tree: row.tree,
         order: row.order,
         correction: row.correction,

@@ -178,7 +178,7 @@ fn a_large_enough_budget_gives_the_same_verdict() {
         // Both CLI runs carry the default memory budget; the library's unbudgeted check is the
         // oracle that the budget cut nothing: the same number of states.
         let arg = |name: &str| spec[spec.iter().position(|a| *a == name).unwrap() + 1];
-        let protocol = ftcoll_verify::ProtocolSpec {
+        let protocol = ftcoll_verify::CorrectedTreeSpec {
             tree: arg("--tree").parse().unwrap(),
             order: ftcoll::topology::Order::Interleaved,
             correction: arg("--correction").parse().unwrap(),

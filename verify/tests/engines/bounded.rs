@@ -5,7 +5,8 @@
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
 use ftcoll::topology::{LogP, Order, TreeKind};
 use ftcoll_verify::{
-    check, check_timed, property, Budget, CrashTiming, ModelKind, ProtocolSpec, TimedModel, Verdict,
+    check, check_timed, property, Budget, CorrectedTreeSpec, CrashTiming, ModelKind, TimedModel,
+    Verdict,
 };
 
 /// The trace of the liveness violation in `result` (`why` says why the test expects one).
@@ -18,8 +19,8 @@ fn liveness_trace<'a>(result: &'a ftcoll_verify::CheckResult, why: &str) -> &'a 
         .trace
 }
 
-fn delayed(delay: u64, procs: u32) -> ProtocolSpec {
-    ProtocolSpec {
+fn delayed(delay: u64, procs: u32) -> CorrectedTreeSpec {
+    CorrectedTreeSpec {
         tree: TreeKind::Lame(2),
         order: Order::Interleaved,
         correction: CorrectionSpec::Delayed { delay },
@@ -148,7 +149,7 @@ fn pre_operation_counterexamples_name_the_smallest_crash_set() {
         ),
     ];
     for (tree, order, kind, procs, crashes) in cases {
-        let spec = ProtocolSpec {
+        let spec = CorrectedTreeSpec {
             tree,
             order,
             correction: kind,
@@ -202,7 +203,7 @@ fn any_instant_counterexamples_have_the_fewest_crashes() {
         (TreeKind::KAry(2), Order::Interleaved, 1),
     ];
     for (tree, order, distance) in cases {
-        let spec = ProtocolSpec {
+        let spec = CorrectedTreeSpec {
             tree,
             order,
             correction: CorrectionSpec::Opportunistic { distance },
@@ -260,7 +261,7 @@ fn any_instant_counterexamples_have_the_fewest_crashes() {
 /// earlier), so a reader can follow the run from top to bottom.
 #[test]
 fn traces_read_as_a_causal_timeline() {
-    let spec = ProtocolSpec {
+    let spec = CorrectedTreeSpec {
         tree: TreeKind::Lame(2),
         order: Order::Interleaved,
         correction: CorrectionSpec::Opportunistic { distance: 1 },

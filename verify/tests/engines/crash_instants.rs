@@ -13,7 +13,7 @@ use ftcoll_verify::corrected_tree::EVERY_VARIANT;
 use ftcoll_verify::ftco::{self, FtcoSpec};
 use ftcoll_verify::gossip;
 use ftcoll_verify::timed::TimedModel;
-use ftcoll_verify::{check_model, Budget, CheckResult, CrashTiming, ProtocolSpec};
+use ftcoll_verify::{check_model, Budget, CheckResult, CorrectedTreeSpec, CrashTiming};
 
 fn verdicts(r: &CheckResult) -> (Vec<&'static str>, Vec<&'static str>, Vec<&'static str>) {
     let violated = r.violations.iter().map(|v| v.property).collect();
@@ -52,7 +52,7 @@ fn every_correction_variant_keeps_its_verdicts() {
                 (TreeKind::Lame(2), 7, 1),
                 (TreeKind::KAry(2), 5, 2),
             ] {
-                let spec = ProtocolSpec::interleaved(tree, correction, start, procs);
+                let spec = CorrectedTreeSpec::interleaved(tree, correction, start, procs);
                 let model = TimedModel::corrected_tree(&spec, f, CrashTiming::Any).unwrap();
                 let what = format!("{} f={f}", spec.name());
                 let (sends, some, every) = compare3(&what, model.clone());

@@ -17,7 +17,7 @@ use ftcoll::topology::TreeKind;
 use ftcoll_verify::budget::{Search, Stop};
 use ftcoll_verify::corrected_tree::EVERY_VARIANT;
 use ftcoll_verify::ftco::{self, FtcoSpec};
-use ftcoll_verify::{check_within, Budget, CrashTiming, ModelKind, ProtocolSpec, Verdict};
+use ftcoll_verify::{check_within, Budget, CorrectedTreeSpec, CrashTiming, ModelKind, Verdict};
 
 fn budget(search: Search, threads: u32, events: bool, sends: bool) -> Budget {
     Budget {
@@ -46,8 +46,12 @@ fn broadcasts_visit_each_state_once_and_reach_the_same_verdicts() {
                     CrashTiming::Any => &[(false, false), (true, false), (false, true)],
                 };
                 for &(events, sends) in reductions {
-                    let spec =
-                        ProtocolSpec::interleaved(TreeKind::Binomial, correction, start, procs);
+                    let spec = CorrectedTreeSpec::interleaved(
+                        TreeKind::Binomial,
+                        correction,
+                        start,
+                        procs,
+                    );
                     let what = format!(
                         "{} f={f} {timing} events={events} sends={sends}",
                         spec.name()
@@ -110,7 +114,7 @@ fn ftco_visits_each_state_once_and_reaches_the_same_verdicts() {
 /// Either engine stops at a state budget with a partial verdict and at most that many states.
 #[test]
 fn a_state_budget_stops_the_search_with_a_partial_verdict() {
-    let spec = ProtocolSpec::interleaved(
+    let spec = CorrectedTreeSpec::interleaved(
         TreeKind::Binomial,
         CorrectionSpec::Checked,
         StartMode::Synchronized,

@@ -10,15 +10,15 @@ use ftcoll_verify::budget::{Budget, Search};
 use ftcoll_verify::dpor::{crash_sets, explore};
 use ftcoll_verify::mutants::{async_model, Bug, Mutant};
 use ftcoll_verify::{
-    check_within, property, AsyncModel, CheckResult, CrashTiming, Halt, ModelKind, ProtocolSpec,
-    Stop,
+    check_within, property, AsyncModel, CheckResult, CorrectedTreeSpec, CrashTiming, Halt,
+    ModelKind, Stop,
 };
 
 /// States (or events) after which a comparison is skipped: both engines must finish.
 const CAP: u64 = 100_000;
 
-fn spec(tree: TreeKind, correction: CorrectionSpec, procs: u32) -> ProtocolSpec {
-    ProtocolSpec {
+fn spec(tree: TreeKind, correction: CorrectionSpec, procs: u32) -> CorrectedTreeSpec {
+    CorrectedTreeSpec {
         tree,
         order: Order::Interleaved,
         correction,
@@ -28,7 +28,7 @@ fn spec(tree: TreeKind, correction: CorrectionSpec, procs: u32) -> ProtocolSpec 
     }
 }
 
-fn run(spec: &ProtocolSpec, f: u32, search: Search, threads: u32) -> CheckResult {
+fn run(spec: &CorrectedTreeSpec, f: u32, search: Search, threads: u32) -> CheckResult {
     let budget = Budget {
         max_states: Some(CAP),
         threads,
@@ -586,7 +586,7 @@ fn counterexamples_replay_in_the_asynchronous_model() {
 fn synchronized_correction_is_refused_and_clock_free_trees_are_not() {
     use ftcoll_verify::dpor::{walks, Refusal};
     use ftcoll_verify::CheckError;
-    let synchronized = |correction| ProtocolSpec {
+    let synchronized = |correction| CorrectedTreeSpec {
         start: StartMode::Synchronized,
         ..spec(TreeKind::Binomial, correction, 4)
     };
@@ -635,7 +635,7 @@ fn synchronized_correction_is_refused_and_clock_free_trees_are_not() {
     for correction in [CorrectionSpec::None, CorrectionSpec::Ack] {
         for procs in 2..=4 {
             for f in 0..=1 {
-                let s = ProtocolSpec {
+                let s = CorrectedTreeSpec {
                     procs,
                     ..synchronized(correction)
                 };

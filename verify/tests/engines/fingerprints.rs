@@ -12,16 +12,16 @@ use ftcoll_verify::budget::{Budget, Search};
 use ftcoll_verify::fingerprints::{explore, Refusal};
 use ftcoll_verify::mutants::{async_model, Bug, Mutant};
 use ftcoll_verify::{
-    check_within, property, AsyncModel, CheckResult, CrashTiming, Halt, ModelKind, ProtocolSpec,
-    Stop,
+    check_within, property, AsyncModel, CheckResult, CorrectedTreeSpec, CrashTiming, Halt,
+    ModelKind, Stop,
 };
 use stateright::{Model, Property};
 
 /// Generated states after which a comparison is skipped: both engines must finish.
 const CAP: u64 = 100_000;
 
-fn spec(tree: TreeKind, correction: CorrectionSpec, procs: u32) -> ProtocolSpec {
-    ProtocolSpec {
+fn spec(tree: TreeKind, correction: CorrectionSpec, procs: u32) -> CorrectedTreeSpec {
+    CorrectedTreeSpec {
         tree,
         order: Order::Interleaved,
         correction,
@@ -31,7 +31,13 @@ fn spec(tree: TreeKind, correction: CorrectionSpec, procs: u32) -> ProtocolSpec 
     }
 }
 
-fn run(spec: &ProtocolSpec, f: u32, search: Search, threads: u32, reduce: bool) -> CheckResult {
+fn run(
+    spec: &CorrectedTreeSpec,
+    f: u32,
+    search: Search,
+    threads: u32,
+    reduce: bool,
+) -> CheckResult {
     let budget = Budget {
         max_states: Some(CAP),
         threads,

@@ -16,7 +16,7 @@ use ftcoll_verify::budget::Search;
 use ftcoll_verify::corrected_tree::EVERY_VARIANT;
 use ftcoll_verify::ftco::{self, FtcoSpec};
 use ftcoll_verify::gossip;
-use ftcoll_verify::{check_within, Budget, CheckResult, CrashTiming, ModelKind, ProtocolSpec};
+use ftcoll_verify::{check_within, Budget, CheckResult, CorrectedTreeSpec, CrashTiming, ModelKind};
 
 fn budget(search: Search, threads: u32) -> Budget {
     Budget {
@@ -36,7 +36,8 @@ fn broadcasts_explore_the_same_states_and_reach_the_same_verdicts() {
                 (6, 1, CrashTiming::Any),
                 (5, 2, CrashTiming::Any),
             ] {
-                let spec = ProtocolSpec::interleaved(TreeKind::Binomial, correction, start, procs);
+                let spec =
+                    CorrectedTreeSpec::interleaved(TreeKind::Binomial, correction, start, procs);
                 let what = format!("{} f={f} {timing}", spec.name());
                 let run = |search, threads| {
                     check_within(
@@ -130,7 +131,8 @@ fn holding_states_as_bytes_changes_no_result() {
     for correction in EVERY_VARIANT {
         for start in [StartMode::Synchronized, StartMode::Overlapped] {
             for (procs, f) in [(6, 1), (5, 2)] {
-                let spec = ProtocolSpec::interleaved(TreeKind::Binomial, correction, start, procs);
+                let spec =
+                    CorrectedTreeSpec::interleaved(TreeKind::Binomial, correction, start, procs);
                 let what = format!("{} f={f}", spec.name());
                 let run = |b: &Budget| {
                     check_within(&spec, f, CrashTiming::Any, ModelKind::Timed, b, None)

@@ -67,9 +67,9 @@ fn one_cell_per_variant_and_start_mode_is_pinned() {
 /// (`verify/tests/families/mutants.rs`).
 #[test]
 fn every_variant_keeps_the_stop_rule() {
-    use ftcoll_verify::{check, property, ModelKind, ProtocolSpec};
+    use ftcoll_verify::{check, property, CorrectedTreeSpec, ModelKind};
     for (correction, start, _, _) in PINS {
-        let spec = ProtocolSpec {
+        let spec = CorrectedTreeSpec {
             tree: TreeKind::Lame(2),
             order: Order::Interleaved,
             correction: correction.parse().expect("a correction"),

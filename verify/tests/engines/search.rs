@@ -9,10 +9,10 @@ use ftcoll::topology::{LogP, Order, TreeKind};
 use ftcoll::{Rank, Time};
 use ftcoll_sim::{self as sim, PortModel, Scenario};
 use ftcoll_verify::search::SearchOptions;
-use ftcoll_verify::{property, CrashTiming, ProtocolSpec, TimedModel};
+use ftcoll_verify::{property, CorrectedTreeSpec, CrashTiming, TimedModel};
 
-fn spec(correction: CorrectionSpec, procs: u32) -> ProtocolSpec {
-    ProtocolSpec {
+fn spec(correction: CorrectionSpec, procs: u32) -> CorrectedTreeSpec {
+    CorrectedTreeSpec {
         tree: TreeKind::Lame(2),
         order: Order::Interleaved,
         correction,
@@ -22,12 +22,12 @@ fn spec(correction: CorrectionSpec, procs: u32) -> ProtocolSpec {
     }
 }
 
-fn checked(procs: u32) -> ProtocolSpec {
+fn checked(procs: u32) -> CorrectedTreeSpec {
     spec(CorrectionSpec::Checked, procs)
 }
 
 /// Live processes that never delivered, by the plain driver.
-fn undelivered(s: &ProtocolSpec, pre: &[Rank], during: &[(Rank, Time)]) -> u32 {
+fn undelivered(s: &CorrectedTreeSpec, pre: &[Rank], during: &[(Rank, Time)]) -> u32 {
     let scenario = Scenario {
         logp: s.logp,
         model: PortModel::DualPort,

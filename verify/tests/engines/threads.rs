@@ -10,15 +10,20 @@ use ftcoll_verify::budget::Budget;
 use ftcoll_verify::budget::Search;
 use ftcoll_verify::timed::{TimedModel, TimedProperty};
 use ftcoll_verify::{
-    check_model, check_within, property, CheckResult, CrashTiming, ModelKind, ProtocolSpec,
+    check_model, check_within, property, CheckResult, CorrectedTreeSpec, CrashTiming, ModelKind,
 };
 
-fn spec(tree: TreeKind, correction: CorrectionSpec, start: StartMode, procs: u32) -> ProtocolSpec {
-    ProtocolSpec::interleaved(tree, correction, start, procs)
+fn spec(
+    tree: TreeKind,
+    correction: CorrectionSpec,
+    start: StartMode,
+    procs: u32,
+) -> CorrectedTreeSpec {
+    CorrectedTreeSpec::interleaved(tree, correction, start, procs)
 }
 
 fn run(
-    spec: &ProtocolSpec,
+    spec: &CorrectedTreeSpec,
     f: u32,
     timing: CrashTiming,
     model: ModelKind,

@@ -7,11 +7,11 @@ use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
 use ftcoll::topology::{LogP, Order, TreeKind};
 use ftcoll_verify::mutants::{Bug, Mutant, MutantConfig};
 use ftcoll_verify::timed::TimedModel;
-use ftcoll_verify::{check, property, CrashTiming, ModelKind, ProtocolSpec};
+use ftcoll_verify::{check, property, CorrectedTreeSpec, CrashTiming, ModelKind};
 use stateright::{Checker, Model};
 
-fn spec(tree: TreeKind, correction: CorrectionSpec, procs: u32) -> ProtocolSpec {
-    ProtocolSpec {
+fn spec(tree: TreeKind, correction: CorrectionSpec, procs: u32) -> CorrectedTreeSpec {
+    CorrectedTreeSpec {
         tree,
         order: Order::Interleaved,
         correction,
@@ -21,7 +21,7 @@ fn spec(tree: TreeKind, correction: CorrectionSpec, procs: u32) -> ProtocolSpec 
     }
 }
 
-fn holds_everything(spec: &ProtocolSpec, crashes: u32, timing: CrashTiming) -> usize {
+fn holds_everything(spec: &CorrectedTreeSpec, crashes: u32, timing: CrashTiming) -> usize {
     let result = check(spec, crashes, timing, ModelKind::Timed).unwrap();
     assert!(
         result.violations.is_empty(),
@@ -163,7 +163,7 @@ fn asynchronous_model_checks_reorderings() {
 /// family's rule properties too).
 fn rules_violated_by(
     bug: Bug,
-    spec: &ProtocolSpec,
+    spec: &CorrectedTreeSpec,
     crashes: u32,
     timing: CrashTiming,
 ) -> Vec<&'static str> {
@@ -229,7 +229,13 @@ fn c_nodes_silent_catches_a_c_node_that_forwards() {
 /// `bug` on `spec` (synchronized start unless `start` says otherwise) with `crashes`
 /// pre-operation crashes violates exactly `expected` among ALL and RULES, and the real
 /// protocol holds every one of them under the same crashes.
-fn rule_mutant(bug: Bug, mut s: ProtocolSpec, start: StartMode, crashes: u32, expected: &[&str]) {
+fn rule_mutant(
+    bug: Bug,
+    mut s: CorrectedTreeSpec,
+    start: StartMode,
+    crashes: u32,
+    expected: &[&str],
+) {
     s.start = start;
     assert_eq!(
         rules_violated_by(bug, &s, crashes, CrashTiming::Pre),
@@ -307,7 +313,7 @@ fn delayed_message_count_catches_a_short_delay() {
 }
 
 /// Failure-proof correction of one fault, as listed (CG Alg. 3), on a Lamé(2) tree of `procs`.
-fn failproof1(procs: u32) -> ProtocolSpec {
+fn failproof1(procs: u32) -> CorrectedTreeSpec {
     spec(
         TreeKind::Lame(2),
         CorrectionSpec::FailProof {
@@ -418,7 +424,7 @@ fn stop_rule_catches_a_process_that_claims_done_too_early() {
 #[test]
 fn delayed_stop_reply_ends_a_sweep_at_the_first_live_corrector() {
     use ftcoll_sim::{self as sim, PortModel, Scenario};
-    let s = ProtocolSpec {
+    let s = CorrectedTreeSpec {
         tree: TreeKind::Binomial,
         order: Order::Interleaved,
         correction: CorrectionSpec::Delayed { delay: 5 },

@@ -6,7 +6,7 @@ use ftcoll::protocols::corrected_tree::{CorrectedTreeNode, CorrectionSpec, Start
 use ftcoll::topology::{LogP, Order, TreeKind};
 use ftcoll_sim::{self as sim, PortModel, Scenario};
 use ftcoll_verify::corrected_tree::lemma3_applies;
-use ftcoll_verify::ProtocolSpec;
+use ftcoll_verify::CorrectedTreeSpec;
 
 /// CT Lemma 3 with its "P ≫ g_max" dropped fails: on kary:2 with P = 12 and crashes {1, 6, 8}
 /// before the operation, the tree leaves a gap of 7 (more than half the ring), both ends sweep
@@ -15,7 +15,7 @@ use ftcoll_verify::ProtocolSpec;
 /// and admits the same crash set's neighbours with smaller gaps.
 #[test]
 fn lemma3_lower_bound_needs_p_much_larger_than_gmax() {
-    let spec = ProtocolSpec {
+    let spec = CorrectedTreeSpec {
         tree: TreeKind::KAry(2),
         order: Order::Interleaved,
         correction: CorrectionSpec::Checked,
@@ -62,7 +62,7 @@ fn lemma3_holds_wherever_the_matrix_applies_it() {
         for order in [Order::Interleaved, Order::InOrder] {
             for (l, o) in [(2, 1), (1, 1), (4, 2)] {
                 for procs in [9, 12] {
-                    let spec = ProtocolSpec {
+                    let spec = CorrectedTreeSpec {
                         tree,
                         order,
                         correction: CorrectionSpec::Checked,
@@ -89,7 +89,7 @@ fn lemma3_holds_wherever_the_matrix_applies_it() {
 fn claim5_fails_on_small_rings_and_holds_from_six_processes() {
     use ftcoll_verify::{check, property, CrashTiming, ModelKind};
     for procs in 3..=10 {
-        let spec = ProtocolSpec {
+        let spec = CorrectedTreeSpec {
             tree: TreeKind::Lame(2),
             order: Order::Interleaved,
             correction: CorrectionSpec::FailProof {

@@ -66,8 +66,8 @@ pub(crate) struct ProtocolArgs {
 }
 
 impl ProtocolArgs {
-    pub(crate) fn spec(&self, procs: u32) -> Result<ProtocolSpec, String> {
-        Ok(ProtocolSpec {
+    pub(crate) fn spec(&self, procs: u32) -> Result<CorrectedTreeSpec, String> {
+        Ok(CorrectedTreeSpec {
             tree: self.tree,
             order: self.order,
             correction: self.correction,
@@ -94,7 +94,7 @@ pub(crate) struct SpecArgs {
 }
 
 impl SpecArgs {
-    pub(crate) fn spec(&self) -> Result<ProtocolSpec, String> {
+    pub(crate) fn spec(&self) -> Result<CorrectedTreeSpec, String> {
         if self.crashes >= self.procs {
             return Err(format!(
                 "--crashes: {} is out of range: allowed 0..={}",

@@ -45,7 +45,7 @@ use ftcoll_verify::ftco::{self, Entry, FtcoSpec};
 use ftcoll_verify::gossip::{self, GossipSpec, Variant};
 use ftcoll_verify::search::SearchOptions;
 use ftcoll_verify::{
-    check_within, initial_states, matrix, CheckError, CrashTiming, ModelKind, ProtocolSpec,
+    check_within, initial_states, matrix, CheckError, CorrectedTreeSpec, CrashTiming, ModelKind,
     TimedModel, Verdict,
 };
 use stateright::Model;

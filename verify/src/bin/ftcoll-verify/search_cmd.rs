@@ -44,8 +44,8 @@ pub(crate) struct SearchArgs {
 /// The asynchronous model's per-process clocks (`--search dpor`, `search --model async`)
 /// agree with its breadth-first search only for automata that read `now` just to set timers
 /// (`ftcoll_verify::dpor`, which refuses the others too): synchronized correction compares it
-/// with its start instant (`ProtocolSpec::reads_clock`). Refused here first, to name the flag.
-pub(crate) fn local_clocks_allowed(spec: &ProtocolSpec) -> Result<(), String> {
+/// with its start instant (`CorrectedTreeSpec::reads_clock`). Refused here first, to name the flag.
+pub(crate) fn local_clocks_allowed(spec: &CorrectedTreeSpec) -> Result<(), String> {
     if spec.reads_clock() {
         return Err(format!(
             "--start: sync (the default) is not allowed with --correction {} and per-process \
@@ -59,7 +59,7 @@ pub(crate) fn local_clocks_allowed(spec: &ProtocolSpec) -> Result<(), String> {
 }
 
 /// Runs `ftcoll-verify search --model async`: random runs of the asynchronous model.
-pub(crate) fn run_async_walks(a: &SearchArgs, spec: &ProtocolSpec) -> ExitCode {
+pub(crate) fn run_async_walks(a: &SearchArgs, spec: &CorrectedTreeSpec) -> ExitCode {
     if let Err(message) = local_clocks_allowed(spec) {
         eprintln!("error: {message}");
         return ExitCode::from(2);
