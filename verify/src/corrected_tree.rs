@@ -12,10 +12,68 @@ use ftcoll::{Rank, Time};
 use ftcoll_sim::PortModel;
 
 use crate::budget::Halt;
-use crate::property;
+use crate::property::{self, Column};
 use crate::timed::{
     broadcast_properties, CrashTiming, TimedModel, TimedProperty, TimedState, Vocabulary,
 };
+
+// The ring corrections' rules and the papers' quantitative claims about them, as statements
+// with their sources; the gossip family checks the ones about c-nodes and failure-proof
+// correction too.
+
+/// Protocol rule (CG Alg. 1, CT §3.1, §3.3): opportunistic and optimized correction of
+/// distance `d` send at most `d` messages to each side, so at most `2d` per process.
+pub const SEND_BOUND: &str =
+    "send bound: with opportunistic or optimized correction of distance d, no process sends more than 2d correction messages (CG Alg. 1; CT §3.1, §3.3)";
+/// Protocol rule (CG §III.B–C; module docs of `correction`): c-nodes never correct.
+pub const C_NODES_SILENT: &str =
+    "c-nodes stay silent: a process colored by correction sends no correction message (CG §III.B–C; failure-proof correction's SOS excepted)";
+/// Message complexity (CT Corollary 1): fault-free synchronized checked correction.
+pub const CHECKED_MESSAGES: &str =
+    "message complexity: fault-free, synchronized checked correction sends exactly 3 + ⌊L/o⌋ correction messages per process (CT Corollary 1; rings of more than 3 + ⌈L/o⌉ other processes)";
+/// Latency (CT Lemma 2): fault-free synchronized checked correction.
+pub const CHECKED_LATENCY: &str =
+    "latency: fault-free, synchronized checked correction is quiescent exactly 4o + L + ⌊L/o⌋·o after it starts (CT Lemma 2; rings of more than 3 + ⌈L/o⌉ other processes)";
+/// Latency (CT Lemma 3): synchronized checked correction after pre-operation crashes.
+pub const CHECKED_GAP_LATENCY: &str =
+    "latency with gaps: after pre-operation crashes, synchronized checked correction is quiescent between L_FF + g_max·o and L_FF + (2·g_max + 1)·o after it starts (CT Lemma 3; P ≫ g_max read as P ≥ 2·g_max + 3 + ⌈L/o⌉ and P > 4 + ⌈L/o⌉)";
+/// Message complexity (CT §4.1): optimized opportunistic correction, fault-free.
+pub const OPTIMIZED_MESSAGES: &str =
+    "message complexity: fault-free, optimized opportunistic correction sends at most as many correction messages as synchronized checked correction, min(3 + ⌊L/o⌋, P − 1) per process on average (CT §4.1)";
+/// Message complexity (CT §3.3): delayed correction, fault-free.
+pub const DELAYED_MESSAGES: &str =
+    "message complexity: fault-free, synchronized delayed correction with a delay longer than 2o + L sends exactly one correction message per process (CT §3.3)";
+/// Protocol rule (CG Alg. 3, lines 11–14): a failure-proof c-node waits for `f + 1`.
+pub const FAILPROOF_WAITS: &str =
+    "f + 1 rule: a failure-proof c-node delivers only once it knows f + 1 correctors, or after SOS (CG Alg. 3, lines 11–14)";
+/// CG Claim 5: enough g-nodes make SOS unnecessary.
+pub const FAILPROOF_NO_SOS: &str =
+    "no SOS: with at most f crashes and at least f² + f + 1 g-nodes, synchronized failure-proof(f) correction completes without SOS (CG Claim 5)";
+/// SOS is CG's pathological case: never without a crash, in either start mode.
+pub const FAILPROOF_FAULT_FREE_NO_SOS: &str =
+    "no SOS fault-free: failure-proof(f) correction enters SOS only after a crash, in either start mode, on rings of at least f + 2 processes (CG §III.D: SOS is the pathological case)";
+/// The stop rule (`Automaton::is_done`'s promise; CT §3.1, CG Alg. 1–3): a stopped process
+/// stays silent.
+pub const STOPPED_SILENT: &str =
+    "stop rule: a process that has stopped (is_done) never sends, delivers or completes again (CT §3.1; CG Alg. 1–3; the Automaton contract)";
+/// The protocol rules and quantitative claims of the Corrected Tree family, checked in every
+/// cell, with their short names; each applies only to the variant (and the conditions) its
+/// text names.
+pub const RULE_COLUMNS: [Column; 11] = [
+    Column::new(SEND_BOUND, "send bound"),
+    Column::new(C_NODES_SILENT, "c-nodes silent"),
+    Column::new(CHECKED_MESSAGES, "Corollary 1 messages"),
+    Column::new(CHECKED_LATENCY, "Lemma 2 latency"),
+    Column::new(CHECKED_GAP_LATENCY, "Lemma 3 latency"),
+    Column::new(OPTIMIZED_MESSAGES, "optimized messages"),
+    Column::new(DELAYED_MESSAGES, "delayed messages"),
+    Column::new(FAILPROOF_WAITS, "f + 1 rule"),
+    Column::new(FAILPROOF_NO_SOS, "Claim 5 no SOS"),
+    Column::new(FAILPROOF_FAULT_FREE_NO_SOS, "no SOS fault-free"),
+    Column::new(STOPPED_SILENT, "stop rule"),
+];
+/// The statements of [`RULE_COLUMNS`].
+pub const RULES: [&str; 11] = property::statements(RULE_COLUMNS);
 
 /// A Corrected Tree broadcast to check: everything but the fault pattern.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -228,6 +228,13 @@ pub fn properties<A: GossipProcess>() -> Vec<TimedProperty<A>> {
     list
 }
 
+/// CG §III.B and Claim 2: OCG's correction work, exact.
+pub const OCG_WORK: &str =
+    "OCG work: at quiescence every live g-node sent exactly min(⌊(C − 2O − L)/O⌋ + 1, N − 1) correction messages — K̄ when C = K̄O + L + O — and no other process any (CG §III.B: g-nodes correct for a fixed time C, c-nodes never send; Claim 2)";
+/// CG Claim 2's proof: the correction's reach in time.
+pub const CORRECTION_REACH: &str =
+    "correction reach: with K the longest run of processes between two consecutive g-nodes that never crash, every live process is colored by T + L + O + K·O + L + O — OCG when C ≥ K·O + L + O, CCG when no process crashes after T + L + O (CG Claim 2's proof; CCG sends in OCG's order, §III.C)";
+
 /// The gossip family's `always` properties, in column order, with their short names.
 pub const COLUMNS: [Column; 9] = [
     Column::new(property::INTEGRITY, "integrity"),
