@@ -5,7 +5,7 @@
 //! messages, and a replay gives its actions and idle answers, process by process). The replay
 //! is a driver reduced to nothing: it is handed its schedule as a list, and only reads the next
 //! call, makes it, and takes the actions out of the outbox. The time between a `driver_*` row
-//! and its `automaton_alone_*` row is the driver's own (docs/performance.md, tenth slice).
+//! and its `automaton_alone_*` row is the driver's own (docs/performance.md, "The automata without the driver").
 //!
 //! Run: `cargo bench -p ftcoll-sim --bench driver --bench automaton_alone` (both, one after the other), or
 //! `cargo bench -p ftcoll-sim --bench automaton_alone -- 2e16`.

@@ -10,7 +10,7 @@
 //! the driver included: building the processes, the queue and the report is part of a run).
 //! `sim/benches/automaton_alone.rs` times the same runs' automata without the driver; it is a bench
 //! of its own because a second automaton type driven in this binary (its recorder) changes how
-//! the compiler inlines the driver here (docs/performance.md, tenth slice).
+//! the compiler inlines the driver here (docs/performance.md, "The automata without the driver").
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use ftcoll::protocols::corrected_tree::CorrectedTreeNode;

@@ -6,11 +6,11 @@
 //! in their order: the same calls, in an order a driver could choose for locality).
 //! `valgrind --tool=callgrind --toggle-collect='automaton_alone::replay::replay*'` counts the
 //! replays' instructions alone: the check's replay and the timed ones (`REPEATS` 1: two). A binary of its own, so that its recorder does not change
-//! how the compiler inlines `driver_run`'s driver (docs/performance.md, tenth slice).
+//! how the compiler inlines `driver_run`'s driver (docs/performance.md, "The automata without the driver").
 //!
 //! ```sh
 //! cargo run --release -p ftcoll-sim --example automaton_alone -- 65536 checked sync 0.01 20
-//! # messages 382138 calls 1835757 25.615 ms 14.92 M msg/s   (the mean of 20 replays)
+//! # messages 382138 calls 1835757 <mean ms> <M msg/s>   (the mean of the replays)
 //! ```
 //!
 //! Arguments: `[--by-rank] PROCS CORRECTION START FRACTION [REPEATS]`, as `driver_run`'s.

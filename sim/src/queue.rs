@@ -78,9 +78,9 @@ pub(crate) enum Ahead<'a, M> {
 /// (`active`) is taken out of `index`, so that applying its events and adding events to it search
 /// nothing. An emptied bucket's slot is vacant until a new instant takes it, its lists cleared;
 /// up to [`SPARES`] vacant slots keep lists of at most [`SPARE_CAPACITY`] entries, so that a new
-/// instant's lists do not grow from nothing. (Keeping every emptied bucket with its whole capacity
-/// was tried before: up to 130 MiB more peak memory at P = 2^20, since a bucket can hold an
-/// instant's worth of capacity; these bounds keep the kept lists under 1 MiB.) The buckets live in
+/// instant's lists do not grow from nothing, while the kept lists stay under 1 MiB (a bucket can
+/// hold an instant's worth of capacity, so keeping every emptied one would cost up to an
+/// instant's worth per pending instant). The buckets live in
 /// one vector, not in the map's nodes (a node of 11 buckets is about 2 KB), so that a copy of the
 /// queue — a model checker stores one per state — is small, and copying into an existing queue
 /// (`clone_from`) reuses its lists.

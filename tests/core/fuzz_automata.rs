@@ -1,4 +1,4 @@
-//! Fuzzing the Corrected Tree automata (`docs/fuzzing.md`).
+//! Fuzzing the Corrected Tree automata (`docs/reference/fuzzing.md`).
 //!
 //! Each case builds a random configuration (every correction variant of `CorrectionSpec`, both
 //! start modes, both first sides, every tree kind and numbering, `P` from 1 to `2^32 − 1`) and a
@@ -14,7 +14,7 @@
 //!
 //! - default: 10^5 cases over the seven variant families (`cargo test --test fuzz_automata`);
 //! - long mode: `FTCOLL_FUZZ_CASES=10000000` (total over the families), `FTCOLL_FUZZ_SEED=S`
-//!   changes the seed (`docs/fuzzing.md` records the last long run).
+//!   changes the seed (`docs/reference/fuzzing.md` records the last long run).
 //!
 //! `cases` draws the configurations and inputs; `observer` holds the checks (the correction
 //! variants' own rules in `observer::correction`); `mutants` are deliberately broken wrappers

@@ -28,60 +28,34 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Resident memory per state the timed model generates, in bytes: the largest slope of peak RSS
-/// against generated states measured (two runs per configuration, `--max-states` 100 000 and
-/// 400 000 — or 200 000 and 1 000 000 — so the difference of `%M` over the difference of states
-/// leaves the fixed cost out), rounded up:
-///
-/// ```text
-/// cargo build -p ftcoll-verify --release
-/// for n in 200000 1000000; do /usr/bin/time -f %M target/release/ftcoll-verify check \
-///     --tree lame:2 --correction checked --procs 16 --crashes 15 --timing any \
-///     --max-states $n --memory-limit 16G; done
-/// ```
-///
-/// Measured (bytes per generated state): lame:2 checked `--timing any` P = 16, f = 15: 3 836
-/// (754 632 KB and 3 751 616 KB); P = 12, f = 11: 3 463; P = 8, f = 7: 3 029; kary:2 none
-/// P = 16, f = 15: 3 789; lame:2 failproof:2 P = 12, f = 3: 2 523. A queued state is a whole
-/// simulation: per *unique* state that is 7.4 KB at P = 16 (unique states are about half the
-/// generated ones there), about 1 KB for the complete P = 8, f = 2 check. With
-/// `--timing pre` every crash set is an initial state and they are all queued at once (P = 16,
-/// f = 15: 32 768 initial states, 300 576 KB before the first step, 668 808 KB at the peak of
-/// the complete check); the resident-memory check covers that shape.
+/// against generated states measured over the configurations in docs/performance.md
+/// ("Memory admission of a check"; two runs with different `--max-states`, so the difference
+/// leaves the fixed cost out), rounded up. A queued state is a whole simulation; with
+/// `--timing pre` every crash set is an initial state, all queued at once, which the
+/// resident-memory check covers.
 pub const TIMED_BYTES_PER_STATE: u64 = 4096;
 
-/// [`TIMED_BYTES_PER_STATE`] for the layered search ([`Search::Layered`], the timed model's
-/// default engine), which holds only the layers in progress, as compressed bytes
-/// ([`Budget::pack_from`]): the largest slope measured the same way, rounded up to a power of
-/// two. `--timing any --threads 2`: lame:2 failproof:3 P = 16, f = 3: 170 B per generated state
-/// (42 944 KB at 200 000, 109 508 KB at 600 000); lame:2 checked P = 10, f = 3: 116 B
-/// (175 960 KB at 1 000 000, 403 336 KB at 3 000 000); P = 16, f = 15: 105 B (45 436 KB at
-/// 200 000, 86 448 KB at 600 000); FTCO Allreduce kary:2 P = 7, f = 2, late-alg5: 38 B. Holding
-/// whole states (`pack_from` above the states held) takes up to ten times that (1 951 B at
-/// P = 16, f = 15 before held states were packed); the resident-memory check covers it.
+/// [`TIMED_BYTES_PER_STATE`] for the layered search ([`Search::Layered`]), which holds only the
+/// layers in progress, as compressed bytes ([`Budget::pack_from`]): the largest slope measured
+/// the same way, rounded up to a power of two. Holding whole states (`pack_from` above the
+/// states held) takes up to ten times that; the resident-memory check covers it.
 pub const LAYERED_BYTES_PER_STATE: u64 = 256;
 
-/// [`TIMED_BYTES_PER_STATE`] for the asynchronous model (same method): lame:2 checked overlap
-/// P = 16, f = 15: 444; failproof:1 overlap P = 12, f = 1: 593; checked overlap P = 8, f = 2:
-/// 401; optimized:2 overlap P = 5, f = 1: 277.
+/// [`TIMED_BYTES_PER_STATE`] for the asynchronous model, measured the same way.
 pub const ASYNC_BYTES_PER_STATE: u64 = 1024;
 
 /// Resident memory per initial state of the timed model and per process, in bytes: with
 /// `--timing pre` every crash set of at most `f` ranks is an initial state, built before the
 /// search starts (P = 16, f = 15: 32 768 of them). Measured with `--max-states` equal to the
-/// initial states (the search stops before its first step), `%M` minus the 3.9 MB of a P = 2
-/// run, over the initial states: P = 16: 9 270 B (300 576 KB), P = 14: 8 492 B, P = 12: 7 660 B;
-/// 640 B × P covers each.
-///
-/// ```text
-/// /usr/bin/time -f %M target/release/ftcoll-verify check --tree lame:2 --correction checked \
-///     --procs 16 --crashes 15 --timing pre --max-states 32768 --memory-limit 16G
-/// ```
+/// initial states (the search stops before its first step): peak RSS less that of a P = 2 run,
+/// over the initial states; 640 B × P covers every size measured (docs/performance.md, "Memory
+/// admission of a check").
 pub const TIMED_INITIAL_BYTES_PER_PROCESS: u64 = 640;
 
 /// Held states from which the layered search packs new ones ([`Budget::pack_from`]'s
 /// default): every one. Whole states are faster to explore (nothing is written and read
-/// back) but take far more memory, and memory is what stops large searches (the figures are
-/// in docs/performance.md, "The layered search" and the packing section after it).
+/// back) but take far more memory, and memory is what stops large searches
+/// (docs/performance.md, "The layered search: held states as bytes").
 pub const PACK_FROM: usize = 0;
 
 /// The memory the initial states of a model need before the search starts, in bytes: what

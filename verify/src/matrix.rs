@@ -149,11 +149,11 @@ impl<F: Family> core::fmt::Debug for Cell<F> {
 
 /// The matrix's budget: no limit, and crashes offered only where they can change a run
 /// ([`Budget::crashes_at_events_only`]: before an instant at which the process has an event,
-/// and before the first; docs/design.md "Crashes where they matter" argues that no verdict
-/// changes and `verify/tests/engines/crash_instants.rs` compares the verdicts). The timed cells take the
-/// default engine, the depth-first search, which holds no states; `pack_from` matters only to
-/// the layered search (whole states: about 25 % faster on cells this small, 48.3 s against
-/// 60.1 s for the whole matrix in one run each, when the layered search was the default).
+/// and before the first; docs/reference/checker.md, "Crashes where they matter", argues that no
+/// verdict changes and `verify/tests/engines/crash_instants.rs` compares the verdicts). The
+/// timed cells take the default engine, the depth-first search, which holds no states;
+/// `pack_from` matters only to the layered search, whose cells this small run faster on whole
+/// states.
 pub const MATRIX_BUDGET: Budget = Budget {
     crashes_at_events_only: true,
     pack_from: usize::MAX,

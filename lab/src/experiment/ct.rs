@@ -290,7 +290,7 @@ fn chart(
 /// The CSV files (`Output::csv`, all under `ct/` in the CLI): `fig6_fig7_fault_free.csv`,
 /// `fig6_fig7_gossip.csv`, `lemma2.csv`, `table1_fig8_fig9.csv`, `fig8_fig9_gossip.csv`,
 /// `fig10_gmax_vs_correction.csv`, `fig1b_inorder_vs_interleaved.csv` and `table1.csv`
-/// (docs/cli-output.md lists their columns).
+/// (docs/reference/cli-output.md lists their columns).
 pub fn reproduce<E: Executor<Prepared> + Executor<CgPoint> + ?Sized>(
     mode: Mode,
     seed: u64,

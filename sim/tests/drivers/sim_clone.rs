@@ -85,7 +85,7 @@ fn a_state_copied_into_another_runs_state_is_equal_and_runs_the_same() {
 /// destination's boxes and lists (the correctors', and the messages' lists of correctors in busy
 /// slots) instead of replacing them: lists of other lengths, other `f`, other sizes. This checks
 /// that such copies are equal and run the same; that they allocate less is measured
-/// (docs/performance.md, "Copies that reuse, crashes before sends").
+/// (docs/performance.md, "Choices that rest on a measurement").
 #[test]
 fn a_state_copied_into_a_state_of_the_same_variant_is_equal_and_runs_the_same() {
     copies_between(

@@ -1,4 +1,4 @@
-//! Findings: minimal cases of what the fuzzer found (`docs/fuzzing.md`).
+//! Findings: minimal cases of what the fuzzer found (`docs/reference/fuzzing.md`).
 
 use ftcoll::automaton::{Action, Automaton, Outbox};
 use ftcoll::protocols::corrected_tree::{
@@ -147,9 +147,9 @@ fn failure_proof_correction_drops_ranks_outside_the_operation() {
 
 /// The contract ignores duplicate messages, but a parent counts acknowledgments, so one child
 /// acking twice stands in for a sibling that never acked. Not fixed: ignoring it needs the set of
-/// children that acked in the hashed state (docs/fuzzing.md, "Findings").
+/// children that acked in the hashed state (docs/reference/fuzzing.md, "Findings").
 #[test]
-#[ignore = "open finding: duplicate acknowledgments are counted (docs/fuzzing.md)"]
+#[ignore = "open finding: duplicate acknowledgments are counted (docs/reference/fuzzing.md)"]
 fn a_duplicate_acknowledgment_is_ignored() {
     let config = tree_config(TreeKind::KAry(2), 3, CorrectionSpec::Ack);
     let mut root = CorrectedTreeNode::new(&config, 0);

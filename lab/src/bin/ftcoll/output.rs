@@ -1,5 +1,5 @@
 //! The one place the CLI's JSON and CSV lines are made: JSON objects through `serde_json`, CSV
-//! records through `csv` (docs/cli-output.md lists every command's fields).
+//! records through `csv` (docs/reference/cli-output.md lists every command's fields).
 //!
 //! The commands compute their cells as text (a number already formatted the way the output has
 //! always shown it, e.g. `12.5000` for a sweep's mean), so a JSON number cell is written by
