@@ -66,6 +66,7 @@ mod slots;
 mod tests;
 mod time_code;
 mod trace;
+pub mod transport;
 
 use alloc::collections::{BTreeMap, VecDeque};
 use alloc::vec::Vec;

@@ -11,3 +11,4 @@ mod sim_driver;
 mod sim_idle_slots;
 mod sim_lemmas;
 mod sim_procs;
+mod transport;
