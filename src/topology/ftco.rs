@@ -106,6 +106,32 @@ impl fmt::Display for FtcoKind {
     }
 }
 
+/// The spellings [`FtcoKind`]'s `FromStr` reads (what `Display` writes).
+pub const FTCO_KIND_SPELLINGS: &str = "kary:K or knomial:K (K in 2..=65536)";
+
+impl core::str::FromStr for FtcoKind {
+    type Err = TopologyError;
+
+    /// `kary:K` or `knomial:K`, `K` in `2..=MAX_ORDER` ([`FtcoTopology::new`] checks the rest).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let unknown = TopologyError::Unknown {
+            field: "topology",
+            allowed: FTCO_KIND_SPELLINGS,
+        };
+        let (name, k) = s.split_once(':').ok_or(unknown.clone())?;
+        let k: u64 = k
+            .parse()
+            .ok()
+            .filter(|k| (MIN_FTCO_ORDER..=MAX_ORDER).contains(k))
+            .ok_or(unknown.clone())?;
+        match name {
+            "kary" => Ok(Self::KAry(k)),
+            "knomial" => Ok(Self::KNomial(k)),
+            _ => Err(unknown),
+        }
+    }
+}
+
 /// A fault-free collective operation of FTCO §5.2.1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]

@@ -882,3 +882,19 @@ fn ftco_5_2_1_constructor_errors_name_the_field_and_range() {
     let lone = best_knomial(Collective::Allreduce, 1, 10, Roots::PerK).unwrap();
     assert_eq!((lone.k, lone.roots, lone.latency), (2, 1, 0));
 }
+
+/// `FtcoKind` reads what it writes, and refuses other spellings and orders outside 2..=65536.
+#[test]
+fn ftco_kinds_read_what_they_write() {
+    for kind in [
+        FtcoKind::KAry(2),
+        FtcoKind::KAry(65_536),
+        FtcoKind::KNomial(3),
+    ] {
+        assert_eq!(kind.to_string().parse::<FtcoKind>(), Ok(kind));
+    }
+    for bad in ["kary:1", "knomial:65537", "kary", "binary:2", "kary:x", ""] {
+        let e = bad.parse::<FtcoKind>().unwrap_err();
+        assert!(e.to_string().contains("kary:K or knomial:K"), "{bad}: {e}");
+    }
+}

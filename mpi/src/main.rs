@@ -1,0 +1,387 @@
+//! `ftcoll-mpi`: run ftcoll's automata on MPI ranks, one process per rank.
+//!
+//! ```text
+//! mpirun -n 8 --oversubscribe target/release/ftcoll-mpi bcast --tree lame:2 \
+//!     --correction checked --faults 1,3 --operations 3
+//! mpirun -n 8 --oversubscribe target/release/ftcoll-mpi allreduce --topology kary:2 --faults 3
+//! ```
+//!
+//! The world's size is `P`; rank 0 is the root and prints one JSON line per operation (the
+//! ranks that delivered or completed, what each did; mpi/README.md lists the fields). Ranks in
+//! `--faults` never run the protocol (CT §4.4's emulated failures); `--crash-at RANK@TIME` and
+//! `--crash-after RANK:ACTIONS` crash a rank during the operation. Bad input is one line on
+//! stderr (from rank 0) and exit status 2 on every rank, before any operation.
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::{Args, Parser, Subcommand};
+use ftcoll::automaton::{Automaton, Message, Phase, Sum};
+use ftcoll::protocols::corrected_tree::{
+    CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
+};
+use ftcoll::protocols::ftco::{FtcoConfig, FtcoNode};
+use ftcoll::topology::ftco::{Collective, FtcoKind, FtcoTopology};
+use ftcoll::topology::{LogP, Order, Tree, TreeKind};
+use ftcoll::{Rank, Time};
+use ftcoll_mpi::{
+    drain_until_stopped, gather_results, run_operation, stop_failed, Operation, RankResult,
+    ServedSummary, MAX_OPERATIONS,
+};
+use ftcoll_sim::transport::{CrashPlan, Serving};
+use mpi::topology::{Color, Communicator};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+#[derive(Parser, Debug)]
+#[command(name = "ftcoll-mpi", about = "ftcoll's automata on MPI ranks")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// A Corrected Tree broadcast from rank 0 (CT §3).
+    Bcast(BcastArgs),
+    /// An FTCO Allreduce (sum of `rank + 1`; FTCO §4).
+    Allreduce(AllreduceArgs),
+}
+
+#[derive(Args, Debug)]
+struct Common {
+    /// Ranks that never run the protocol, e.g. `1,3` (each in 1..P; rank 0 is the root).
+    #[arg(long, value_delimiter = ',')]
+    faults: Vec<Rank>,
+    /// `RANK@TIME`: the rank crashes at that instant (time units) of each operation.
+    #[arg(long)]
+    crash_at: Vec<String>,
+    /// `RANK:ACTIONS`: the rank crashes right after that many actions (sends, deliveries,
+    /// completions) of each operation.
+    #[arg(long)]
+    crash_after: Vec<String>,
+    /// Bytes of data each data-carrying message carries (1..=1048576).
+    #[arg(long, default_value = "8")]
+    payload: usize,
+    /// Consecutive operations (1..=32766).
+    #[arg(long, default_value = "1")]
+    operations: u32,
+    /// Microseconds of wall clock per time unit of the automaton (1..=10^6).
+    #[arg(long, default_value = "1000")]
+    step_us: u64,
+    /// A rank stops serving an operation after this many time units.
+    #[arg(long, default_value = "20000")]
+    give_up: Time,
+    /// A rank that delivered or completed stops after this many time units without input.
+    #[arg(long, default_value = "300")]
+    quiet: Time,
+}
+
+#[derive(Args, Debug)]
+struct BcastArgs {
+    /// Tree kind (as `ftcoll simulate --tree`).
+    #[arg(long, default_value = "lame:2")]
+    tree: String,
+    /// Numbering: interleaved or in-order.
+    #[arg(long, default_value = "interleaved")]
+    order: String,
+    /// Correction (as `ftcoll simulate --correction`).
+    #[arg(long, default_value = "checked")]
+    correction: String,
+    /// Start mode: sync or overlap.
+    #[arg(long, default_value = "overlap")]
+    start: String,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args, Debug)]
+struct AllreduceArgs {
+    /// FTCO topology: kary:K or knomial:K.
+    #[arg(long, default_value = "kary:2")]
+    topology: String,
+    #[command(flatten)]
+    common: Common,
+}
+
+/// One operation's line at rank 0.
+#[derive(Serialize)]
+struct Line<V> {
+    operation: u32,
+    protocol: String,
+    procs: u32,
+    failed: Vec<Rank>,
+    payload: usize,
+    step_us: u64,
+    /// Ranks that delivered (broadcast) or completed (Allreduce).
+    finished: Vec<Rank>,
+    /// The last delivery or completion, in time units from the operation's start.
+    latency: Option<Time>,
+    /// Wall seconds of the operation at rank 0, harness included.
+    seconds: f64,
+    ranks: Vec<RankResult<V>>,
+}
+
+/// The planned crashes: which rank, and when.
+type Crashes = Vec<(Rank, CrashPlan)>;
+
+/// A bad command line: the message rank 0 prints.
+struct Bad(String);
+
+fn parse_crashes(c: &Common, procs: u32) -> Result<Crashes, Bad> {
+    let mut plans = Vec::new();
+    let rank = |s: &str, flag: &str| -> Result<Rank, Bad> {
+        match s.parse::<Rank>() {
+            Ok(r) if r >= 1 && r < procs => Ok(r),
+            _ => Err(Bad(format!(
+                "--{flag}: rank {s:?} is not in 1..{procs} (rank 0 is the root)"
+            ))),
+        }
+    };
+    for s in &c.crash_at {
+        let (r, t) = s
+            .split_once('@')
+            .ok_or_else(|| Bad(format!("--crash-at: {s:?} is not RANK@TIME")))?;
+        let t: Time = t.parse().map_err(|_| {
+            Bad(format!(
+                "--crash-at: time {t:?} is not a number of time units"
+            ))
+        })?;
+        plans.push((rank(r, "crash-at")?, CrashPlan::At(t)));
+    }
+    for s in &c.crash_after {
+        let (r, n) = s
+            .split_once(':')
+            .ok_or_else(|| Bad(format!("--crash-after: {s:?} is not RANK:ACTIONS")))?;
+        let n: u64 = n
+            .parse()
+            .map_err(|_| Bad(format!("--crash-after: {n:?} is not a number of actions")))?;
+        plans.push((rank(r, "crash-after")?, CrashPlan::AfterActions(n)));
+    }
+    Ok(plans)
+}
+
+fn check_common(c: &Common, procs: u32) -> Result<(), Bad> {
+    if procs < 2 {
+        return Err(Bad(format!(
+            "the world has {procs} rank: allowed 2 or more (mpirun -n P)"
+        )));
+    }
+    if c.payload == 0 || c.payload > 1 << 20 {
+        return Err(Bad(format!(
+            "--payload: {} bytes: allowed 1..=1048576",
+            c.payload
+        )));
+    }
+    if c.operations == 0 || c.operations > MAX_OPERATIONS {
+        return Err(Bad(format!(
+            "--operations: {}: allowed 1..={MAX_OPERATIONS}",
+            c.operations
+        )));
+    }
+    if c.step_us == 0 || c.step_us > 1_000_000 {
+        return Err(Bad(format!(
+            "--step-us: {}: allowed 1..=1000000",
+            c.step_us
+        )));
+    }
+    for &f in &c.faults {
+        if f == 0 || f >= procs {
+            return Err(Bad(format!(
+                "--faults: rank {f} is not in 1..{procs} (the world has {procs} ranks; rank 0 is the root)"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Runs `c.operations` operations of `A` on the world, the ranks of `c.faults` left out.
+fn run<A>(
+    world: &mpi::topology::SimpleCommunicator,
+    protocol: &str,
+    config: &A::Config,
+    c: &Common,
+    crashes: &[(Rank, CrashPlan)],
+    carries_payload: fn(&A::Msg) -> bool,
+    finished: fn(&ServedSummary<A::Value>) -> Option<Time>,
+) where
+    A: Automaton,
+    A::Msg: Serialize + DeserializeOwned,
+    A::Value: Serialize + DeserializeOwned,
+{
+    let rank = world.rank() as Rank;
+    let procs = world.size() as u32;
+    let mut failed = c.faults.clone();
+    failed.sort_unstable();
+    failed.dedup();
+    let live = !failed.contains(&rank);
+    let color = Color::with_value(if live { 0 } else { 1 });
+    let part = world.split_by_color(color).expect("every rank has a color");
+    if !live {
+        drain_until_stopped(world);
+        return;
+    }
+    let crash = crashes
+        .iter()
+        .find(|(r, _)| *r == rank)
+        .map_or(CrashPlan::Never, |&(_, p)| p);
+    for number in 1..=c.operations {
+        let started = Instant::now();
+        let served = run_operation::<A>(
+            &part,
+            world,
+            rank,
+            config,
+            Operation {
+                number,
+                step: Duration::from_micros(c.step_us),
+                payload: c.payload,
+                carries_payload,
+            },
+            Serving {
+                give_up: c.give_up,
+                quiet: Some(c.quiet),
+                crash,
+            },
+        );
+        let mine = RankResult {
+            rank,
+            served: Some(ServedSummary::from(served)),
+        };
+        if let Some(all) = gather_results(&part, &mine) {
+            let finished_at: Vec<(Rank, Time)> = all
+                .iter()
+                .filter_map(|r| r.served.as_ref().and_then(finished).map(|t| (r.rank, t)))
+                .collect();
+            let line = Line {
+                operation: number,
+                protocol: protocol.to_string(),
+                procs,
+                failed: failed.clone(),
+                payload: c.payload,
+                step_us: c.step_us,
+                finished: finished_at.iter().map(|&(r, _)| r).collect(),
+                latency: finished_at.iter().map(|&(_, t)| t).max(),
+                seconds: started.elapsed().as_secs_f64(),
+                ranks: all,
+            };
+            println!("{}", serde_json::to_string(&line).expect("lines serialize"));
+        }
+    }
+    if rank == 0 {
+        stop_failed(world, &failed);
+    }
+}
+
+fn first_delivery<V>(s: &ServedSummary<V>) -> Option<Time> {
+    s.delivered.first().map(|&(t, _)| t)
+}
+
+fn first_completion<V>(s: &ServedSummary<V>) -> Option<Time> {
+    s.completed.first().map(|&(t, _)| t)
+}
+
+fn main() -> ExitCode {
+    let Some(universe) = mpi::initialize() else {
+        eprintln!("error: MPI is already initialized");
+        return ExitCode::from(2);
+    };
+    let world = universe.world();
+    let (rank, procs) = (world.rank(), world.size() as u32);
+    let refuse = |message: String| {
+        if rank == 0 {
+            eprintln!("error: {message}");
+        }
+        ExitCode::from(2)
+    };
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            if rank == 0 {
+                let _ = e.print();
+            }
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            let text = e.to_string();
+            return refuse(
+                text.lines()
+                    .next()
+                    .unwrap_or("bad arguments")
+                    .trim_start_matches("error: ")
+                    .to_string(),
+            );
+        }
+    };
+    match cli.command {
+        Command::Bcast(a) => {
+            let setup = || -> Result<(CorrectedTreeConfig, Crashes), Bad> {
+                check_common(&a.common, procs)?;
+                let kind: TreeKind = a.tree.parse().map_err(|e| Bad(format!("--tree: {e}")))?;
+                let order: Order = a.order.parse().map_err(|e| Bad(format!("--order: {e}")))?;
+                let correction: CorrectionSpec = a
+                    .correction
+                    .parse()
+                    .map_err(|e| Bad(format!("--correction: {e}")))?;
+                let start = match a.start.as_str() {
+                    "sync" => StartMode::Synchronized,
+                    "overlap" => StartMode::Overlapped,
+                    s => return Err(Bad(format!("--start: {s:?}: allowed sync or overlap"))),
+                };
+                let tree = Tree::new(kind, order, procs, LogP::default())
+                    .map_err(|e| Bad(format!("--tree: {e}")))?;
+                let crashes = parse_crashes(&a.common, procs)?;
+                Ok((CorrectedTreeConfig::new(tree, correction, start), crashes))
+            };
+            let (config, crashes) = match setup() {
+                Ok(s) => s,
+                Err(Bad(m)) => return refuse(m),
+            };
+            let protocol = format!("{} {} {} {}", a.tree, a.order, a.correction, a.start);
+            run::<CorrectedTreeNode>(
+                &world,
+                &protocol,
+                &config,
+                &a.common,
+                &crashes,
+                |m| m.phase() != Phase::Acknowledgment,
+                first_delivery,
+            );
+        }
+        Command::Allreduce(a) => {
+            let setup = || -> Result<(FtcoConfig<Sum>, Crashes), Bad> {
+                check_common(&a.common, procs)?;
+                let kind: FtcoKind = a
+                    .topology
+                    .parse()
+                    .map_err(|e| Bad(format!("--topology: {e}")))?;
+                let topology = FtcoTopology::new(kind, 1, procs)
+                    .map_err(|e| Bad(format!("--topology: {e}")))?;
+                let config = FtcoConfig::new(
+                    topology,
+                    Collective::Allreduce,
+                    Sum,
+                    |r| u64::from(r) + 1,
+                    2,
+                )
+                .map_err(|e| Bad(format!("--topology: {e}")))?;
+                Ok((config, parse_crashes(&a.common, procs)?))
+            };
+            let (config, crashes) = match setup() {
+                Ok(s) => s,
+                Err(Bad(m)) => return refuse(m),
+            };
+            let protocol = format!("ftco allreduce {}", a.topology);
+            run::<FtcoNode<Sum>>(
+                &world,
+                &protocol,
+                &config,
+                &a.common,
+                &crashes,
+                |m| m.phase() == Phase::Dissemination,
+                first_completion,
+            );
+        }
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,250 @@
+//! `ftcoll-mpi` under `mpirun --oversubscribe` against the simulator on the same configuration
+//! and failures: the ranks that deliver (each the root's payload, once) for every Corrected Tree
+//! variant whose coverage does not depend on timing, and the value every live rank completes an
+//! FTCO Allreduce with; failed ranks never block the survivors; bad input is one line and a
+//! non-zero exit on every rank, never a hang.
+//!
+//! Needs `mpirun` (Open MPI) on the `PATH`; as root, set `OMPI_ALLOW_RUN_AS_ROOT=1` and
+//! `OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1` (CI does).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use ftcoll::automaton::Sum;
+use ftcoll::protocols::corrected_tree::{
+    CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
+};
+use ftcoll::protocols::ftco::{FtcoConfig, FtcoNode};
+use ftcoll::topology::ftco::{Collective, FtcoKind, FtcoTopology};
+use ftcoll::topology::{LogP, Order, Tree, TreeKind};
+use ftcoll::Rank;
+use ftcoll_sim::{run, PortModel, Scenario};
+use serde_json::Value;
+
+/// Runs `ftcoll-mpi ARGS` on `ranks` ranks; kills it after a minute (a hang fails the test).
+fn mpirun(ranks: u32, args: &[&str]) -> Output {
+    let mut child = Command::new("mpirun")
+        .args(["-n", &ranks.to_string(), "--oversubscribe"])
+        .arg(env!("CARGO_BIN_EXE_ftcoll-mpi"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mpirun runs (Open MPI installed?)");
+    let started = Instant::now();
+    while child.try_wait().expect("waits").is_none() {
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("mpirun -n {ranks} ftcoll-mpi {args:?} hung");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("output")
+}
+
+/// The JSON lines rank 0 printed.
+fn lines(out: &Output, what: &str) -> Vec<Value> {
+    assert!(
+        out.status.success(),
+        "{what}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{what}: {e}: {l}")))
+        .collect()
+}
+
+fn ranks_of(v: &Value) -> BTreeSet<Rank> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_u64().unwrap() as Rank)
+        .collect()
+}
+
+/// CT §3.1 and CG Claims 3–4: with failures before the operation, checked and failure-proof
+/// correction color every live rank whatever the order of messages, and opportunistic
+/// correction of distance d every rank of a gap shorter than d; on MPI ranks the same ranks
+/// deliver as in the simulator, each the root's payload once, over consecutive operations.
+#[test]
+fn corrected_trees_deliver_on_the_simulators_ranks() {
+    for (procs, correction, tree, faults) in [
+        (6, "checked", "lame:2", vec![2]),
+        (8, "checked", "binomial", vec![1, 3]),
+        (8, "opportunistic:2", "kary:2", vec![4]),
+        (7, "failproof:1", "lame:2", vec![5]),
+        (5, "none", "kary:2", vec![1]),
+    ] {
+        let list: Vec<String> = faults.iter().map(|f| f.to_string()).collect();
+        let list = list.join(",");
+        let mut args = vec![
+            "bcast",
+            "--tree",
+            tree,
+            "--correction",
+            correction,
+            "--operations",
+            "2",
+        ];
+        if !faults.is_empty() {
+            args.extend(["--faults", &list]);
+        }
+        let what = format!("{correction} on {tree}, P = {procs}, failed {faults:?}");
+        let out = mpirun(procs, &args);
+        let got = lines(&out, &what);
+        assert_eq!(got.len(), 2, "{what}: one line per operation");
+
+        let tree = Tree::new(
+            tree.parse::<TreeKind>().unwrap(),
+            Order::Interleaved,
+            procs,
+            LogP::default(),
+        )
+        .unwrap();
+        let spec: CorrectionSpec = correction.parse().unwrap();
+        let config = CorrectedTreeConfig::new(tree, spec, StartMode::Overlapped);
+        let scenario = Scenario {
+            crashes: faults.iter().map(|&r| (r, 0)).collect(),
+            ..Default::default()
+        };
+        let report = run::<CorrectedTreeNode>(&config, procs, &scenario, 1 << 20).unwrap();
+        let expected: BTreeSet<Rank> = (0..procs)
+            .filter(|&r| report.delivered_at(r).is_some())
+            .collect();
+        for line in &got {
+            assert_eq!(
+                ranks_of(&line["finished"]),
+                expected,
+                "{what}: who delivers"
+            );
+            assert_eq!(ranks_of(&line["failed"]), faults.iter().copied().collect());
+            for r in line["ranks"].as_array().unwrap() {
+                let s = &r["served"];
+                let delivered = s["delivered"].as_array().unwrap();
+                assert!(delivered.len() <= 1, "{what}: {r}");
+                for d in delivered {
+                    assert_eq!(d[1].as_u64(), Some(config.payload), "{what}: {r}");
+                }
+                assert_eq!(s["violations"], serde_json::json!([]), "{what}: {r}");
+            }
+        }
+    }
+}
+
+/// FTCO Def. 3.1–3.2 on MPI ranks: with a rank failed before the operation every live rank
+/// completes the Allreduce with the simulator's value (the sum over the live ranks' operands).
+#[test]
+fn ftco_allreduce_agrees_with_the_simulator() {
+    for (procs, faults) in [(6u32, vec![]), (7, vec![3])] {
+        let list: Vec<String> = faults.iter().map(|f: &Rank| f.to_string()).collect();
+        let list = list.join(",");
+        let mut args = vec!["allreduce", "--topology", "kary:2"];
+        if !faults.is_empty() {
+            args.extend(["--faults", &list]);
+        }
+        let what = format!("P = {procs}, failed {faults:?}");
+        let got = lines(&mpirun(procs, &args), &what);
+        let topology = FtcoTopology::new(FtcoKind::KAry(2), 1, procs).unwrap();
+        let config = FtcoConfig::new(
+            topology,
+            Collective::Allreduce,
+            Sum,
+            |r| u64::from(r) + 1,
+            2,
+        )
+        .unwrap();
+        let scenario = Scenario {
+            model: PortModel::SinglePort,
+            crashes: faults.iter().map(|&r| (r, 0)).collect(),
+            ..Default::default()
+        };
+        let report = run::<FtcoNode<Sum>>(&config, procs, &scenario, 1 << 22).unwrap();
+        let expected: BTreeMap<Rank, u64> =
+            report.completions.iter().map(|&(r, _, v)| (r, v)).collect();
+        let line = &got[0];
+        let completed: BTreeMap<Rank, u64> = line["ranks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let c = r["served"]["completed"].as_array().unwrap();
+                assert_eq!(c.len(), 1, "{what}: {r}");
+                (
+                    r["rank"].as_u64().unwrap() as Rank,
+                    c[0][1].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(completed, expected, "{what}");
+    }
+}
+
+/// A rank that crashes during the operation (after its first action) does not block the
+/// others: every other live rank of checked correction still delivers and the run ends.
+#[test]
+fn a_crash_during_the_operation_blocks_nobody() {
+    let got = lines(
+        &mpirun(
+            8,
+            &[
+                "bcast",
+                "--correction",
+                "checked",
+                "--crash-after",
+                "3:1",
+                "--faults",
+                "5",
+            ],
+        ),
+        "crash after one action",
+    );
+    let line = &got[0];
+    let crashed: Vec<&Value> = line["ranks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["served"]["ended"] == "crashed")
+        .collect();
+    assert_eq!(crashed.len(), 1);
+    assert_eq!(crashed[0]["rank"], 3);
+    let finished = ranks_of(&line["finished"]);
+    for r in [0, 1, 2, 4, 6, 7] {
+        assert!(finished.contains(&r), "rank {r} delivers: {line}");
+    }
+}
+
+/// Bad input: one line on stderr naming the flag and what is allowed, a non-zero exit, no
+/// operation, and no hang (`mpirun` returns).
+#[test]
+fn bad_input_is_one_line_and_a_non_zero_exit() {
+    for (ranks, args, needle) in [
+        (
+            4,
+            vec!["bcast", "--faults", "4"],
+            "--faults: rank 4 is not in 1..4",
+        ),
+        (
+            4,
+            vec!["bcast", "--payload", "0"],
+            "--payload: 0 bytes: allowed 1..=1048576",
+        ),
+        (1, vec!["bcast"], "the world has 1 rank: allowed 2 or more"),
+        (3, vec!["allreduce", "--topology", "ring:2"], "--topology"),
+        (
+            3,
+            vec!["bcast", "--crash-after", "7:1"],
+            "--crash-after: rank \"7\" is not in 1..3",
+        ),
+    ] {
+        let out = mpirun(ranks, &args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let ours: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+        assert_eq!(ours.len(), 1, "{args:?}: {err}");
+        assert!(ours[0].contains(needle), "{args:?}: {err}");
+    }
+}
