@@ -10,7 +10,7 @@ use ftcoll::{Rank, Time};
 #[non_exhaustive]
 pub enum SimError {
     /// The `procs` given to the driver is not the `P` the configuration was built for
-    /// ([`Automaton::procs`]).
+    /// ([`Automaton::procs`](ftcoll::automaton::Automaton::procs)).
     ProcsMismatch {
         /// The `procs` argument.
         given: u32,

@@ -1,7 +1,7 @@
 //! The deterministic LogP driver (DESIGN §3): runs any [`Automaton`] under dual-port LogP or
 //! FTCO's single-port step model, with per-process arrival times and crash-stop faults, and
 //! measures latency and messages. It knows nothing protocol-specific: it only reads the
-//! [`Phase`] of each message and the actions automata emit.
+//! [`Phase`](ftcoll::automaton::Phase) of each message and the actions automata emit.
 //!
 //! # Timing (dual-port LogP, CT §2.2)
 //!
