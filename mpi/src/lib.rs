@@ -30,8 +30,10 @@ use typed_arena::Arena;
 /// The MPI tag of the messages that end a failed rank's draining (operations use tags from 1).
 pub const STOP_TAG: i32 = 0;
 
-/// The largest operation number: MPI guarantees tags up to 32,767.
-pub const MAX_OPERATIONS: u32 = 32_766;
+/// Operations cycle through the MPI tags `1..=TAGS` (MPI guarantees tags up to 32,767); the
+/// full operation number travels in each message's header, so a message left over from an
+/// earlier operation with the same tag is dropped.
+pub const TAGS: u32 = 32_766;
 
 /// What precedes a message's bytes: the operation it belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,6 +61,7 @@ pub struct MpiTransport<'a, 's, M> {
     operation: u32,
     epoch: Instant,
     step: Duration,
+    idle: Duration,
     payload: usize,
     carries_payload: fn(&M) -> bool,
     /// Messages of this operation that did not decode (counted, dropped).
@@ -67,7 +70,7 @@ pub struct MpiTransport<'a, 's, M> {
 
 impl<'a, 's, M> MpiTransport<'a, 's, M> {
     fn tag(&self) -> i32 {
-        self.operation as i32
+        tag_of(self.operation)
     }
 
     /// Completes every send that has completed, keeping the others.
@@ -135,8 +138,8 @@ impl<'a, 's, M: Serialize + DeserializeOwned> Transport<M> for MpiTransport<'a, 
             if self.now() >= deadline {
                 return None;
             }
-            // Oversubscribed ranks share cores: yield instead of spinning.
-            std::thread::sleep(Duration::from_micros(20));
+            // Oversubscribed ranks share cores: sleep or yield instead of spinning.
+            pause(self.idle);
         }
     }
 }
@@ -192,13 +195,30 @@ impl<V> From<Served<V>> for ServedSummary<V> {
     }
 }
 
+/// The MPI tag of operation `number`'s messages.
+fn tag_of(number: u32) -> i32 {
+    (number % TAGS + 1) as i32
+}
+
+/// Waits `idle` between polls, or yields the core when it is zero.
+fn pause(idle: Duration) {
+    if idle.is_zero() {
+        std::thread::yield_now();
+    } else {
+        std::thread::sleep(idle);
+    }
+}
+
 /// How one operation runs on the ranks that take part.
 #[derive(Clone, Copy, Debug)]
 pub struct Operation<M> {
-    /// Its number, `1..=MAX_OPERATIONS` (the MPI tag of its messages).
+    /// Its number (its MPI tag is `number % TAGS + 1`, and the number is in every header).
     pub number: u32,
     /// Wall-clock length of one time unit of the automaton.
     pub step: Duration,
+    /// How long a rank with nothing to do waits before polling again (zero: it yields the
+    /// core and polls at once; a benchmark's choice, costly on an oversubscribed machine).
+    pub idle: Duration,
     /// Bytes of application data a message that carries data carries.
     pub payload: usize,
     /// Which messages carry the data.
@@ -234,6 +254,7 @@ where
             operation: operation.number,
             epoch,
             step: operation.step,
+            idle: operation.idle,
             payload: operation.payload,
             carries_payload: operation.carries_payload,
             undecodable: 0,
@@ -256,7 +277,7 @@ where
                     Err(b) => barrier = Some(b),
                 },
             }
-            std::thread::sleep(Duration::from_micros(20));
+            pause(operation.idle);
         }
         served
     })

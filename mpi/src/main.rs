@@ -12,6 +12,8 @@
 //! `--crash-after RANK:ACTIONS` crash a rank during the operation. Bad input is one line on
 //! stderr (from rank 0) and exit status 2 on every rank, before any operation.
 
+mod osu;
+
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -26,7 +28,7 @@ use ftcoll::topology::{LogP, Order, Tree, TreeKind};
 use ftcoll::{Rank, Time};
 use ftcoll_mpi::{
     drain_until_stopped, gather_results, run_operation, stop_failed, Operation, RankResult,
-    ServedSummary, MAX_OPERATIONS,
+    ServedSummary,
 };
 use ftcoll_sim::transport::{CrashPlan, Serving};
 use mpi::topology::{Color, Communicator};
@@ -46,6 +48,32 @@ enum Command {
     Bcast(BcastArgs),
     /// An FTCO Allreduce (sum of `rank + 1`; FTCO §4).
     Allreduce(AllreduceArgs),
+    /// OSU-style latency: MPI_Bcast against Corrected Trees, MPI_Allreduce against FTCO, each
+    /// beside the simulator's prediction (one JSON line per protocol and size).
+    Bench(BenchArgs),
+}
+
+#[derive(Args, Debug)]
+struct BenchArgs {
+    /// Message sizes in bytes, each in 1..=1048576.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "8,64,1024,16384,131072,1048576"
+    )]
+    sizes: Vec<usize>,
+    /// Timed operations per protocol and size (1..=10^6).
+    #[arg(long, default_value = "50")]
+    iterations: u32,
+    /// Untimed operations first (0..=10^6).
+    #[arg(long, default_value = "5")]
+    warmup: u32,
+    /// Ping-pongs per size that fit the LogP step (1..=10^6).
+    #[arg(long, default_value = "200")]
+    ping_pongs: u32,
+    /// Ranks left out, e.g. `3` (each in 2..P: ranks 0 and 1 run the ping-pong).
+    #[arg(long, value_delimiter = ',')]
+    faults: Vec<Rank>,
 }
 
 #[derive(Args, Debug)]
@@ -63,7 +91,7 @@ struct Common {
     /// Bytes of data each data-carrying message carries (1..=1048576).
     #[arg(long, default_value = "8")]
     payload: usize,
-    /// Consecutive operations (1..=32766).
+    /// Consecutive operations (1..=10^6).
     #[arg(long, default_value = "1")]
     operations: u32,
     /// Microseconds of wall clock per time unit of the automaton (1..=10^6).
@@ -173,9 +201,9 @@ fn check_common(c: &Common, procs: u32) -> Result<(), Bad> {
             c.payload
         )));
     }
-    if c.operations == 0 || c.operations > MAX_OPERATIONS {
+    if c.operations == 0 || c.operations > 1_000_000 {
         return Err(Bad(format!(
-            "--operations: {}: allowed 1..={MAX_OPERATIONS}",
+            "--operations: {}: allowed 1..=1000000",
             c.operations
         )));
     }
@@ -235,6 +263,7 @@ fn run<A>(
             Operation {
                 number,
                 step: Duration::from_micros(c.step_us),
+                idle: Duration::from_micros(20),
                 payload: c.payload,
                 carries_payload,
             },
@@ -271,6 +300,125 @@ fn run<A>(
     if rank == 0 {
         stop_failed(world, &failed);
     }
+}
+
+/// `ftcoll-mpi bench` on every rank.
+fn bench(world: &mpi::topology::SimpleCommunicator, a: &BenchArgs) {
+    let rank = world.rank() as Rank;
+    let procs = world.size() as u32;
+    let mut failed = a.faults.clone();
+    failed.sort_unstable();
+    failed.dedup();
+    let steps: Vec<f64> = a
+        .sizes
+        .iter()
+        .map(|&size| osu::ping_pong(world, size, a.ping_pongs) / 4.0)
+        .collect();
+    let live = !failed.contains(&rank);
+    let part = world
+        .split_by_color(Color::with_value(if live { 0 } else { 1 }))
+        .expect("every rank has a color");
+    if !live {
+        drain_until_stopped(world);
+        return;
+    }
+    let print =
+        |protocol: String, size: usize, latency_us: f64, predicted: Option<Time>, step: f64| {
+            if rank == 0 {
+                let point = osu::Point {
+                    protocol,
+                    procs,
+                    failed: failed.clone(),
+                    size,
+                    iterations: a.iterations,
+                    latency_us,
+                    predicted_us: predicted.map(|t| t as f64 * step),
+                    step_us: step,
+                };
+                println!(
+                    "{}",
+                    serde_json::to_string(&point).expect("points serialize")
+                );
+            }
+        };
+    let mut number = 1u32;
+    for (&size, &step) in a.sizes.iter().zip(&steps) {
+        let t = osu::mpi_bcast(&part, size, a.warmup, a.iterations);
+        print("MPI_Bcast".into(), size, t, None, step);
+        for (tree, correction) in osu::BROADCASTS {
+            let config = osu::ct_config(tree, correction, procs);
+            let t = osu::ftcoll_latency::<CorrectedTreeNode>(
+                &part,
+                world,
+                &config,
+                number,
+                size,
+                a.warmup,
+                a.iterations,
+                osu::ct_carries,
+            );
+            number = number.wrapping_add(a.warmup + a.iterations);
+            let predicted = osu::predicted_ct(&config, procs, &failed);
+            print(
+                format!("{tree} {correction}"),
+                size,
+                t,
+                Some(predicted),
+                step,
+            );
+        }
+        let t = osu::mpi_allreduce(&part, size, a.warmup, a.iterations);
+        print("MPI_Allreduce".into(), size, t, None, step);
+        let config = osu::ftco_config(procs);
+        let t = osu::ftcoll_latency::<FtcoNode<Sum>>(
+            &part,
+            world,
+            &config,
+            number,
+            size,
+            a.warmup,
+            a.iterations,
+            osu::ftco_carries,
+        );
+        number = number.wrapping_add(a.warmup + a.iterations);
+        let predicted = osu::predicted_ftco(&config, procs, &failed);
+        print(
+            "ftco allreduce kary:2".into(),
+            size,
+            t,
+            Some(predicted),
+            step,
+        );
+    }
+    if rank == 0 {
+        stop_failed(world, &failed);
+    }
+}
+
+fn check_bench(a: &BenchArgs, procs: u32) -> Result<(), Bad> {
+    if procs < 2 {
+        return Err(Bad(format!(
+            "the world has {procs} rank: allowed 2 or more (mpirun -n P)"
+        )));
+    }
+    if let Some(&s) = a.sizes.iter().find(|&&s| s == 0 || s > 1 << 20) {
+        return Err(Bad(format!("--sizes: {s} bytes: allowed 1..=1048576")));
+    }
+    for (name, v, min) in [
+        ("iterations", a.iterations, 1),
+        ("warmup", a.warmup, 0),
+        ("ping-pongs", a.ping_pongs, 1),
+    ] {
+        if v < min || v > 1_000_000 {
+            return Err(Bad(format!("--{name}: {v}: allowed {min}..=1000000")));
+        }
+    }
+    if let Some(&f) = a.faults.iter().find(|&&f| f < 2 || f >= procs) {
+        return Err(Bad(format!(
+            "--faults: rank {f} is not in 2..{procs} (ranks 0 and 1 run the ping-pong)"
+        )));
+    }
+    Ok(())
 }
 
 fn first_delivery<V>(s: &ServedSummary<V>) -> Option<Time> {
@@ -314,6 +462,12 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
+        Command::Bench(a) => {
+            if let Err(Bad(m)) = check_bench(&a, procs) {
+                return refuse(m);
+            }
+            bench(&world, &a);
+        }
         Command::Bcast(a) => {
             let setup = || -> Result<(CorrectedTreeConfig, Crashes), Bad> {
                 check_common(&a.common, procs)?;

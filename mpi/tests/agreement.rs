@@ -248,3 +248,34 @@ fn bad_input_is_one_line_and_a_non_zero_exit() {
         assert!(ours[0].contains(needle), "{args:?}: {err}");
     }
 }
+
+/// `bench` prints one point per protocol and size: the MPI library's two collectives without a
+/// prediction, the six broadcasts and FTCO's Allreduce with one; every latency is positive.
+/// Bad sizes are refused like any bad input.
+#[test]
+fn bench_prints_every_protocol_beside_its_prediction() {
+    let out = mpirun(
+        3,
+        &[
+            "bench",
+            "--sizes",
+            "8,4096",
+            "--iterations",
+            "2",
+            "--warmup",
+            "0",
+            "--ping-pongs",
+            "2",
+        ],
+    );
+    let points = lines(&out, "bench");
+    assert_eq!(points.len(), 2 * 9, "9 protocols × 2 sizes");
+    for p in &points {
+        assert!(p["latency_us"].as_f64().unwrap() > 0.0, "{p}");
+        let mpi = p["protocol"].as_str().unwrap().starts_with("MPI_");
+        assert_eq!(p["predicted_us"].is_null(), mpi, "{p}");
+    }
+    let bad = mpirun(3, &["bench", "--sizes", "8,0"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--sizes: 0 bytes: allowed 1..=1048576"));
+}
