@@ -23,6 +23,7 @@ use ftcoll::protocols::corrected_tree::{
     CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
 };
 use ftcoll::protocols::ftco::{FtcoConfig, FtcoNode};
+use ftcoll::protocols::gossip::{Ccg, GossipConfig};
 use ftcoll::topology::ftco::{Collective, FtcoKind, FtcoTopology};
 use ftcoll::topology::{LogP, Order, Tree, TreeKind};
 use ftcoll::{Rank, Time};
@@ -48,6 +49,9 @@ enum Command {
     Bcast(BcastArgs),
     /// An FTCO Allreduce (sum of `rank + 1`; FTCO §4).
     Allreduce(AllreduceArgs),
+    /// Checked Corrected Gossip from rank 0 (CG §III.C: random gossip until `T`, then checked
+    /// correction).
+    Gossip(GossipArgs),
     /// OSU-style latency: MPI_Bcast against Corrected Trees, MPI_Allreduce against FTCO, each
     /// beside the simulator's prediction (one JSON line per protocol and size).
     Bench(BenchArgs),
@@ -119,6 +123,18 @@ struct BcastArgs {
     /// Start mode: sync or overlap.
     #[arg(long, default_value = "overlap")]
     start: String,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args, Debug)]
+struct GossipArgs {
+    /// The gossip time `T`, in time units (1..=10^6).
+    #[arg(long, default_value = "6")]
+    gossip_time: Time,
+    /// Seed of the processes' gossip targets.
+    #[arg(long, default_value = "1")]
+    seed: u64,
     #[command(flatten)]
     common: Common,
 }
@@ -271,6 +287,8 @@ fn run<A>(
                 give_up: c.give_up,
                 quiet: Some(c.quiet),
                 crash,
+                // LogP's o of the configurations (L = 2, o = 1).
+                send_gap: 1,
             },
         );
         let mine = RankResult {
@@ -493,6 +511,34 @@ fn main() -> ExitCode {
             };
             let protocol = format!("{} {} {} {}", a.tree, a.order, a.correction, a.start);
             run::<CorrectedTreeNode>(
+                &world,
+                &protocol,
+                &config,
+                &a.common,
+                &crashes,
+                |m| m.phase() != Phase::Acknowledgment,
+                first_delivery,
+            );
+        }
+        Command::Gossip(a) => {
+            let setup = || -> Result<(GossipConfig, Crashes), Bad> {
+                check_common(&a.common, procs)?;
+                if a.gossip_time == 0 || a.gossip_time > 1_000_000 {
+                    return Err(Bad(format!(
+                        "--gossip-time: {}: allowed 1..=1000000",
+                        a.gossip_time
+                    )));
+                }
+                let config = GossipConfig::new(procs, LogP::default(), a.gossip_time, a.seed)
+                    .map_err(|e| Bad(e.to_string()))?;
+                Ok((config, parse_crashes(&a.common, procs)?))
+            };
+            let (config, crashes) = match setup() {
+                Ok(s) => s,
+                Err(Bad(m)) => return refuse(m),
+            };
+            let protocol = format!("ccg T={} seed={}", a.gossip_time, a.seed);
+            run::<Ccg>(
                 &world,
                 &protocol,
                 &config,

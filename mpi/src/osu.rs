@@ -165,6 +165,7 @@ where
                 give_up: 2_000_000,
                 quiet: Some(20_000),
                 crash: CrashPlan::Never,
+                send_gap: 1,
             },
         );
         let finished = served

@@ -279,3 +279,52 @@ fn bench_prints_every_protocol_beside_its_prediction() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--sizes: 0 bytes: allowed 1..=1048576"));
 }
+
+/// CG Claim 3 on MPI ranks: checked Corrected Gossip colors every live rank whatever the gossip
+/// reached, when no process crashes during the correction; the ranks that deliver are the
+/// simulator's (all live ones), each the root's payload once.
+#[test]
+fn checked_corrected_gossip_delivers_on_the_simulators_ranks() {
+    use ftcoll::protocols::gossip::{Ccg, GossipConfig};
+    for (procs, faults, seed) in [(8u32, vec![2u32], 1u64), (6, vec![1, 4], 7)] {
+        let list: Vec<String> = faults.iter().map(|f| f.to_string()).collect();
+        let (list, seed_text) = (list.join(","), seed.to_string());
+        let args = [
+            "gossip",
+            "--faults",
+            &list,
+            "--seed",
+            &seed_text,
+            "--operations",
+            "2",
+        ];
+        let what = format!("ccg P = {procs}, failed {faults:?}, seed {seed}");
+        let got = lines(&mpirun(procs, &args), &what);
+        let config = GossipConfig::new(procs, LogP::default(), 6, seed).unwrap();
+        let scenario = Scenario {
+            crashes: faults.iter().map(|&r| (r, 0)).collect(),
+            ..Default::default()
+        };
+        let report = run::<Ccg>(&config, procs, &scenario, 1 << 20).unwrap();
+        let expected: BTreeSet<Rank> = (0..procs)
+            .filter(|&r| report.delivered_at(r).is_some())
+            .collect();
+        assert_eq!(
+            expected.len(),
+            (procs as usize) - faults.len(),
+            "{what}: Claim 3"
+        );
+        for line in &got {
+            assert_eq!(ranks_of(&line["finished"]), expected, "{what}");
+            for r in line["ranks"].as_array().unwrap() {
+                let delivered = r["served"]["delivered"].as_array().unwrap();
+                assert_eq!(delivered.len(), 1, "{what}: {r}");
+                assert_eq!(
+                    delivered[0][1].as_u64(),
+                    Some(config.payload),
+                    "{what}: {r}"
+                );
+            }
+        }
+    }
+}

@@ -11,9 +11,9 @@
 //! 3. takes every message already received into a queue and hands them over as
 //!    [`Automaton::select_receive`] chooses (a dual-port automaton takes them all, oldest first;
 //!    a single-port one, FTCO §2, may prefer to send first);
-//! 4. offers the send port with [`Automaton::on_send_slot`] while it sends (a transport's send
-//!    is non-blocking, so the port is free again at once; a slot that sends nothing means "not
-//!    until my next input");
+//! 4. offers the send port with [`Automaton::on_send_slot`] while it sends, each send keeping
+//!    the port busy for [`Serving::send_gap`] (LogP's `o`; a transport's send itself does not
+//!    block); a slot that sends nothing means "not until my next input";
 //! 5. fires each timer when the clock reaches it;
 //! 6. stops when the process is done ([`Automaton::is_done`]), when it has delivered or
 //!    completed and heard nothing for [`Serving::quiet`] time units (for protocols that cannot
@@ -71,6 +71,10 @@ pub struct Serving {
     pub quiet: Option<Time>,
     /// When it crashes on purpose.
     pub crash: CrashPlan,
+    /// Time units the send port stays busy after a send (LogP's `o`): the next send slot is
+    /// offered no earlier. A protocol that sends for as long as a deadline allows (gossip
+    /// until `T`) sends at that rate, as in the model; 0 offers the port again at once.
+    pub send_gap: Time,
 }
 
 /// Why [`serve`] returned.
@@ -127,6 +131,7 @@ struct Server<'a, A: Automaton, T> {
     served: Served<A::Value>,
     actions: u64,
     last_activity: Time,
+    port_free_at: Time,
 }
 
 impl<A: Automaton, T: Transport<A::Msg>> Server<'_, A, T> {
@@ -219,6 +224,7 @@ where
         },
         actions: 0,
         last_activity: start,
+        port_free_at: start,
     };
     let mut node = A::new(config, rank);
     let mut queue: Vec<(Rank, A::Msg)> = Vec::new();
@@ -267,15 +273,23 @@ where
                     break 'serving Ended::Crashed;
                 }
             }
+            // The port: offered while it sends, each send keeping it busy for the gap.
+            let mut port_was_busy = false;
             loop {
-                node.on_send_slot(config, now, &mut s.out);
-                let sent = s.apply(now, true);
-                if s.crashes(now) {
+                let at = s.transport.now();
+                if at < s.port_free_at {
+                    port_was_busy = true;
+                    break;
+                }
+                node.on_send_slot(config, at, &mut s.out);
+                let sent = s.apply(at, true);
+                if s.crashes(at) {
                     break 'serving Ended::Crashed;
                 }
                 if !sent {
                     break;
                 }
+                s.port_free_at = at.saturating_add(s.serving.send_gap);
                 acted = true;
             }
             if node.is_done(config) {
@@ -308,6 +322,9 @@ where
             }
             if !queue.is_empty() {
                 deadline = deadline.min(now + 1);
+            }
+            if port_was_busy {
+                deadline = deadline.min(s.port_free_at);
             }
             if let Some(m) = s.transport.receive_until(deadline.max(now)) {
                 queue.push(m);

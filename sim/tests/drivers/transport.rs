@@ -142,6 +142,7 @@ fn corrected_trees_deliver_where_the_simulator_does() {
                 give_up: 5_000,
                 quiet: Some(300),
                 crash: CrashPlan::Never,
+                send_gap: 1,
             },
             Duration::from_millis(2),
         );
@@ -213,6 +214,7 @@ fn ftco_allreduce_completes_with_the_simulators_value() {
                 give_up: 20_000,
                 quiet: Some(400),
                 crash: CrashPlan::Never,
+                send_gap: 1,
             },
             Duration::from_millis(2),
         );
@@ -251,6 +253,7 @@ fn a_planned_crash_stops_after_its_actions() {
             } else {
                 CrashPlan::Never
             },
+            send_gap: 1,
         },
         Duration::from_millis(2),
     );
@@ -274,6 +277,7 @@ fn a_planned_crash_stops_after_its_actions() {
             } else {
                 CrashPlan::Never
             },
+            send_gap: 1,
         },
         Duration::from_millis(2),
     );
