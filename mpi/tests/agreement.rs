@@ -141,7 +141,17 @@ fn ftco_allreduce_agrees_with_the_simulator() {
     for (procs, faults) in [(6u32, vec![]), (7, vec![3])] {
         let list: Vec<String> = faults.iter().map(|f: &Rank| f.to_string()).collect();
         let list = list.join(",");
-        let mut args = vec!["allreduce", "--topology", "kary:2"];
+        // 5 ms a step: FTCO's timeouts (a few dozen steps) outlast an oversubscribed rank's
+        // wait for a core.
+        let mut args = vec![
+            "allreduce",
+            "--topology",
+            "kary:2",
+            "--step-us",
+            "5000",
+            "--quiet",
+            "100",
+        ];
         if !faults.is_empty() {
             args.extend(["--faults", &list]);
         }

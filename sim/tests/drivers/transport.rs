@@ -211,12 +211,14 @@ fn ftco_allreduce_completes_with_the_simulators_value() {
             procs,
             &failed,
             |_| Serving {
-                give_up: 20_000,
-                quiet: Some(400),
+                give_up: 4_000,
+                quiet: Some(100),
                 crash: CrashPlan::Never,
                 send_gap: 1,
             },
-            Duration::from_millis(2),
+            // FTCO's timeouts are a few dozen steps: at 10 ms a step, a loaded machine would
+            // have to stall a thread for a few hundred ms to make one fire on a live process.
+            Duration::from_millis(10),
         );
         for (rank, s) in &served {
             assert!(s.violations.is_empty(), "rank {rank}: {:?}", s.violations);
