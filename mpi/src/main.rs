@@ -31,6 +31,7 @@ use ftcoll_mpi::{
     drain_until_stopped, gather_results, run_operation, stop_failed, Operation, RankResult,
     ServedSummary,
 };
+use ftcoll_sim::scenario::{FaultSpec, ScenarioSpec};
 use ftcoll_sim::transport::{CrashPlan, Serving};
 use mpi::topology::{Color, Communicator};
 use serde::de::DeserializeOwned;
@@ -85,6 +86,14 @@ struct Common {
     /// Ranks that never run the protocol, e.g. `1,3` (each in 1..P; rank 0 is the root).
     #[arg(long, value_delimiter = ',')]
     faults: Vec<Rank>,
+    /// Every rank but the root fails with this probability (0..=1), drawn from `--fault-seed`
+    /// exactly as `ftcoll simulate --fault-rate R --seed S` draws its run 0; refused with
+    /// `--faults`.
+    #[arg(long)]
+    fault_rate: Option<f64>,
+    /// The seed of `--fault-rate`'s draw.
+    #[arg(long, default_value = "1")]
+    fault_seed: u64,
     /// `RANK@TIME`: the rank crashes at that instant (time units) of each operation.
     #[arg(long)]
     crash_at: Vec<String>,
@@ -170,6 +179,7 @@ struct Line<V> {
 type Crashes = Vec<(Rank, CrashPlan)>;
 
 /// A bad command line: the message rank 0 prints.
+#[derive(Debug)]
 struct Bad(String);
 
 fn parse_crashes(c: &Common, procs: u32) -> Result<Crashes, Bad> {
@@ -236,7 +246,30 @@ fn check_common(c: &Common, procs: u32) -> Result<(), Bad> {
             )));
         }
     }
-    Ok(())
+    failed_ranks(c, procs).map(|_| ())
+}
+
+/// The ranks that never run the protocol: `--faults`, or `--fault-rate`'s draw.
+fn failed_ranks(c: &Common, procs: u32) -> Result<Vec<Rank>, Bad> {
+    let Some(rate) = c.fault_rate else {
+        let mut failed = c.faults.clone();
+        failed.sort_unstable();
+        failed.dedup();
+        return Ok(failed);
+    };
+    if !c.faults.is_empty() {
+        return Err(Bad(
+            "--fault-rate and --faults both name the failed ranks: allowed one of them".into(),
+        ));
+    }
+    if !(0.0..=1.0).contains(&rate) {
+        return Err(Bad(format!("--fault-rate: {rate}: allowed 0..=1")));
+    }
+    ScenarioSpec::new(procs, LogP::default())
+        .with_faults(FaultSpec::Rate(rate))
+        .draw_failed(c.fault_seed, 0)
+        .map(|(failed, _)| failed)
+        .map_err(|e| Bad(format!("--fault-rate: {e}")))
 }
 
 /// Runs `c.operations` operations of `A` on the world, the ranks of `c.faults` left out.
@@ -255,9 +288,7 @@ fn run<A>(
 {
     let rank = world.rank() as Rank;
     let procs = world.size() as u32;
-    let mut failed = c.faults.clone();
-    failed.sort_unstable();
-    failed.dedup();
+    let failed = failed_ranks(c, procs).expect("checked before the run");
     let live = !failed.contains(&rank);
     let color = Color::with_value(if live { 0 } else { 1 });
     let part = world.split_by_color(color).expect("every rank has a color");

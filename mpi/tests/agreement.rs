@@ -88,6 +88,9 @@ fn corrected_trees_deliver_on_the_simulators_ranks() {
             correction,
             "--operations",
             "2",
+            // A rank the plain tree never reaches serves until it gives up: 2 s, not 20.
+            "--give-up",
+            "2000",
         ];
         if !faults.is_empty() {
             args.extend(["--faults", &list]);
@@ -123,6 +126,19 @@ fn corrected_trees_deliver_on_the_simulators_ranks() {
             assert_eq!(ranks_of(&line["failed"]), faults.iter().copied().collect());
             for r in line["ranks"].as_array().unwrap() {
                 let s = &r["served"];
+                if correction == "none" {
+                    // The plain tree's messages do not depend on timing: each live rank sends
+                    // to each of its children once, as in the simulator.
+                    let rank = r["rank"].as_u64().unwrap() as Rank;
+                    let sent: Vec<u64> = s["sent"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|n| n.as_u64().unwrap())
+                        .collect();
+                    let simulated = report.sent(rank).map(u64::from);
+                    assert_eq!(sent, simulated, "{what}: rank {rank}'s messages");
+                }
                 let delivered = s["delivered"].as_array().unwrap();
                 assert!(delivered.len() <= 1, "{what}: {r}");
                 for d in delivered {
@@ -337,4 +353,31 @@ fn checked_corrected_gossip_delivers_on_the_simulators_ranks() {
             }
         }
     }
+}
+
+/// `--fault-rate R --fault-seed S` fails exactly the ranks `ftcoll simulate --fault-rate R
+/// --seed S` fails in its run 0 (the same draw), and is refused together with `--faults`.
+#[test]
+fn a_fault_rate_fails_the_simulators_ranks() {
+    use ftcoll_sim::scenario::{FaultSpec, ScenarioSpec};
+    let procs = 12;
+    let (expected, _) = ScenarioSpec::new(procs, LogP::default())
+        .with_faults(FaultSpec::Rate(0.25))
+        .draw_failed(5, 0)
+        .unwrap();
+    assert!(!expected.is_empty(), "the seed fails someone");
+    let got = lines(
+        &mpirun(
+            procs,
+            &["bcast", "--fault-rate", "0.25", "--fault-seed", "5"],
+        ),
+        "--fault-rate",
+    );
+    assert_eq!(
+        ranks_of(&got[0]["failed"]),
+        expected.iter().copied().collect()
+    );
+    let both = mpirun(3, &["bcast", "--fault-rate", "0.5", "--faults", "1"]);
+    assert!(!both.status.success());
+    assert!(String::from_utf8_lossy(&both.stderr).contains("both name the failed ranks"));
 }
