@@ -5,7 +5,7 @@
 //! cargo run --features proptest --example lemma_properties
 //! ```
 //!
-//! The properties (CT §3.2.1–3.2.2, docs/topology.md):
+//! The properties (CT §3.2.1–3.2.2, docs/reference/topology.md):
 //!
 //! 1. **Lemma 1**: an interleaved tree satisfies Definition 1.
 //! 2. **Consecutive ranks are spread**: in an interleaved tree that is not a chain (`kary:1`),

@@ -1,4 +1,4 @@
-//! The automaton contract (DESIGN §2, docs/design.md).
+//! The automaton contract (DESIGN §2, docs/guide.md ("The automaton contract")).
 //!
 //! Every protocol is one [`Automaton`] per process: a deterministic state machine that reacts to
 //! inputs pushed by a driver — the process arriving at the operation, a message received, a timer

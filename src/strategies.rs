@@ -88,7 +88,8 @@ pub fn trees(
 }
 
 /// The trees CT Lemma 1 speaks of: interleaved numbering, of every kind (the optimal tree only
-/// when `o` divides `L`: with `o ∤ L` its numbering is not interleaved, docs/topology.md), with
+/// when `o` divides `L`: with `o ∤ L` its numbering is not interleaved, docs/reference/topology.md
+/// ("Where the CT paper is wrong or incomplete", item 2)), with
 /// `P` in `procs`.
 ///
 /// Errors: as [`trees`].

@@ -73,7 +73,8 @@ pub struct Report<V = Value> {
     /// skipped by the driver are not events (see
     /// [`Sim::offer_every_send_slot`](crate::Sim::offer_every_send_slot)), nor, in
     /// [`run`](crate::run) under dual-port LogP, the arrival of a message at a receiver
-    /// alive then (its receive-port turn is taken when it is sent; docs/design.md).
+    /// alive then (its receive-port turn is taken when it is sent; docs/reference/drivers.md,
+    /// "Arrivals folded into sends").
     pub events: u64,
     /// Single-port model (FTCO §5.2.3, Table 2 "Max. Len."): the most messages ever waiting in
     /// one process's incoming queue, counted when a message enters it (the one being handled is

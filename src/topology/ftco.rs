@@ -810,7 +810,8 @@ impl Timing {
                 // then handles in arrival order what root i sent it in slot (j − i − 1) mod R,
                 // queued at T_i + slot + L + 1. Had every root the big trees' time A, each would
                 // be done at A + max(2(R − 1), R − 1 + L + 1); roots finish no later with smaller
-                // senders' times. See docs/topology.md for the cases below.
+                // senders' times. See docs/reference/topology.md ("Fault-free latency", the root
+                // exchange in closed form) for the cases below.
                 if big >= 2 {
                     // Rank 0 hears the big roots 1..big in the last slots, consecutively, and
                     // reaches the bound; its tree is a largest one, the slowest to broadcast.

@@ -10,7 +10,8 @@
 //!
 //! With `a = 1` (binomial, Lamé) every ready process sends at every step and the children of `r`
 //! reduce to CT Eq. 2: `r + R(i + k - 1)`, `i >= s'`, `R(s') > r`. With `a = o > 1` and `o ∤ L`
-//! the paper's formula `r + R(i + o + L)` assigns the same rank twice (see docs/topology.md); this
+//! the paper's formula `r + R(i + o + L)` assigns the same rank twice (see
+//! docs/reference/topology.md, "Where the CT paper is wrong or incomplete", item 2); this
 //! module uses the construction above, which coincides with the formula whenever `o | L`.
 
 use alloc::vec::Vec;

@@ -416,7 +416,8 @@ pub fn verify_witness(
 
 /// Reach oracle: live ranks with a failed proper ancestor, and the maximal runs of consecutive
 /// ranks that are failed or uncolored, as `(start, size, live uncolored in the run)`. Following
-/// docs/topology.md ("a run of failed ranks alone is a gap too"), runs without a live uncolored
+/// docs/reference/topology.md ("Dissemination reach"; the quoted phrase is there), runs without a
+/// live uncolored
 /// rank are included (with count 0). Rank 0 is live and colored, so no run wraps around the ring.
 pub fn reach(parent: &[Option<u32>], failed: &[u32]) -> (Vec<u32>, Vec<(u32, u64, u64)>) {
     let n = parent.len();

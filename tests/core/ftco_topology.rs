@@ -684,7 +684,8 @@ fn ftco_table_2_multi_root_k_nomial_allreduce_on_64k_nodes_takes_171_steps() {
 }
 
 /// FTCO §5.2.1, Fig. 7: the best k-nomial k and latency for P = 1 K … 64 K at L = 10, o = 1, as
-/// reported in docs/topology.md: (P, Bcast, Reduce, Allreduce single-root, Allreduce R = k), each
+/// reported in docs/reference/topology.md ("The best k-nomial k"): (P, Bcast, Reduce, Allreduce
+/// single-root, Allreduce R = k), each
 /// as (k, steps).
 #[test]
 fn ftco_5_2_1_best_k_nomial_k_for_1k_to_64k_nodes() {

@@ -6,8 +6,8 @@
 //! any time (also twice, or never), messages of every kind from any `from` (out of range, itself,
 //! the root, its parent, children, ring neighbours) with arbitrary fields, timers with any id at
 //! any time (also ids never set, time going backwards) and send slots. After every call the
-//! [`Observer`] checks the outputs and the state against the contract (`docs/design.md`) and the
-//! variant's rules (`docs/protocols.md`); its `check_*` methods list the invariants.
+//! [`Observer`] checks the outputs and the state against the contract (`docs/guide.md`) and the
+//! variant's rules (`docs/reference/corrected-tree.md`); its `check_*` methods list the invariants.
 //!
 //! A seeded SplitMix64 generator (not proptest) keeps a case cheap enough for the long mode; a
 //! failure is shrunk by dropping inputs and printed with the seed and case index to replay.

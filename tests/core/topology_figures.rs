@@ -147,7 +147,8 @@ fn figure3_binary_in_order() {
 
 /// CT Fig. 3 left with process 4 failed: its children 5 and 6 stay uncolored and, with 4 itself,
 /// form one run of ring positions 4, 5, 6. The paper ("a gap of size 2") counts the two live
-/// uncolored ranks; ftcoll sizes count ring positions (docs/topology.md §"paper" item 4):
+/// uncolored ranks; ftcoll sizes count ring positions (docs/reference/topology.md, "Where the CT
+/// paper is wrong or incomplete", item 4):
 /// one gap {start 4, size 3, uncolored 2}, g_max = 3.
 #[test]
 fn figure3_in_order_failure_of_4() {
@@ -168,7 +169,8 @@ fn figure3_in_order_failure_of_4() {
 
 /// CT Fig. 3 right with process 2 failed: "Its children (4 and 6) will not be colored ... The
 /// maximum gap size is 1 and every second process on the ring is colored." Ring: 0 1 [2] 3 [4]
-/// 5 [6]: three runs of size 1 — {2} (failed only, counted as a gap per docs/topology.md) and the
+/// 5 [6]: three runs of size 1 — {2} (failed only, counted as a gap per docs/reference/topology.md
+/// ("Dissemination reach")) and the
 /// two gaps {4}, {6} the paper speaks of, each with one live uncolored rank.
 #[test]
 fn figure3_interleaved_failure_of_2() {

@@ -2,7 +2,8 @@
 //! failure set, against a brute-force oracle (walk every rank to the root; scan the ring), and the
 //! k-ary resilience claim of CT §3.2.1.
 //!
-//! Gap semantics (docs/topology.md, "Dissemination reach"): a gap is a maximal run of consecutive
+//! Gap semantics (docs/reference/topology.md, "Dissemination reach"): a gap is a maximal run of
+//! consecutive
 //! ranks that are failed or uncolored; its size counts every rank of the run; it also reports the
 //! number of live uncolored ranks in it. A run of failed ranks alone is a gap too.
 

@@ -102,7 +102,8 @@ fn states_per_second(c: &mut Criterion) {
     // The crash points of the timed model with crashes at any instant: every instant, only
     // instants with an event of the process (`Budget::crashes_at_events_only`), only instants
     // at which it sends (`Budget::crashes_before_sends_only`): the same verdicts, in fewer
-    // states (docs/design.md, "Crashes before sends"). What counts is the time to the verdict;
+    // states (docs/reference/checker.md, "Crashes before sends"). What counts is the time to the
+    // verdict;
     // each reports its own states per second.
     let failproof = CorrectedTreeSpec {
         correction: CorrectionSpec::FailProof {

@@ -125,7 +125,8 @@ pub struct TimedModel<A: Automaton> {
     /// crash time only when it applies one of that process's events, so a crash before an
     /// instant without one changes nothing any process does until its next event: the run
     /// that crashes it there instead (or never, if it has none) is the same run, with the
-    /// crash recorded later. docs/design.md ("Crashes where they matter") argues why every
+    /// crash recorded later. docs/reference/checker.md ("Crashes where they matter") argues why
+    /// every
     /// property keeps its verdict; `verify/tests/engines/crash_instants.rs` compares the verdicts
     /// (Corrected Tree, FTCO and Corrected Gossip models).
     pub crashes_at_events_only: bool,
@@ -134,7 +135,8 @@ pub struct TimedModel<A: Automaton> {
     /// and goes further). A process that sends nothing during an instant changes nothing any
     /// other process does then or later by what it does in it, so crashing it before that
     /// instant or before its next sending instant (or never) gives every other process the
-    /// same run; its own history only grows. docs/design.md ("Crashes before sends") argues
+    /// same run; its own history only grows. docs/reference/checker.md ("Crashes before sends")
+    /// argues
     /// why every property keeps its verdict; `verify/tests/engines/crash_instants.rs` compares the
     /// verdicts. Which processes send is found by running the instant on a copy; with a
     /// [`ChoiceHook`] it falls back to the events-only reduction (a draw on the copy would

@@ -17,7 +17,7 @@
 //!   progress; [`Serial`] runs them one after the other) and writes the files; nothing here
 //!   does I/O.
 //!
-//! The rules the paper leaves open are in `docs/protocols.md` (FTCO section); the choices this
+//! The rules the paper leaves open are in `docs/reference/ftco.md`; the choices this
 //! reproduction makes on top of them (how the normal arrival spread is scaled, where the faults
 //! of Table 1 sit, when run-time faults happen) are written into the report itself.
 

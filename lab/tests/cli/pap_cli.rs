@@ -59,7 +59,8 @@ fn flat_on_a_balanced_pattern_is_theorem_1s_sum() {
     }
 }
 
-/// `random:MAX_IF:UNIT` as docs/design.md specifies the draw, reimplemented here: run `r` uses
+/// `random:MAX_IF:UNIT` as docs/reference/drivers.md ("Arrivals") specifies the draw, reimplemented
+/// here: run `r` uses
 /// `SplitMix64::stream(seed, r)`, one `below(MAX_IF)` per rank from 0 up, times UNIT, used as
 /// drawn (PAP runs keep the root's time; receivers before it wait for it).
 fn random_pattern(procs: usize, max_if: u64, unit: u64, seed: u64, run: u64) -> Vec<u64> {

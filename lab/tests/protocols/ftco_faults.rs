@@ -1,5 +1,6 @@
 //! FTCO under faults (FTCO §2 fail-stop, §3 Def. 3.1–3.2, §4 Alg. 4): random inactive nodes
-//! (crashed at 0) and run-time faults, never a root (roots are fault-immune, docs/protocols.md).
+//! (crashed at 0) and run-time faults, never a root (roots are fault-immune, docs/reference/ftco.md
+//! rule 10).
 //!
 //! With `Contributions` as the operator the result names whose operand it holds and how often,
 //! so Def. 3.2 is checked exactly: every live process completes with the same value, which
@@ -238,7 +239,7 @@ proptest! {
     }
 }
 
-/// FTCO §4 ("Data Propagation Disruptions"), rule 1 of docs/protocols.md: the gather's `f_ETA`
+/// FTCO §4 ("Data Propagation Disruptions"), rule 1 of docs/reference/ftco.md: the gather's `f_ETA`
 /// is the exact fault-free arrival of the children's data. The oracle is the driver's trace of
 /// the fault-free run (when the last child's DATA reached the parent), not the automaton's
 /// schedule: with one child dead from the start, the parent's first KEEPALIVE to it leaves one
@@ -310,7 +311,8 @@ fn ftco_4_first_keepalive_leaves_one_step_after_the_fault_free_arrival() {
 /// ranks never quiesced. Root 9 had adopted inactive rank 1125 and waited for its partial,
 /// but with Alg. 4's ACK-before-KEEPALIVE order its ~70 askers kept an ACK owed at every idle
 /// step, so the KEEPALIVE that would time 1125 out was never sent (a livelock). Fair service
-/// of ACKs and KEEPALIVEs (docs/protocols.md, "Fair fault service") lets it complete with every
+/// of ACKs and KEEPALIVEs (docs/reference/ftco.md, rule 11, "Fair fault service") lets it complete
+/// with every
 /// live operand once.
 #[test]
 fn alg4_a_due_keepalive_is_not_starved_by_owed_acks() {
@@ -397,7 +399,7 @@ fn idle_sends(
     sent
 }
 
-/// docs/protocols.md rule 11 (fair fault service), both halves, on one process driven by hand:
+/// docs/reference/ftco.md rule 11 (fair fault service), both halves, on one process driven by hand:
 /// rank 1 of a binary Reduce owes ACKs to its parent (a KEEPALIVE from 0) and to child 3 (its
 /// partial) while child 4 is silent past its ETA, so a KEEPALIVE to 4 is due. The two kinds
 /// alternate — ACK, KEEPALIVE, ACK — where Alg. 4's order would send both ACKs first and a

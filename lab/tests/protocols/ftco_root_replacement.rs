@@ -36,7 +36,8 @@ where
 
 type Contrib = Vec<(Rank, u32)>;
 
-/// What holds with any faults (docs/protocols.md): no completion counts an operand twice, and
+/// What holds with any faults (docs/reference/ftco.md ("What holds" / "What does not hold" under
+/// "Root replacement")): no completion counts an operand twice, and
 /// in an Allreduce every process that never fails completes exactly once.
 fn holds_with_any_faults(
     report: &Report<Contrib>,
@@ -230,7 +231,8 @@ fn kinds() -> impl Strategy<Value = FtcoKind> {
 /// inactive (crash at 0, anywhere, the root's children included) and up to 3 processes below
 /// the root's children and below no inactive process crash at run time (outside the
 /// replacement group: a member failing during the exchange is the case that is not
-/// consistent, see docs/protocols.md).
+/// consistent, see docs/reference/ftco.md ("What holds" / "What does not hold" under "Root
+/// replacement")).
 fn setups() -> impl Strategy<Value = (FtcoKind, u32, Vec<(Rank, Time)>)> {
     (kinds(), 3u32..=24, prop_oneof![Just(0u64), 0u64..150]).prop_flat_map(|(kind, procs, root)| {
         let t = topology(kind, 1, procs);
@@ -299,7 +301,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
 
     /// Any faults, the replacement group's members included, at any time: the case that is
-    /// not always consistent (docs/protocols.md). What still holds: the run quiesces, someone
+    /// not always consistent (docs/reference/ftco.md ("What holds" / "What does not hold" under
+    /// "Root replacement")). What still holds: the run quiesces, someone
     /// completes, no completion counts an operand twice, and in an Allreduce every process that
     /// never fails completes exactly once.
     #[test]
@@ -336,7 +339,7 @@ proptest! {
 fn ftco_4_a_group_member_failing_during_the_exchange_is_the_inconsistent_case() {
     // 2-nomial P = 17, rank 0 and its child 1 inactive, member 8 (a child of rank 0) crashes
     // at 41, during the group exchange: some members counted 8's partial, others had replaced
-    // it; the completions differ (docs/protocols.md, "What does not hold"). What holds: every
+    // it; the completions differ (docs/reference/ftco.md, "What does not hold"). What holds: every
     // live process completes once and no value counts an operand twice.
     let crashes = [(1, 0), (8, 41), (0, 0)];
     let cfg = replaced(config(
@@ -410,7 +413,7 @@ fn ftco_4_a_reduce_whose_reporters_all_fail_reports_nowhere() {
     // P = 6, Reduce, rank 0 inactive, its children 2 and 1 crash at 14 and 16. The leaves
     // 3, 4, 5 sent their partials, were acknowledged and finished before their parents
     // failed; rank 0 and its children, the only reporters of a Reduce, are gone, and nobody
-    // completes (docs/protocols.md, "What does not hold").
+    // completes (docs/reference/ftco.md, "What does not hold").
     let crashes = [(1, 16), (2, 14), (0, 0)];
     let cfg = replaced(config(
         topology(FtcoKind::KAry(2), 1, 6),
@@ -439,7 +442,7 @@ fn ftco_4_a_false_suspicion_under_alg5_makes_a_member_and_splits_the_value() {
     // uniform over 300 steps. Rank 16 (start 178) times out on its live parent 7 (start 18),
     // suspects every ancestor up to rank 0 and joins the replacement group, of which 7 is a
     // member too. 16 completes with 15 operands, every
-    // other live process with 16 (docs/protocols.md, "What does not hold").
+    // other live process with 16 (docs/reference/ftco.md, "What does not hold").
     let procs = 21u32;
     let crashes = [(1, 0), (14, 0), (8, 0), (5, 1), (0, 100)];
     let mut cfg = replaced(config(

@@ -1,6 +1,7 @@
 //! FTCO Table 2, fault-free row (§5.2.4: 64K nodes, multi-root k-nomial with the best `k`,
 //! `L = 10`, `o = 1`, Allreduce): latency 171 steps, 3 messages per node, output spread 43,
-//! longest queue 9. See docs/protocols.md (FTCO) for how each number arises.
+//! longest queue 9. See docs/reference/ftco.md ("Table 2, fault-free row") for how each number
+//! arises.
 
 use crate::ftco_common;
 

@@ -117,7 +117,7 @@ fn g_bar_matches_the_reference() {
 /// N = n = 1024, L = O = 1, δ = 6.93·10⁻⁷: Eq. 3's minimizer 23 plus the one O the paper adds.
 /// Fig. 5 (§III.C) prints T = 25 for CCG; Eq. 4's minimizers are 24 and 26 (latency 34; T = 25
 /// gives 35), so the paper's 25 is the first minimizer plus O, and the tie rule (smaller tail)
-/// picks 26 (docs/protocols.md).
+/// picks 26 (docs/reference/gossip.md, "Ties decide Fig. 5 and Table 7 differently").
 #[test]
 fn figures_3_and_5_gossip_times() {
     let m = Model::new(1024, 1024, logp(1, 1)).unwrap();

@@ -66,7 +66,8 @@ fn reproduce_pap_quick_writes_every_file_with_numbers_derived_by_hand() {
     }
     // nearopt blocking at MAX_IF = 64, n = 16, T = 256: Lemma 1 on the pattern with receivers
     // before the root moved to it, plus their waits (PAP §3.1): Σe = Δ + nT + Σ(a_0 − a_i)⁺ per
-    // run, with the patterns drawn here as docs/design.md specifies (stream r of the seed, one
+    // run, with the patterns drawn here as docs/reference/drivers.md ("Arrivals", draw order)
+    // specifies (stream r of the seed, one
     // below(MAX_IF) per rank from 0 up, times T, as drawn).
     let (n, t, max_if, seed, runs) = (16usize, 256u64, 64u64, 3u64, 3u64);
     let mut total = 0u64;

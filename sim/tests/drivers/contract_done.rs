@@ -1,4 +1,4 @@
-//! `Automaton::is_done` (docs/design.md, the automaton contract): once a Corrected Tree process
+//! `Automaton::is_done` (docs/guide.md, "Queries a driver may ask"): once a Corrected Tree process
 //! says it is done, no later input makes it send, deliver, complete or set a timer, and it stays
 //! done; at the end of a checked, opportunistic, optimized, plain-tree or acknowledged run every
 //! live process that delivered says so (the query is useful, not just safe).

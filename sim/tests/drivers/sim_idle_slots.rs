@@ -1,5 +1,6 @@
 //! Skipping idle send slots changes no run (the contract's `Automaton::send_slot_is_idle`,
-//! docs/design.md "Polling the send port").
+//! docs/guide.md, "Polling the send port" (the driver side: docs/reference/drivers.md, "Idle send
+//! slots")).
 //!
 //! The LogP driver skips a send slot that the automaton declares idle; `Sim::offer_every_send_slot`
 //! turns that off, and is what the model checker runs. Over 10^4 random runs (FTCO Bcast, Reduce

@@ -423,7 +423,7 @@ fn c_nodes_ignore_later_gossip() {
     assert_eq!(node.coloring(), GossipColoring::Correction);
 }
 
-/// The contract (docs/design.md) on arbitrary inputs: no panic on peer input, sends only from
+/// The contract (docs/guide.md) on arbitrary inputs: no panic on peer input, sends only from
 /// the send slot and at most one there, never to itself or outside `0..P`, at most one delivery.
 fn fuzz<P: GossipProtocol>(config: &P::Config, procs: u32, seed: u64) {
     let mut rng = SplitMix64::new(seed);

@@ -116,7 +116,7 @@ fn bfb_table_7_fault_free_latency() {
 
 /// §IV.B.2 and Table 7's work: one DATA to each non-root (4095 = N − 1) and one ACK from each
 /// (4095): 8190 = 2(N − 1). Table 7's 4,096 counts one message per process and attempt (the
-/// DATA; N − 1 + the root's own start), not the ACKs (docs/protocols.md).
+/// DATA; N − 1 + the root's own start), not the ACKs (docs/reference/gossip.md, "BFB").
 #[test]
 fn bfb_table_7_fault_free_work() {
     let r = run(4096, &[]);
@@ -290,7 +290,7 @@ fn bfb_failure_during_the_operation() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Robustness (docs/design.md: handlers never panic on peer input)
+// Robustness (docs/guide.md, "The automaton contract": handlers never panic on peer input)
 
 fn ignored(out: &Outbox<BfbMsg>) -> bool {
     matches!(out.actions(), [Action::Ignored(_)])

@@ -21,7 +21,8 @@
 //! [`RootFailure::ReplacedByChildren`] (end of §4: a failed rank 0 is replaced by its
 //! children, acting as a group of roots).
 //!
-//! See `docs/protocols.md` (FTCO section) for every rule the paper leaves open and the choice
+//! See `docs/reference/ftco.md` ("Rules the paper leaves open") for every rule the paper leaves
+//! open and the choice
 //! made here, and `node.rs` (with one module per algorithm below it) for the handlers.
 
 mod msg;
@@ -73,7 +74,8 @@ pub enum RootFailure {
     /// rank 0, before it failed, or from another member) answers with the result instead. A
     /// member without one combines the group's partials in rank order. In a Reduce, rank 0
     /// also sends the result to its children, and they and the group members report it
-    /// (`Complete`). See docs/protocols.md for what is consistent and what is not.
+    /// (`Complete`). See docs/reference/ftco.md ("What holds", "What does not hold" under "Root
+    /// replacement") for what is consistent and what is not.
     ReplacedByChildren,
 }
 

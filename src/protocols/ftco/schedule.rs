@@ -1,5 +1,6 @@
 //! `f_ETA` (FTCO §4, "Data Propagation Disruptions"): when a node expects its data in a
-//! fault-free run, from the topology's fault-free single-port schedule (docs/topology.md).
+//! fault-free run, from the topology's fault-free single-port schedule (docs/reference/topology.md,
+//! "Fault-free latency").
 //!
 //! "For Allreduce two such time values are used: one for the subtree data and the other for
 //! the final result." ftcoll computes both per node, exactly: the time it has handled its last
@@ -151,7 +152,7 @@ fn gather_eta(collective: Collective, rank: Rank, reduce: Time, reduce_done: Tim
 fn root_hold(collective: Collective, latency: u64, exchange: &[Time], tree: Rank) -> Time {
     match collective {
         Collective::Allreduce => exchange.get(tree as usize).copied().unwrap_or(0),
-        // Rank 0 sends to root t in step t − 1 (docs/topology.md).
+        // Rank 0 sends to root t in step t − 1 (docs/reference/topology.md, "Fault-free latency").
         _ if tree == 0 => 0,
         _ => u64::from(tree) - 1 + latency + 2,
     }

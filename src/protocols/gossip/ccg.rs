@@ -15,7 +15,8 @@
 //! [`Side::Right`](crate::protocols::Side::Right)): a side stops once this process sent to the
 //! distance of the nearest g-node heard from on that side. As for the Corrected Tree family, a
 //! process whose one side is done sends to the other side at every slot (the listing's comment
-//! "analysis assumes we wait O in else" would waste the slot; docs/protocols.md).
+//! "analysis assumes we wait O in else" would waste the slot; docs/reference/corrected-tree.md,
+//! "Ring correction").
 //!
 //! CCG colors every live process if no process fails during the correction (Claim 3); crashes
 //! during correction can leave processes uncolored (the text after Claim 3).

@@ -16,7 +16,8 @@
 //!
 //! All of it is the shared failure-proof correction ([`CorrectionSpec::FailProof`], first side
 //! [`Side::Right`](crate::protocols::Side::Right)), the same code the Corrected Tree family's
-//! `failproof:F` runs; docs/protocols.md says where it departs from the OCR'd listing and why
+//! `failproof:F` runs; docs/reference/corrected-tree.md ("Failure-proof correction") says where it
+//! departs from the OCR'd listing and why
 //! (the listing never lets a node learn when `f = 0`). FCG(f) colors every live process if at
 //! most `f` processes fail during the correction (Claim 4) and any number fail before it or
 //! during the gossip phase (Corollary 3).
@@ -52,7 +53,8 @@ fn as_listed() -> bool {
 
 impl FcgConfig {
     /// FCG(`faults`) with the CLI's failure-proof default timeout `4·N·O + 2(2O + L)`: the time
-    /// for a g-node to sweep the whole ring twice (docs/protocols.md).
+    /// for a g-node to sweep the whole ring twice (docs/reference/corrected-tree.md, "Failure-proof
+    /// correction"; docs/reference/gossip.md, FCG's c-node timeout).
     pub fn new(gossip: GossipConfig, faults: u32) -> Self {
         let sos_timeout = default_sos_timeout(gossip.procs, gossip.logp);
         Self {

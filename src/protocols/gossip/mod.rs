@@ -34,7 +34,7 @@
 //! received by `T + L + O` unless the receive port queues it, which is why correction starts
 //! there (§III.A).
 //!
-//! # Randomness (DESIGN §2, docs/design.md's contract)
+//! # Randomness (DESIGN §2, docs/guide.md, "Randomness")
 //!
 //! Every process holds its own [`SplitMix64`] in its state, seeded with
 //! `SplitMix64::stream(config.seed, rank)` when the automaton is created. It draws one number per

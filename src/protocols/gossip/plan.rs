@@ -27,7 +27,8 @@
 //! `recommended_t` is Fig. 3's `T = 24` (OCG, `N = n = 1024`, `L = O = 1`, `δ = 6.93·10⁻⁷`) and
 //! Table 7's `T` for OCG (32), CCG with `f̂ = 3` (34) and FCG (37) at `N = 4096`, `L = 2`,
 //! `O = 1`; Eq. 3's minimum there, 42, is Table 7's OCG latency. Fig. 5's CCG `T = 25` is not
-//! a minimizer of Eq. 4 (they are 24 and 26): `lab/tests/protocols/gossip_plan.rs`, docs/protocols.md.
+//! a minimizer of Eq. 4 (they are 24 and 26): `lab/tests/protocols/gossip_plan.rs`,
+//! docs/reference/gossip.md ("The model", "Ties decide Fig. 5 and Table 7 differently").
 //!
 //! Cost: the search visits every candidate `T` below the best latency found, but skips, with a
 //! proof, each whose chain bound must exceed what could still win (a window of the bound's

@@ -515,7 +515,7 @@ impl<'a> Observer<'a> {
                 .is_some_and(|n| self.acked as usize >= n)
     }
 
-    /// The rules of one send (docs/protocols.md).
+    /// The rules of one send (docs/reference/corrected-tree.md, "Send order at a free port").
     fn check_send(
         &mut self,
         to: Rank,

@@ -1,4 +1,5 @@
-//! `TimedModel::crashes_at_events_only` (docs/design.md, "Crashes where they matter"): offering a
+//! `TimedModel::crashes_at_events_only` (docs/reference/checker.md, "Crashes where they matter"):
+//! offering a
 //! crash only before an instant at which the process has an event (and before the first instant)
 //! — and `TimedModel::crashes_before_sends_only`, only before an instant at which it sends
 //! (compared on the Corrected Tree and FTCO models; gossip falls back to events only) —
@@ -21,7 +22,8 @@ fn verdicts(r: &CheckResult) -> (Vec<&'static str>, Vec<&'static str>, Vec<&'sta
 }
 
 /// Checks `model` three ways: every crash instant, events only, sends only
-/// (`TimedModel::crashes_before_sends_only`, docs/design.md "Crashes before sends"); asserts
+/// (`TimedModel::crashes_before_sends_only`, docs/reference/checker.md "Crashes before sends");
+/// asserts
 /// equal verdicts and returns the states of each.
 fn compare3<A>(what: &str, model: TimedModel<A>) -> (usize, usize, usize)
 where

@@ -1,5 +1,6 @@
 //! The depth-first search (`ftcoll_verify::depth`) against the layered search on the same
-//! models. Its soundness rests on one claim (docs/design.md, "The depth-first search"): without
+//! models. Its soundness rests on one claim (docs/reference/checker.md, "The depth-first search"):
+//! without
 //! choices left to the checker the timed model's state graph is a tree once the crashes before
 //! one instant are taken in rank order, so visiting every path visits every state exactly once.
 //! The layered search deduplicates by fingerprint; equal counts therefore check the claim on

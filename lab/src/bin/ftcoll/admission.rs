@@ -3,7 +3,8 @@
 //!
 //! The limit is `--memory-limit` when given, else the memory the kernel reports available
 //! (`MemAvailable` in `/proc/meminfo`) when the command starts. The estimates are upper bounds
-//! measured on the driver (docs/design.md, "Memory admission", has the commands); they are
+//! measured on the driver (docs/reference/drivers.md, "Memory admission and streaming", has the
+//! commands); they are
 //! deliberately generous, since an estimate that is too low ends in an allocator abort, one that
 //! is too high only in a clear refusal that `--memory-limit` can override.
 
@@ -19,7 +20,7 @@ pub const DRIVER_BYTES_PER_PROC: u64 = 1_280;
 /// Bytes of driver and automaton state per simulated FTCO process (`FtcoNode`: `Up`, `Down`
 /// with partials, ACK bookkeeping, the suspected set), with what is in flight at the peak:
 /// measured 621–632 B (Allreduce, kary:2, --fault-rate 0.01, P = 2^20, max RSS / P; the
-/// command is in docs/design.md),
+/// command is in docs/reference/drivers.md ("Memory admission and streaming")),
 /// rounded up with a wide margin since the suspected sets grow with the faults.
 pub const FTCO_BYTES_PER_PROC: u64 = 2_048;
 /// Extra bytes per process when a Chrome trace of the run is recorded (events and their JSON).

@@ -122,7 +122,8 @@ impl<R: Reduction> FtcoNode<R> {
     /// that order can starve this process's own fault detection: a late process with many
     /// askers (a root that adopted a failed child's subtree, asked by its adoptees and the other
     /// roots) owes an ACK at every idle step and never sends the KEEPALIVE that would time out
-    /// an inactive child it waits for — a livelock (docs/protocols.md, "Fair fault service").
+    /// an inactive child it waits for — a livelock (docs/reference/ftco.md, rule 11, "Fair fault
+    /// service").
     /// So when both are pending the two kinds alternate: a due KEEPALIVE waits for at most one
     /// ACK, and an owed ACK for at most one KEEPALIVE. With only one kind pending the paper's
     /// order is unchanged.

@@ -157,7 +157,8 @@ pub(crate) struct BudgetArgs {
     /// holding only the current path: no fingerprints, no memory per state), `layered` (keeps
     /// only the layers of (instant, crashes) in progress), `bfs` (stateright's breadth-first
     /// search) or `auto` (default: `bfs` where the model chooses gossip targets, so
-    /// counterexamples are the shortest, else `depth`); docs/design.md compares them. The
+    /// counterexamples are the shortest, else `depth`); docs/reference/checker.md compares them.
+    /// The
     /// async model takes `bfs` (auto), `fingerprints` (depth first, holding one 64-bit
     /// fingerprint per state seen: the same unique states, far less memory) or `dpor` (one run
     /// per way the processes can order what they see, holding only the current run; its count
@@ -167,12 +168,14 @@ pub(crate) struct BudgetArgs {
     pub(crate) search: Option<budget::Search>,
     /// Layered search (refused with any other engine): once N states wait in its layers, hold
     /// new ones as compressed bytes (0 to 2^48; default 0: every one). Results do not depend
-    /// on it: less memory per held state, more time (docs/design.md, "The layered search").
+    /// on it: less memory per held state, more time (docs/reference/checker.md, "The layered
+    /// search").
     /// `explore` refuses it.
     #[arg(long, value_name = "N", value_parser = pack_from, allow_hyphen_values = true)]
     pub(crate) pack_from: Option<usize>,
     /// Offer a crash only where it can change a run (the same verdicts in fewer states; see
-    /// docs/design.md, "Crashes where they matter"): timed model with crashes at any instant,
+    /// docs/reference/checker.md, "Crashes where they matter"): timed model with crashes at any
+    /// instant,
     /// only before an instant at which the process has an event, and before the first (the
     /// default there); asynchronous model (not with `--search dpor`), only to a process with
     /// something to do, and messages to crashed processes discarded. `explore` refuses it.
@@ -187,7 +190,7 @@ pub(crate) struct BudgetArgs {
     /// instant at which the process sends, and before the first (at most as many states as
     /// `--crashes-at-events-only`, the same verdicts; the next instant runs on a copy to find
     /// the senders, and the layered search keeps that copy as the step's successor; see
-    /// docs/design.md, "Crashes before sends"). `explore` refuses it.
+    /// docs/reference/checker.md, "Crashes before sends"). `explore` refuses it.
     #[arg(long)]
     pub(crate) crashes_before_sends_only: bool,
 }
