@@ -47,7 +47,7 @@ pub(crate) type Entry = (Rank, u32);
 /// generation is 2^31 or more (more timers set in one run than that), or 0. Below it the data
 /// is the generation itself, so that a timer event costs its entry's 8 B and not 8 more for the
 /// generation (a synchronized delayed correction sets every process's delay timer at one
-/// instant: those 8 B lists held 268 MB at P = 2^24, two instants' worth).
+/// instant, so those lists hold `P` entries).
 pub(crate) const FAR_GENERATION: u32 = 1 << 31;
 
 /// More events of one kind than 32 bits number: at one instant, timer events of generations

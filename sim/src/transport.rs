@@ -139,8 +139,9 @@ impl<A: Automaton, T: Transport<A::Msg>> Server<'_, A, T> {
     /// Returns whether it sent.
     fn apply(&mut self, now: Time, slot: bool) -> bool {
         let mut sent = false;
-        let actions: Vec<_> = self.out.drain().collect();
-        for action in actions {
+        // Taken out and put back, so the outbox keeps its capacity and nothing is allocated.
+        let mut out = core::mem::take(&mut self.out);
+        for action in out.drain() {
             match action {
                 Action::Send { to, msg } => {
                     if !slot {
@@ -175,6 +176,7 @@ impl<A: Automaton, T: Transport<A::Msg>> Server<'_, A, T> {
                 Action::Ignored(_) => self.served.ignored += 1,
             }
         }
+        self.out = out;
         if sent {
             self.last_activity = now;
         }

@@ -10,8 +10,8 @@ use super::{sort_by_rank, Entry, CLASSES, DELIVER_CLASS, FAR_GENERATION, TIMER_C
 
 /// One class's events of an instant: ranks, and each one's data only once one is not 0. The
 /// send-port polls and process starts carry none, and an instant of a synchronized correction
-/// phase polls every process: 4 B an event instead of an [`Entry`]'s 8 (at P = 2^24, two such
-/// instants pending at once held 256 MiB).
+/// phase polls every process: 4 B an event instead of an [`Entry`]'s 8, for `P` events an
+/// instant.
 #[derive(Debug, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(super) struct List {

@@ -149,7 +149,7 @@ impl<M> Carried<M> {
     fn start_segment(&mut self, to: Rank, from: Rank, msg: M) {
         if let Some(full) = self.segments.back_mut() {
             // Its runs are all added: give back the spare room of the list's doublings (up to
-            // half of it; 80 MB of peak RSS at P = 2^24, delayed:2 overlapped).
+            // half of it, which at large P is a visible share of the peak).
             full.msgs.shrink_to_fit();
         }
         let mut pairs = Vec::with_capacity(SEGMENT);

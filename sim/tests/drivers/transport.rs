@@ -286,3 +286,38 @@ fn a_planned_crash_stops_after_its_actions() {
     assert_eq!(before_start[&2].ended, Ended::Crashed);
     assert!(before_start[&2].delivered.is_empty());
 }
+
+/// LogP's `o` on a real transport: gossip sends at every free slot until `T` (CG §III.A), so
+/// with the port busy `send_gap` units after each send a rank makes at most `T / gap + 1`
+/// gossip sends, as in the model; a transport that offered the port again at once would let it
+/// send thousands. Checked Corrected Gossip still colors every rank.
+#[test]
+fn the_send_gap_paces_a_protocol_that_sends_until_a_deadline() {
+    use ftcoll::protocols::gossip::{Ccg, GossipConfig};
+    let (procs, gossip_time, gap) = (8, 40, 2);
+    let config = GossipConfig::new(procs, LogP::default(), gossip_time, 3).unwrap();
+    let served = on_threads::<Ccg>(
+        config,
+        procs,
+        &[],
+        |_| Serving {
+            give_up: 3_000,
+            quiet: Some(100),
+            crash: CrashPlan::Never,
+            send_gap: gap,
+        },
+        Duration::from_millis(2),
+    );
+    for (rank, s) in &served {
+        assert_eq!(s.delivered.len(), 1, "rank {rank}");
+        assert!(
+            s.sent[0] <= gossip_time / gap + 1,
+            "rank {rank} made {} gossip sends in T = {gossip_time} with o = {gap}",
+            s.sent[0]
+        );
+    }
+    assert!(
+        served.values().any(|s| s.sent[0] >= 2),
+        "someone gossips more than once"
+    );
+}
