@@ -8,6 +8,7 @@ use std::path::Path;
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
 use ftcoll::topology::{LogP, Order, TreeKind};
 
+use super::corrected_tree::short;
 use super::{parallel, write_trace, MatrixArgs, Rendered, MATRIX_BUDGET};
 use crate::search::SearchOptions;
 use crate::{check_within, property, CorrectedTreeSpec, CrashTiming, ModelKind};
@@ -503,15 +504,6 @@ pub(super) fn render_claims(args: &MatrixArgs, traces_dir: &Path) -> Result<Rend
         cells: 0,
         states: 0,
     })
-}
-
-/// The short name of a broadcast property or a rule.
-fn short(p: &str) -> &'static str {
-    property::COLUMNS
-        .iter()
-        .chain(&property::RULE_COLUMNS)
-        .find(|c| c.property == p)
-        .map_or("?", |c| c.short)
 }
 
 fn slug_spec(spec: &CorrectedTreeSpec) -> String {

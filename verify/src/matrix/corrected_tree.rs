@@ -12,6 +12,16 @@ use crate::property::{self, Column};
 use crate::search::SearchOptions;
 use crate::{check_within, CheckResult, CorrectedTreeSpec, CrashTiming, ModelKind};
 
+/// The short name of a broadcast property or a ring-correction rule (the statement itself for
+/// any other).
+pub(super) fn short(p: &'static str) -> &'static str {
+    property::COLUMNS
+        .iter()
+        .chain(&property::RULE_COLUMNS)
+        .find(|c| c.property == p)
+        .map_or(p, |c| c.short)
+}
+
 /// The Corrected Tree family ([`crate::corrected_tree`]) in the matrix: the four broadcast
 /// properties ([`property::COLUMNS`]) in every cell, rows of [`Row`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -249,13 +259,6 @@ pub(super) fn search_text(
     if result.found.is_empty() {
         return Ok(format!("not violated in {} walks", result.walks));
     }
-    let short = |p: &'static str| {
-        property::COLUMNS
-            .iter()
-            .chain(&property::RULE_COLUMNS)
-            .find(|c| c.property == p)
-            .map_or(p, |c| c.short)
-    };
     let mut violated = Vec::new();
     let mut body = Vec::new();
     for found in &result.found {
