@@ -22,7 +22,7 @@ pub fn stdout(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// The bad-input contract (lab/src/bin/ftcoll/main.rs): exit code 2, nothing on stdout, exactly one
+/// The bad-input contract (lab/src/cli.rs): exit code 2, nothing on stdout, exactly one
 /// line on stderr, naming `flag`.
 pub fn assert_usage_error(args: &[&str], flag: &str) {
     let out = ftcoll(args);

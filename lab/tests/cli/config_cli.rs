@@ -1,4 +1,4 @@
-//! `--config FILE` of `simulate` and `sweep` (lab/src/bin/ftcoll/config_file.rs): a JSON or TOML
+//! `--config FILE` of `simulate` and `sweep` (lab/src/cli/config_file.rs): a JSON or TOML
 //! file holds the flags' parameters, the output equals the flags' byte for byte, command-line
 //! flags override the file, and bad files are one-line errors naming the file and the field.
 

@@ -144,7 +144,7 @@ fn different_seeds_give_different_faults() {
     }
 }
 
-/// DESIGN §7 (the CLI) and the `ftcoll` bad-input contract (lab/src/bin/ftcoll/main.rs): for each
+/// DESIGN §7 (the CLI) and the `ftcoll` bad-input contract (lab/src/cli.rs): for each
 /// bad `simulate` input, exit code 2, nothing on stdout, exactly one line on stderr, naming the
 /// flag.
 #[test]
@@ -490,7 +490,7 @@ fn auto_and_full_engines_print_the_same_bytes() {
 
 /// The engines' choice, with an oracle outside both engines: the memory admission estimates the
 /// fast path at 64 MiB + 112 B per process and the driver at 64 MiB + 1,280 B per process
-/// (`lab/src/bin/ftcoll/admission.rs`), so under `--memory-limit 512M` a run of 10^6 processes is
+/// (`lab/src/cli/admission.rs`), so under `--memory-limit 512M` a run of 10^6 processes is
 /// admitted exactly when the fast path runs it: `auto` does for synchronized checked correction,
 /// `full` is refused naming `--procs`, and so is `auto` for a configuration only the driver runs.
 #[test]

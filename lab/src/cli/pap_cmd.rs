@@ -1,27 +1,27 @@
 //! `ftcoll pap-simulate`: seeded broadcasts of one PAP algorithm (Patarasuk & Yuan) on the
 //! driver's PAP timing model, one line per run with PAP §2's measures, Lemma 1–2's bounds on
 //! `OPT` and the `PERF` interval. The runs are the library's
-//! ([`ftcoll_lab::experiment::pap::run_one`]); run `r` draws its pattern from
+//! ([`crate::experiment::pap::run_one`]); run `r` draws its pattern from
 //! `SplitMix64::stream(seed, r)`, as `reproduce pap` does.
 
 use std::io::Write;
 
+use crate::experiment::pap::{self, Algorithm};
 use clap::{Args, ValueEnum};
 use ftcoll::protocols::arrival::metrics::Ratio;
 use ftcoll::protocols::arrival::PapConfig;
-use ftcoll_lab::experiment::pap::{self, Algorithm};
 use ftcoll_sim::pap::PapMode;
 use serde::Serialize;
 
-use crate::admission;
-use crate::args;
-use crate::flags::{arrival, ArrivalArg, SimFormat, MAX_SPREAD};
-use crate::simulate_args::Printer;
-use crate::{CliError, UsageError};
+use crate::cli::admission;
+use crate::cli::args;
+use crate::cli::flags::{arrival, ArrivalArg, SimFormat, MAX_SPREAD};
+use crate::cli::simulate_args::Printer;
+use crate::cli::{CliError, UsageError};
 
 /// `--mode`.
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
-pub enum ModeArg {
+pub(super) enum ModeArg {
     /// The transfer starts when both sides are ready (rendezvous).
     Blocking,
     /// The message is buffered at a receiver that has not arrived.
@@ -45,7 +45,7 @@ fn msize(s: &str) -> Result<u64, String> {
 
 /// `ftcoll pap-simulate`.
 #[derive(Args, Debug)]
-pub struct PapArgs {
+pub(super) struct PapArgs {
     /// The algorithm: flat, binomial, linear:X (X segments), nearopt, sca-all (msize ≥ n),
     /// arrival-nb or arrival-b.
     #[arg(long, value_parser = algorithm)]
@@ -145,14 +145,14 @@ const COLUMNS: [&str; 22] = [
 /// Bytes of driver and automaton state per process of a PAP run: measured at most 515 B
 /// (`arrival-b` and `arrival-nb`, n = 2^20, `random:1000:1`, max RSS / n, one data and one
 /// ARRIVED message per receiver included; flat 346 B), doubled for a margin.
-pub const PAP_BYTES_PER_PROC: u64 = 1_024;
+pub(super) const PAP_BYTES_PER_PROC: u64 = 1_024;
 /// Bytes per further data message: the driver keeps every transfer's record. Measured about
 /// 72 B (`linear:8` at n = 2^20, `sca-all` at n = 2048, max RSS over the message count), with a
 /// wide margin.
-pub const PAP_BYTES_PER_MESSAGE: u64 = 256;
+pub(super) const PAP_BYTES_PER_MESSAGE: u64 = 256;
 
 /// The memory one run of `algorithm` on `procs` processes needs.
-pub fn pap_need(algorithm: Algorithm, procs: u32) -> u64 {
+pub(super) fn pap_need(algorithm: Algorithm, procs: u32) -> u64 {
     admission::BASELINE_BYTES
         .saturating_add(u64::from(procs).saturating_mul(PAP_BYTES_PER_PROC))
         .saturating_add(
@@ -164,7 +164,7 @@ pub fn pap_need(algorithm: Algorithm, procs: u32) -> u64 {
 
 /// Runs the simulations; validates everything before printing, then prints each run as it
 /// completes (memory stays that of one run, whatever `--runs`).
-pub fn pap_simulate(a: PapArgs, out: &mut impl Write) -> Result<(), CliError> {
+pub(super) fn pap_simulate(a: PapArgs, out: &mut impl Write) -> Result<(), CliError> {
     let base = PapConfig::new(a.procs, a.msize)
         .map_err(|e| UsageError(format!("--procs/--msize: {e}")))?;
     a.pap.check(base).map_err(|e| match a.pap {

@@ -3,19 +3,19 @@
 
 use std::io::Write;
 
+use crate::experiment::fast_path_applies_to;
+use crate::fastpath::{SyncChecked, Workspace};
 use ftcoll::protocols::corrected_tree::{CorrectedTreeConfig, CorrectedTreeNode, StartMode};
 use ftcoll::protocols::Side;
 use ftcoll::topology::{LogP, Order, Tree};
 use ftcoll::{Rank, Time};
-use ftcoll_lab::experiment::fast_path_applies_to;
-use ftcoll_lab::fastpath::{SyncChecked, Workspace};
 use ftcoll_sim::scenario::{self, ArrivalSpec, FaultSpec};
 use ftcoll_sim::{self as driver, IgnoredMessages, PortModel, Report, RunMetrics};
 
-use crate::admission;
-use crate::flags::{ArrivalArg, Engine, ModelArg, SideArg, StartArg};
-use crate::simulate_args::{scenario_error, Printer, SimulateArgs};
-use crate::{CliError, UsageError};
+use crate::cli::admission;
+use crate::cli::flags::{ArrivalArg, Engine, ModelArg, SideArg, StartArg};
+use crate::cli::simulate_args::{scenario_error, Printer, SimulateArgs};
+use crate::cli::{CliError, UsageError};
 
 /// The run's parameters; the metric columns follow, [`RunMetrics::NAMES`] after `faults`.
 const PARAMETERS: [&str; 12] = [
@@ -35,9 +35,9 @@ const PARAMETERS: [&str; 12] = [
 
 /// Runs the simulations; validates everything before printing, then prints each run as it
 /// completes (memory stays that of one run, whatever `--runs`).
-pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
+pub(super) fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
     if a.gossip.gossip.is_some() {
-        return crate::gossip_cmd::simulate(&a, out);
+        return crate::cli::gossip_cmd::simulate(&a, out);
     }
     if let Some(flag) = a.gossip.first_given() {
         return Err(UsageError(format!(
@@ -46,7 +46,7 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
         .into());
     }
     if a.ftco.collective.is_some() {
-        return crate::ftco_cmd::simulate(&a, &a.ftco, out);
+        return crate::cli::ftco_cmd::simulate(&a, &a.ftco, out);
     }
     if let Some(flag) = a.ftco.first_given() {
         return Err(UsageError(format!(
@@ -200,7 +200,7 @@ pub fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
         )
         .map_err(|e| UsageError(format!("simulation: {e}")))?;
         if scenario.trace {
-            let json = ftcoll_lab::chrome_trace::chrome_trace_json(
+            let json = crate::chrome_trace::chrome_trace_json(
                 &std::mem::take(&mut report.trace),
                 a.overhead,
             );

@@ -11,7 +11,7 @@ use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 
 /// One value of a JSON object.
-pub enum JsonCell<'a> {
+pub(super) enum JsonCell<'a> {
     /// A JSON string.
     Str(&'a str),
     /// A JSON number, from its text (`12`, `-3`, `0.2500`, `1e-6`).
@@ -25,7 +25,7 @@ pub enum JsonCell<'a> {
 }
 
 /// A JSON object whose fields keep the order they were given in.
-pub struct JsonObject<'a>(pub Vec<(&'a str, JsonCell<'a>)>);
+pub(super) struct JsonObject<'a>(pub Vec<(&'a str, JsonCell<'a>)>);
 
 impl Serialize for JsonObject<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -86,12 +86,12 @@ impl Serialize for Number<'_> {
 }
 
 /// The JSON text (one line, no newline) of `value`.
-pub fn json_line<T: Serialize + ?Sized>(value: &T) -> std::io::Result<String> {
+pub(super) fn json_line<T: Serialize + ?Sized>(value: &T) -> std::io::Result<String> {
     serde_json::to_string(value).map_err(std::io::Error::from)
 }
 
 /// The CSV record (one line, no newline) of these cells, quoted where CSV needs it.
-pub fn csv_line<I, T>(cells: I) -> std::io::Result<String>
+pub(super) fn csv_line<I, T>(cells: I) -> std::io::Result<String>
 where
     I: IntoIterator<Item = T>,
     T: AsRef<[u8]>,

@@ -7,13 +7,13 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::reproduce_cmd::chart;
-use crate::{CliError, UsageError};
-use ftcoll_lab::experiment::ChartSeries;
+use crate::cli::reproduce_cmd::chart;
+use crate::cli::{CliError, UsageError};
+use crate::experiment::ChartSeries;
 
 /// `ftcoll plot`.
 #[derive(Args, Debug)]
-pub struct PlotArgs {
+pub(super) struct PlotArgs {
     /// The CSV file (a header row, then one row per point).
     input: PathBuf,
     /// The column of x values (numbers).
@@ -50,7 +50,7 @@ pub struct PlotArgs {
 /// The largest magnitude a plotted value may have (the axes pad their range).
 const MAX_MAGNITUDE: f64 = 1e307;
 
-pub fn plot(a: PlotArgs, out: &mut impl Write) -> Result<(), CliError> {
+pub(super) fn plot(a: PlotArgs, out: &mut impl Write) -> Result<(), CliError> {
     let input = a.input.display().to_string();
     // `#` lines are comments: `sweep` and `merge` start their CSV with the sweep's identity.
     let mut reader = csv::ReaderBuilder::new()

@@ -41,19 +41,19 @@
 //! line, a point outside the grid or the shard, parameters that are not the grid's point, and,
 //! for `merge`, a missing, repeated or incomplete shard.
 
+use crate::experiment::{Faults, Point, Prepared, STATISTICS};
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
 use ftcoll::protocols::Side;
 use ftcoll::topology::{Order, TreeKind};
-use ftcoll_lab::experiment::{Faults, Point, Prepared, STATISTICS};
 use ftcoll_sim::{PortModel, RunMetrics};
 use serde::{Deserialize, Serialize};
 
 use super::ftco::{arrival_name, FtcoGrid, ALL_METRICS, PER_NODE};
 use super::gossip::{self, delta_name, CgGrid};
 use super::{count_item, model_item, side_item, start_item, CtGrid, Grid, SweepFormat};
-use crate::args;
-use crate::flags::ftco::collective_name;
-use crate::output::{csv_line, json_line, JsonCell, JsonObject};
+use crate::cli::args;
+use crate::cli::flags::ftco::collective_name;
+use crate::cli::output::{csv_line, json_line, JsonCell, JsonObject};
 
 mod read;
 
@@ -180,8 +180,8 @@ fn faults_item(s: &str) -> Result<Faults, String> {
     match s.split_once(':') {
         None if s == "none" => Ok(Faults::None),
         Some(("count", n)) => count_item(n).map(Faults::Count),
-        Some(("rate", r)) => crate::flags::rate(r).map(Faults::Rate),
-        Some(("fraction", f)) => crate::flags::rate(f).map(Faults::Fraction),
+        Some(("rate", r)) => crate::cli::flags::rate(r).map(Faults::Rate),
+        Some(("fraction", f)) => crate::cli::flags::rate(f).map(Faults::Fraction),
         _ => Err("expected none, count:N, rate:R or fraction:F".into()),
     }
 }
@@ -245,25 +245,25 @@ impl Grid {
                 collective: axis(
                     "collective",
                     &t.collective,
-                    crate::flags::ftco::collective,
+                    crate::cli::flags::ftco::collective,
                     |c| collective_name(*c).into(),
                 )?,
                 topology: axis(
                     "topology",
                     &t.topology,
-                    crate::flags::ftco::topology,
+                    crate::cli::flags::ftco::topology,
                     ToString::to_string,
                 )?,
                 roots: axis(
                     "roots",
                     &t.roots,
-                    crate::flags::ftco::roots,
+                    crate::cli::flags::ftco::roots,
                     ToString::to_string,
                 )?,
                 service: axis(
                     "service",
                     &t.service,
-                    crate::flags::ftco::service,
+                    crate::cli::flags::ftco::service,
                     ToString::to_string,
                 )?,
                 latency: axis("L", &numbers(&t.latency), args::latency, u64::to_string)?,
@@ -271,14 +271,19 @@ impl Grid {
                 crashes: axis(
                     "crashes",
                     &t.crashes,
-                    crate::flags::ftco::random_crashes,
+                    crate::cli::flags::ftco::random_crashes,
                     ToString::to_string,
                 )?,
-                arrival: axis("arrival", &t.arrival, crate::flags::arrival, arrival_name)?,
+                arrival: axis(
+                    "arrival",
+                    &t.arrival,
+                    crate::cli::flags::arrival,
+                    arrival_name,
+                )?,
                 imbalance: axis(
                     "imbalance",
                     &t.imbalance,
-                    crate::flags::ftco::imbalance,
+                    crate::cli::flags::ftco::imbalance,
                     ToString::to_string,
                 )?,
             })),
@@ -287,7 +292,7 @@ impl Grid {
                 gossip: axis(
                     "gossip",
                     &t.gossip,
-                    crate::flags::gossip::protocol,
+                    crate::cli::flags::gossip::protocol,
                     ToString::to_string,
                 )?,
                 latency: axis("L", &numbers(&t.latency), args::latency, u64::to_string)?,
@@ -295,18 +300,21 @@ impl Grid {
                 gossip_time: axis(
                     "gossip_time",
                     &t.gossip_time,
-                    crate::flags::gossip::time_arg,
+                    crate::cli::flags::gossip::time_arg,
                     ToString::to_string,
                 )?,
                 correction_time: axis(
                     "correction_time",
                     &t.correction_time,
-                    crate::flags::gossip::time_arg,
+                    crate::cli::flags::gossip::time_arg,
                     ToString::to_string,
                 )?,
-                delta: axis("delta", &t.delta, crate::flags::gossip::probability, |d| {
-                    delta_name(*d)
-                })?,
+                delta: axis(
+                    "delta",
+                    &t.delta,
+                    crate::cli::flags::gossip::probability,
+                    |d| delta_name(*d),
+                )?,
                 faults: faults_axis(&t.faults)?,
             })),
         }
@@ -366,7 +374,7 @@ impl CtGrid {
             correction: axis(
                 "correction",
                 &t.correction,
-                crate::flags::correction,
+                crate::cli::flags::correction,
                 CorrectionSpec::to_string,
             )?,
             start: axis("start", &t.start, start_item, StartMode::to_string)?,
@@ -593,7 +601,7 @@ pub(super) fn parameters(
 }
 
 /// The CSV header of sweeps of this schema (written by `csv`).
-pub fn csv_header(schema: &Schema) -> String {
+pub(super) fn csv_header(schema: &Schema) -> String {
     let mut cells: Vec<String> = schema.parameters.iter().map(|s| s.to_string()).collect();
     for m in schema.metrics {
         for s in STATISTICS {

@@ -8,13 +8,13 @@ use clap::{Args, ValueEnum};
 use ftcoll::topology::{LogP, Order, Reach, TopologyError, Tree, TreeKind};
 use serde::Serialize;
 
-use crate::admission;
-use crate::args;
-use crate::{CliError, UsageError};
+use crate::cli::admission;
+use crate::cli::args;
+use crate::cli::{CliError, UsageError};
 
 /// Output formats of `tree`.
 #[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum TreeFormat {
+pub(super) enum TreeFormat {
     /// One JSON object with every node (streamed).
     Json,
     /// A header line then one line per rank: `rank parent children recv_time`.
@@ -25,7 +25,7 @@ pub enum TreeFormat {
 
 /// The tree selection shared by `tree` and `gaps`.
 #[derive(Args, Debug)]
-pub struct TreeSpec {
+pub(super) struct TreeSpec {
     /// Tree kind: kary:K, binomial, lame:K or optimal (K in 1..=65536).
     #[arg(long, value_parser = args::tree)]
     tree: TreeKind,
@@ -142,7 +142,7 @@ fn flag_error(e: TopologyError) -> UsageError {
 
 /// `ftcoll tree`.
 #[derive(Args, Debug)]
-pub struct TreeArgs {
+pub(super) struct TreeArgs {
     #[command(flatten)]
     spec: TreeSpec,
     /// Output format.
@@ -156,7 +156,7 @@ fn join(ranks: &[u32]) -> String {
 }
 
 /// Streams the tree: memory stays `O(depth · fan-out)` whatever `P`.
-pub fn tree(a: TreeArgs, out: &mut impl Write) -> Result<(), CliError> {
+pub(super) fn tree(a: TreeArgs, out: &mut impl Write) -> Result<(), CliError> {
     let tree = a.spec.build()?;
     let bar = admission::progress(
         Some(u64::from(tree.procs())),
@@ -240,7 +240,7 @@ pub fn tree(a: TreeArgs, out: &mut impl Write) -> Result<(), CliError> {
 
 /// `ftcoll gaps`.
 #[derive(Args, Debug)]
-pub struct GapsArgs {
+pub(super) struct GapsArgs {
     #[command(flatten)]
     spec: TreeSpec,
     /// Failed ranks, comma-separated, or @FILE to read them from a file (never 0, each below P).
@@ -249,7 +249,7 @@ pub struct GapsArgs {
 }
 
 /// Prints `uncolored`, `gmax` and the gap histogram as JSON.
-pub fn gaps(a: GapsArgs, out: &mut impl Write) -> Result<(), CliError> {
+pub(super) fn gaps(a: GapsArgs, out: &mut impl Write) -> Result<(), CliError> {
     let tree = a.spec.build()?;
     let mut faults = a.faults.0.clone();
     faults.sort_unstable();

@@ -1,11 +1,11 @@
 //! `simulate`'s arguments, shared by the three families' runners, and the printer of their runs.
 
-use crate::flags::{
+use crate::cli::flags::{
     arrival, correction, crash_list, rate, ArrivalArg, CrashList, Engine, ModelArg, SideArg,
     SimFormat, StartArg,
 };
-use crate::output::{csv_line, json_line, JsonCell, JsonObject};
-use crate::{args, UsageError};
+use crate::cli::output::{csv_line, json_line, JsonCell, JsonObject};
+use crate::cli::{args, UsageError};
 use clap::Args;
 use ftcoll::protocols::corrected_tree::CorrectionSpec;
 use ftcoll::topology::{Order, TreeKind};
@@ -16,7 +16,7 @@ use std::io::Write;
 /// `--collective`), Corrected Gossip's (with `--gossip`), and what they share (processes, L, faults, arrivals, seed, runs, output).
 #[derive(Args, Debug)]
 #[command(group = clap::ArgGroup::new("fault_spec").multiple(false).args(["faults", "fault_count", "fault_rate"]))]
-pub struct SimulateArgs {
+pub(super) struct SimulateArgs {
     /// Number of processes P.
     #[arg(long, value_parser = args::procs)]
     pub procs: u32,
@@ -80,10 +80,10 @@ pub struct SimulateArgs {
     pub engine: Engine,
     /// FTCO's flags.
     #[command(flatten)]
-    pub ftco: crate::flags::ftco::FtcoFlags,
+    pub ftco: crate::cli::flags::ftco::FtcoFlags,
     /// Corrected Gossip's flags.
     #[command(flatten)]
-    pub gossip: crate::flags::gossip::GossipFlags,
+    pub gossip: crate::cli::flags::gossip::GossipFlags,
     /// Read parameters from a JSON file (TOML if its name ends in .toml), keyed by the flags'
     /// long names ("procs", "fault-rate") or short letters ("L", "o"); flags given on the command
     /// line override the file.
@@ -94,7 +94,7 @@ pub struct SimulateArgs {
 
 impl SimulateArgs {
     /// The first Corrected Tree flag given (FTCO runs refuse them).
-    pub fn ct_flag_given(&self) -> Option<&'static str> {
+    pub(super) fn ct_flag_given(&self) -> Option<&'static str> {
         [
             ("--tree", self.tree.is_some()),
             ("--order", self.order.is_some()),
@@ -110,7 +110,7 @@ impl SimulateArgs {
     }
 
     /// The failures before the operation the flags ask for.
-    pub fn fault_spec(&self) -> FaultSpec {
+    pub(super) fn fault_spec(&self) -> FaultSpec {
         if let Some(list) = &self.faults {
             let mut sorted = list.0.clone();
             sorted.sort_unstable();
@@ -126,7 +126,7 @@ impl SimulateArgs {
 
     /// Refuses a rank both in `--faults` and `--crash-at`: a rank is failed from the start or
     /// crashes later, not both.
-    pub fn check_faults_against_crashes(&self) -> Result<(), UsageError> {
+    pub(super) fn check_faults_against_crashes(&self) -> Result<(), UsageError> {
         if let Some(list) = &self.faults {
             let mut failed = list.0.clone();
             failed.sort_unstable();
@@ -146,7 +146,7 @@ impl SimulateArgs {
 }
 
 /// A scenario error as the one-line usage error naming its flag.
-pub fn scenario_error(e: scenario::ScenarioError) -> UsageError {
+pub(super) fn scenario_error(e: scenario::ScenarioError) -> UsageError {
     let flag = match &e {
         scenario::ScenarioError::BadRank {
             field: "crash-at", ..
@@ -164,7 +164,7 @@ pub fn scenario_error(e: scenario::ScenarioError) -> UsageError {
 
 /// Writes rows as they come: JSON lines (`serde_json`), CSV (`csv`), or a table whose widths come from the first
 /// [`TABLE_SIZING_ROWS`] rows.
-pub struct Printer<'a> {
+pub(super) struct Printer<'a> {
     format: SimFormat,
     columns: &'a [&'a str],
     /// The columns JSON quotes as strings (`faults` is a list; an empty cell elsewhere is `null`).
@@ -176,7 +176,7 @@ pub struct Printer<'a> {
 
 impl<'a> Printer<'a> {
     /// A printer of these columns, quoting `strings` in JSON.
-    pub fn new(format: SimFormat, columns: &'a [&'a str], strings: &'a [&'a str]) -> Self {
+    pub(super) fn new(format: SimFormat, columns: &'a [&'a str], strings: &'a [&'a str]) -> Self {
         Self {
             format,
             columns,
@@ -187,7 +187,7 @@ impl<'a> Printer<'a> {
     }
 
     /// Prints one row (buffered while a table's widths are not known).
-    pub fn row(&mut self, row: Vec<String>, out: &mut impl Write) -> std::io::Result<()> {
+    pub(super) fn row(&mut self, row: Vec<String>, out: &mut impl Write) -> std::io::Result<()> {
         match self.format {
             SimFormat::Json => {
                 let fields = self
@@ -227,7 +227,7 @@ impl<'a> Printer<'a> {
     }
 
     /// Prints what is still buffered (a table of fewer than [`TABLE_SIZING_ROWS`] rows).
-    pub fn finish(&mut self, out: &mut impl Write) -> std::io::Result<()> {
+    pub(super) fn finish(&mut self, out: &mut impl Write) -> std::io::Result<()> {
         if self.format == SimFormat::Table && self.widths.is_none() {
             self.flush_table(out)?;
         }

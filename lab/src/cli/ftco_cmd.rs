@@ -9,6 +9,8 @@
 
 use std::io::Write;
 
+use crate::experiment::ftco::{self as experiment, RuntimeFaults};
+use crate::ftco_metrics::FtcoMetrics;
 use ftcoll::automaton::{Max, Min, Reduction, Sum};
 use ftcoll::protocols::ftco::{
     EtaRule, FtcoConfig, FtcoNode, Imbalance, RootFailure, ServiceDistance, TimeoutRule,
@@ -16,22 +18,20 @@ use ftcoll::protocols::ftco::{
 use ftcoll::topology::ftco::{best_knomial, Collective, FtcoKind, FtcoTopology, Roots};
 use ftcoll::topology::{LogP, TopologyError};
 use ftcoll::{Rank, Time};
-use ftcoll_lab::experiment::ftco::{self as experiment, RuntimeFaults};
-use ftcoll_lab::ftco_metrics::FtcoMetrics;
 use ftcoll_sim::scenario::{ArrivalSpec, FaultSpec, ScenarioError, ScenarioSpec};
 use ftcoll_sim::{self as driver, IgnoredMessages, PortModel, Report, Scenario};
 
-use crate::admission;
-use crate::flags::ftco::{
+use crate::cli::admission;
+use crate::cli::flags::ftco::{
     collective_name, root_failure_name, FtcoFlags, ImbalanceArg, OpArg, RandomCrashes, RootsArg,
     ServiceArg, TopologyArg,
 };
-use crate::simulate_args::{scenario_error, Printer, SimulateArgs};
-use crate::{CliError, UsageError};
+use crate::cli::simulate_args::{scenario_error, Printer, SimulateArgs};
+use crate::cli::{CliError, UsageError};
 
 /// The FTCO tree of `P` ranks a topology and roots argument describe (`knomial:best` resolved
 /// with `best_knomial`), or the one-line error naming the flag.
-pub fn resolve_topology(
+pub(super) fn resolve_topology(
     procs: u32,
     collective: Collective,
     topology: TopologyArg,
@@ -76,7 +76,7 @@ pub fn resolve_topology(
 
 /// Everything validated: what every run of one FTCO configuration shares.
 #[derive(Debug)]
-pub struct FtcoPlan {
+pub(super) struct FtcoPlan {
     /// The tree.
     pub topology: FtcoTopology,
     /// The collective.
@@ -103,7 +103,7 @@ pub struct FtcoPlan {
 /// What one run gives: the library's metrics, the failures before the operation, the ranks
 /// crashing during it, and Table 2's latency.
 #[derive(Debug)]
-pub struct Outcome {
+pub(super) struct Outcome {
     /// [`FtcoMetrics`] of the run.
     pub metrics: FtcoMetrics<u64>,
     /// Ranks failed before the operation, ascending.
@@ -116,7 +116,7 @@ pub struct Outcome {
 impl FtcoPlan {
     /// Checks that the plan describes runs (the draws of run 0 find every error that does not
     /// depend on the run) and that a configuration can be built.
-    pub fn check(&self, seed: u64) -> Result<(), UsageError> {
+    pub(super) fn check(&self, seed: u64) -> Result<(), UsageError> {
         if !self
             .root_failure
             .applies_to(self.collective, self.topology.roots())
@@ -147,7 +147,10 @@ impl FtcoPlan {
     }
 
     /// A configuration with operator `op` (the service is set per run).
-    pub fn config<R: Reduction<Value = u64>>(&self, op: R) -> Result<FtcoConfig<R>, UsageError> {
+    pub(super) fn config<R: Reduction<Value = u64>>(
+        &self,
+        op: R,
+    ) -> Result<FtcoConfig<R>, UsageError> {
         let mut config = FtcoConfig::new(self.topology, self.collective, op, operand, self.latency)
             .map_err(|e| UsageError(format!("-L: {e}")))?;
         config.timeout = self.timeout;
@@ -159,7 +162,7 @@ impl FtcoPlan {
     /// The scenario of run `run`, its failures before the operation, the RSD seed and the
     /// start times (all drawn from `SplitMix64::stream(seed, run)` in this order: failures,
     /// arrivals, RSD seed, random crashes).
-    pub fn scenario(
+    pub(super) fn scenario(
         &self,
         seed: u64,
         run: u64,
@@ -176,7 +179,7 @@ impl FtcoPlan {
 
     /// Runs run `run` with `config` (its service and imbalance set here); `trace` records the
     /// run's trace into the report; `observe` sees the report as the run goes.
-    pub fn run<R>(
+    pub(super) fn run<R>(
         &self,
         config: &mut FtcoConfig<R>,
         seed: u64,
@@ -282,7 +285,11 @@ const STRINGS: [&str; 7] = [
 
 /// `simulate --collective …`: validates everything, then runs and prints each run as it
 /// completes.
-pub fn simulate(a: &SimulateArgs, flags: &FtcoFlags, out: &mut impl Write) -> Result<(), CliError> {
+pub(super) fn simulate(
+    a: &SimulateArgs,
+    flags: &FtcoFlags,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
     let Some(collective) = flags.collective else {
         return Err(
             UsageError("--collective: FTCO needs bcast, reduce or allreduce".into()).into(),
@@ -442,10 +449,8 @@ impl Runs<'_> {
                     }
                 })?;
             if let (true, Some(path)) = (trace, self.trace) {
-                let json = ftcoll_lab::chrome_trace::chrome_trace_json(
-                    &std::mem::take(&mut report.trace),
-                    1,
-                );
+                let json =
+                    crate::chrome_trace::chrome_trace_json(&std::mem::take(&mut report.trace), 1);
                 std::fs::write(path, json).map_err(|e| {
                     UsageError(format!("--trace: cannot write {}: {e}", path.display()))
                 })?;

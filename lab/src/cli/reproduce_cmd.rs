@@ -1,6 +1,6 @@
 //! `ftcoll reproduce NAME [--quick]`: runs a paper's reproduction from the library's registry
-//! ([`ftcoll_lab::experiment::REPRODUCTIONS`]: CT, FTCO, PAP, CG), each library code returning an
-//! [`ftcoll_lab::experiment::Output`]; here its points run in parallel ([`Chunked`], with progress
+//! ([`crate::experiment::REPRODUCTIONS`]: CT, FTCO, PAP, CG), each library code returning an
+//! [`crate::experiment::Output`]; here its points run in parallel ([`Chunked`], with progress
 //! bars) and the files are written ([`write_outputs`], every chart drawn by [`chart`]).
 //!
 //! Every run is seeded (`--seed`, default 1) and uses the same machinery as `ftcoll sweep`, so any
@@ -10,16 +10,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use crate::experiment::{BatchPoint, ChartSeries, Executor, Job, Mode, PointError, REPRODUCTIONS};
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::Args;
-use ftcoll_lab::experiment::{
-    BatchPoint, ChartSeries, Executor, Job, Mode, PointError, REPRODUCTIONS,
-};
 use plotters::prelude::*;
 
-use crate::args;
-use crate::sweep_cmd::progress_bar;
-use crate::{CliError, UsageError};
+use crate::cli::args;
+use crate::cli::sweep::progress_bar;
+use crate::cli::{CliError, UsageError};
 
 /// The registry's names, each with its paper as help.
 fn papers() -> PossibleValuesParser {
@@ -32,7 +30,7 @@ fn papers() -> PossibleValuesParser {
 
 /// `ftcoll reproduce`.
 #[derive(Args, Debug)]
-pub struct ReproduceArgs {
+pub(super) struct ReproduceArgs {
     /// The paper to reproduce.
     #[arg(value_parser = papers())]
     paper: String,
@@ -63,9 +61,9 @@ const QUICK_OUTPUT: &str = "results/quick";
 /// order; every paper's statistics merge in any order.
 pub(crate) fn parallel<S: Send>(
     tasks: usize,
-    work: impl Fn(usize) -> Result<S, ftcoll_lab::experiment::PointError> + Sync,
-) -> Result<Vec<(usize, S)>, ftcoll_lab::experiment::PointError> {
-    use ftcoll_lab::experiment::PointError;
+    work: impl Fn(usize) -> Result<S, crate::experiment::PointError> + Sync,
+) -> Result<Vec<(usize, S)>, crate::experiment::PointError> {
+    use crate::experiment::PointError;
     use std::sync::atomic::{AtomicUsize, Ordering};
     let next = AtomicUsize::new(0);
     let threads = rayon::current_num_threads().max(1);
@@ -152,7 +150,7 @@ pub(crate) fn reproduce_paper(
     name: &str,
     output: &Path,
     out: &mut impl Write,
-    run: impl FnOnce() -> Result<ftcoll_lab::experiment::Output, PointError>,
+    run: impl FnOnce() -> Result<crate::experiment::Output, PointError>,
 ) -> Result<(), CliError> {
     output_dir(output, name)?;
     let started = Instant::now();
@@ -160,13 +158,13 @@ pub(crate) fn reproduce_paper(
     write_outputs(output, name, result, started, out)
 }
 
-/// Writes a paper's [`ftcoll_lab::experiment::Output`]: `NAME.md` into `output` (with the run
+/// Writes a paper's [`crate::experiment::Output`]: `NAME.md` into `output` (with the run
 /// count and wall time since `started` as its last line) and the CSV and SVG files into
 /// `output/NAME/`.
 pub(crate) fn write_outputs(
     output: &Path,
     name: &str,
-    result: ftcoll_lab::experiment::Output,
+    result: crate::experiment::Output,
     started: Instant,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
@@ -381,7 +379,7 @@ fn default_output(a: &ReproduceArgs) -> PathBuf {
 }
 
 /// `ftcoll reproduce`.
-pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError> {
+pub(super) fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError> {
     let output = default_output(&a);
     let mode = if a.smoke {
         Mode::Smoke
@@ -390,7 +388,7 @@ pub fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError>
     } else {
         Mode::Full
     };
-    let paper = ftcoll_lab::experiment::reproduction(&a.paper)
+    let paper = crate::experiment::reproduction(&a.paper)
         .ok_or_else(|| UsageError(format!("reproduce: no paper called {}", a.paper)))?;
     reproduce_paper(paper.name, &output, out, || {
         let started = Instant::now();

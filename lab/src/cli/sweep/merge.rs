@@ -11,11 +11,11 @@ use super::output::{
     csv_header, line_of, missing_points, parse_output, shard_name, text_of, Fault, Header, Row,
 };
 use super::SweepFormat;
-use crate::{admission, CliError, UsageError};
+use crate::cli::{admission, CliError, UsageError};
 
 /// `ftcoll merge`.
 #[derive(Args, Debug)]
-pub struct MergeArgs {
+pub(crate) struct MergeArgs {
     /// Format of the shard files.
     #[arg(long, value_enum, default_value = "csv")]
     format: SweepFormat,
@@ -79,7 +79,7 @@ fn read_shard(path: &Path, format: SweepFormat) -> Result<ShardFile<'_>, UsageEr
 
 /// `ftcoll merge`: checks that the inputs are every shard of one sweep, each complete and
 /// intact, then writes the unsharded sweep's bytes: its identity, the header, the points in order.
-pub fn merge(a: MergeArgs, out: &mut impl Write) -> Result<(), CliError> {
+pub(crate) fn merge(a: MergeArgs, out: &mut impl Write) -> Result<(), CliError> {
     // Writing over a shard would lose it: the output must be none of the inputs (compared as
     // files, so another spelling of the same path is caught too).
     if let Some(output) = &a.output {

@@ -18,36 +18,35 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::flags::{ArrivalArg, Engine};
+use crate::cli::flags::{ArrivalArg, Engine};
+use crate::experiment::{Faults, Point};
 use clap::{Args, ValueEnum};
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
 use ftcoll::protocols::Side;
 use ftcoll::topology::ftco::Collective;
 use ftcoll::topology::{Order, TreeKind};
-use ftcoll_lab::experiment::{Faults, Point};
 use ftcoll_sim::PortModel;
 
-use crate::admission;
-use crate::args;
-use crate::flags::ftco::{ImbalanceArg, RandomCrashes, RootsArg, ServiceArg, TopologyArg};
-use crate::flags::gossip::TimeArg;
-use crate::{CliError, UsageError};
-use ftcoll_lab::experiment::cg::{CgProtocol, DELTA};
+use crate::cli::args;
+use crate::cli::flags::ftco::{ImbalanceArg, RandomCrashes, RootsArg, ServiceArg, TopologyArg};
+use crate::cli::flags::gossip::TimeArg;
+use crate::cli::{CliError, UsageError};
+use crate::experiment::cg::{CgProtocol, DELTA};
 
 mod ftco;
 mod gossip;
 mod merge;
 mod output;
+mod plan;
 mod run;
 
-pub use merge::{merge, MergeArgs};
-use output::Identity;
-pub use run::progress_bar;
-use run::{sweep_ct, sweep_ftco, sweep_gossip, POINT_BYTES};
+pub(super) use merge::{merge, MergeArgs};
+pub use plan::{SweepOutput, SweepPlan, Tally};
+pub(super) use run::progress_bar;
 
 /// Output format of sweeps.
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
-pub enum SweepFormat {
+pub(super) enum SweepFormat {
     /// A header, then one row per point.
     Csv,
     /// One JSON object per point, one per line.
@@ -81,7 +80,7 @@ fn list<T: PartialEq>(s: &str, item: impl Fn(&str) -> Result<T, String>) -> Resu
 
 /// A comma-separated list parsed by clap as one value.
 #[derive(Clone, Debug)]
-pub struct List<T>(pub Vec<T>);
+pub(super) struct List<T>(pub Vec<T>);
 
 /// The number of points of a grid whose axes hold `lens` values (`None` past `u64`).
 fn axes_len(lens: &[usize]) -> Option<u64> {
@@ -161,31 +160,31 @@ list_parser! {
     procs_list: u32 = args::procs;
     tree_list: TreeKind = args::tree;
     order_list: Order = args::order;
-    correction_list: CorrectionSpec = crate::flags::correction;
+    correction_list: CorrectionSpec = crate::cli::flags::correction;
     latency_list: u64 = args::latency;
     overhead_list: u64 = args::overhead;
-    rate_list: f64 = crate::flags::rate;
+    rate_list: f64 = crate::cli::flags::rate;
     start_list: StartMode = start_item;
     model_list: PortModel = model_item;
     side_list: Side = side_item;
     count_list: u32 = count_item;
-    collective_list: Collective = crate::flags::ftco::collective;
-    topology_list: TopologyArg = crate::flags::ftco::topology;
-    roots_list: RootsArg = crate::flags::ftco::roots;
-    service_list: ServiceArg = crate::flags::ftco::service;
-    crashes_list: RandomCrashes = crate::flags::ftco::random_crashes;
-    arrival_list: ArrivalArg = crate::flags::arrival;
-    imbalance_list: ImbalanceArg = crate::flags::ftco::imbalance;
-    gossip_list: CgProtocol = crate::flags::gossip::protocol;
-    time_list: TimeArg = crate::flags::gossip::time_arg;
-    delta_list: f64 = crate::flags::gossip::probability;
+    collective_list: Collective = crate::cli::flags::ftco::collective;
+    topology_list: TopologyArg = crate::cli::flags::ftco::topology;
+    roots_list: RootsArg = crate::cli::flags::ftco::roots;
+    service_list: ServiceArg = crate::cli::flags::ftco::service;
+    crashes_list: RandomCrashes = crate::cli::flags::ftco::random_crashes;
+    arrival_list: ArrivalArg = crate::cli::flags::arrival;
+    imbalance_list: ImbalanceArg = crate::cli::flags::ftco::imbalance;
+    gossip_list: CgProtocol = crate::cli::flags::gossip::protocol;
+    time_list: TimeArg = crate::cli::flags::gossip::time_arg;
+    delta_list: f64 = crate::cli::flags::gossip::probability;
 }
 
 // The most runs per point (`--runs`, and a resumed file's identity).
-use crate::args::MAX_RUNS;
+use crate::cli::args::MAX_RUNS;
 
 /// Parses `--shard i/n`.
-pub fn shard(s: &str) -> Result<(u64, u64), String> {
+pub(super) fn shard(s: &str) -> Result<(u64, u64), String> {
     let allowed = "expected I/N with integers 0 <= I < N <= 1000000";
     let (i, n) = s.split_once('/').ok_or(allowed)?;
     let (i, n): (u64, u64) = (
@@ -202,7 +201,7 @@ pub fn shard(s: &str) -> Result<(u64, u64), String> {
 /// (with `--gossip`), and what they share.
 #[derive(Args, Debug)]
 #[command(group = clap::ArgGroup::new("fault_spec").multiple(false).args(["fault_count", "fault_rate", "fault_fraction"]))]
-pub struct SweepArgs {
+pub(super) struct SweepArgs {
     /// Numbers of processes, comma-separated.
     #[arg(long, value_parser = procs_list)]
     procs: List<u32>,
@@ -326,7 +325,7 @@ impl SweepArgs {
     /// The first Corrected Gossip flag given other than `--gossip` (the other families refuse
     /// them).
     fn gossip_flag_given(&self) -> Option<&'static str> {
-        crate::flags::gossip::first_timing_flag(
+        crate::cli::flags::gossip::first_timing_flag(
             self.gossip_time.is_some(),
             self.correction_time.is_some(),
             self.delta.is_some(),
@@ -534,8 +533,23 @@ impl CtGrid {
     }
 }
 
-/// `ftcoll sweep`.
-pub fn sweep(a: SweepArgs, out: &mut impl Write) -> Result<(), CliError> {
+/// `ftcoll sweep`: the plan's points one after the other, each point's runs in parallel.
+pub(super) fn sweep(a: SweepArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let plan = SweepPlan::checked(a)?;
+    let mut output = plan.open_output(out)?;
+    let todo = output.done()..plan.points();
+    let bar = progress_bar(todo.len() as u64 * plan.runs(), plan.label());
+    for k in todo {
+        let tally = plan.run_runs(k, 0..plan.runs(), &|n| bar.inc(n))?;
+        let row = plan.point_row(k, &tally)?;
+        output.write_row_io(&row, out)?;
+    }
+    bar.finish_and_clear();
+    Ok(())
+}
+
+/// Sets `--threads` and refuses the flags the sweep's family does not take.
+fn check_flags(a: &SweepArgs) -> Result<(), CliError> {
     if let Some(t) = a.threads {
         // Only the first call configures the global pool; later ones are harmless.
         let _ = rayon::ThreadPoolBuilder::new()
@@ -543,7 +557,7 @@ pub fn sweep(a: SweepArgs, out: &mut impl Write) -> Result<(), CliError> {
             .build_global();
     }
     if let Some(gossip) = &a.gossip {
-        check_gossip_flags(&a, &gossip.0)?;
+        check_gossip_flags(a, &gossip.0)?;
     } else if let Some(flag) = a.gossip_flag_given() {
         return Err(UsageError(format!(
             "{flag}: a Corrected Gossip axis, not accepted without --gossip (gos, ocg, ccg, fcg:F, big, bfb)"
@@ -588,27 +602,7 @@ pub fn sweep(a: SweepArgs, out: &mut impl Write) -> Result<(), CliError> {
             .into());
         }
     }
-    let grid = Grid::from_args(&a);
-    let total = grid
-        .len()
-        .ok_or_else(|| UsageError("--procs: the grid has more than 2^64 - 1 points".into()))?;
-    let identity = Identity::new(&grid, a.runs, a.seed, a.shard);
-    // Admission: the grid's bookkeeping, then the largest point's runs (points run one after
-    // the other, each point's tables or simulators built when it starts).
-    let owned = match a.shard {
-        Some((k, n)) => total / n + u64::from(total % n > k),
-        None => total,
-    };
-    admission::admit(
-        "--procs",
-        &format!("a grid of {total} points"),
-        admission::BASELINE_BYTES.saturating_add(owned.saturating_mul(POINT_BYTES)),
-    )?;
-    match &grid {
-        Grid::Ct(g) => sweep_ct(&a, g, total, &identity, out),
-        Grid::Ftco(g) => sweep_ftco(&a, g, total, &identity, out),
-        Grid::Cg(g) => sweep_gossip(&a, g, total, &identity, out),
-    }
+    Ok(())
 }
 
 /// A Corrected Gossip sweep takes neither family's axes, and its timing axes only where a

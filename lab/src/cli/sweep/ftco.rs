@@ -6,12 +6,12 @@
 //! point is run `i` of `simulate --collective … --seed S` with the same parameters (the random
 //! crashes, which `simulate` does not draw, come last from the run's stream).
 
+use crate::experiment::Histogram;
 use ftcoll::automaton::Sum;
 use ftcoll::protocols::ftco::{EtaRule, RootFailure, TimeoutRule};
-use ftcoll_lab::experiment::Histogram;
 use ftcoll_sim::scenario::ScenarioSpec;
 
-use crate::flags::ArrivalArg;
+use crate::cli::flags::ArrivalArg;
 use ftcoll::topology::ftco::{Collective, FtcoTopology};
 use ftcoll::topology::LogP;
 use ftcoll::Time;
@@ -19,15 +19,15 @@ use ftcoll_sim::{IgnoredMessages, PortModel};
 use rayon::prelude::*;
 
 use super::Faults;
-use crate::flags::ftco::{
+use crate::cli::flags::ftco::{
     collective_name, ImbalanceArg, RandomCrashes, RootsArg, ServiceArg, TopologyArg,
 };
-use crate::ftco_cmd::{resolve_topology, FtcoPlan, Outcome};
-use crate::UsageError;
+use crate::cli::ftco_cmd::{resolve_topology, FtcoPlan, Outcome};
+use crate::cli::UsageError;
 
 /// The values of every FTCO axis, in output order (the outermost first); none is empty.
 #[derive(Clone, Debug, PartialEq)]
-pub struct FtcoGrid {
+pub(super) struct FtcoGrid {
     pub procs: Vec<u32>,
     pub collective: Vec<Collective>,
     pub topology: Vec<TopologyArg>,
@@ -42,7 +42,7 @@ pub struct FtcoGrid {
 
 /// One point of an FTCO grid.
 #[derive(Clone, Debug, PartialEq)]
-pub struct FtcoPoint {
+pub(super) struct FtcoPoint {
     pub procs: u32,
     pub collective: Collective,
     pub topology: TopologyArg,
@@ -57,7 +57,7 @@ pub struct FtcoPoint {
 
 /// The arrival as `--arrival` spells it (`none`, `uniform:S`, …; a file as `@PATH`, the path as
 /// given: a sweep identifies a file arrival by its path, not its content).
-pub fn arrival_name(a: &ArrivalArg) -> String {
+pub(super) fn arrival_name(a: &ArrivalArg) -> String {
     a.to_string()
 }
 
@@ -79,13 +79,13 @@ impl FtcoGrid {
     }
 
     /// The number of points (`None` past `u64`).
-    pub fn len(&self) -> Option<u64> {
+    pub(super) fn len(&self) -> Option<u64> {
         super::axes_len(&self.lens())
     }
 
     /// Point `index` (below [`FtcoGrid::len`]): a mixed-radix number whose last digit is the
     /// imbalance.
-    pub fn point(&self, index: u64) -> FtcoPoint {
+    pub(super) fn point(&self, index: u64) -> FtcoPoint {
         let [procs, collective, topology, roots, service, latency, faults, crashes, arrival, imbalance] =
             super::axes_digits(index, self.lens());
         FtcoPoint {
@@ -105,7 +105,7 @@ impl FtcoGrid {
 
 impl FtcoPoint {
     /// The cells `procs` to `imbalance` of a point's row (what the grid decides).
-    pub fn cells(&self) -> Vec<String> {
+    pub(super) fn cells(&self) -> Vec<String> {
         vec![
             self.procs.to_string(),
             collective_name(self.collective).into(),
@@ -121,7 +121,7 @@ impl FtcoPoint {
     }
 
     /// The point's tree, the validated plan of its runs, and what the flags name in errors.
-    pub fn prepare(&self, seed: u64) -> Result<FtcoPrepared, UsageError> {
+    pub(super) fn prepare(&self, seed: u64) -> Result<FtcoPrepared, UsageError> {
         let topology = resolve_topology(
             self.procs,
             self.collective,
@@ -170,7 +170,7 @@ impl FtcoPoint {
 
 /// A point ready to run.
 #[derive(Debug)]
-pub struct FtcoPrepared {
+pub(super) struct FtcoPrepared {
     topology: FtcoTopology,
     plan: FtcoPlan,
     fault_free: Time,
@@ -179,7 +179,7 @@ pub struct FtcoPrepared {
 impl FtcoPrepared {
     /// The cells the point's parameters determine but do not spell: `tree` (the topology with
     /// `knomial:best` resolved), `root_count` (`R`) and `fault_free_latency` (steps).
-    pub fn derived(&self) -> Vec<String> {
+    pub(super) fn derived(&self) -> Vec<String> {
         vec![
             self.topology.kind().to_string(),
             self.topology.roots().to_string(),
@@ -188,14 +188,14 @@ impl FtcoPrepared {
     }
 
     /// `P`.
-    pub fn procs(&self) -> u32 {
+    pub(super) fn procs(&self) -> u32 {
         self.topology.procs()
     }
 }
 
 /// Work: messages sent per process, all kinds and by kind (the statistics of `messages`,
 /// `data`, `keepalive` and `ack` divided by `P`, with 4 decimals).
-pub const PER_NODE: [(&str, usize); 4] = [
+pub(super) const PER_NODE: [(&str, usize); 4] = [
     ("work", 8),
     ("work_data", 9),
     ("work_keepalive", 10),
@@ -203,9 +203,9 @@ pub const PER_NODE: [(&str, usize); 4] = [
 ];
 
 /// Every metric column group of an FTCO row, in order: the integer metrics of [`FtcoStats`]
-/// (`faults`: inactive ranks drawn; the rest [`ftcoll_lab::ftco_metrics::FtcoMetrics`] and
+/// (`faults`: inactive ranks drawn; the rest [`crate::ftco_metrics::FtcoMetrics`] and
 /// Table 2's `latency_from_last_start`), then the per-node work ([`PER_NODE`]).
-pub const ALL_METRICS: [&str; 17] = [
+pub(super) const ALL_METRICS: [&str; 17] = [
     "faults",
     "latency",
     "latency_from_last_start",
@@ -226,8 +226,8 @@ pub const ALL_METRICS: [&str; 17] = [
 ];
 
 /// Exact distributions of one FTCO point's runs.
-#[derive(Clone, Debug, Default)]
-pub struct FtcoStats {
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub(super) struct FtcoStats {
     metrics: [Histogram; 13],
 }
 
@@ -254,7 +254,12 @@ impl FtcoStats {
         }
     }
 
-    fn merge(&mut self, other: &Self) {
+    /// The number of runs added.
+    pub(super) fn runs(&self) -> u64 {
+        self.metrics[0].count()
+    }
+
+    pub(super) fn merge(&mut self, other: &Self) {
         for (h, o) in self.metrics.iter_mut().zip(&other.metrics) {
             h.merge(o);
         }
@@ -263,7 +268,7 @@ impl FtcoStats {
     /// The statistics of every column group of [`ALL_METRICS`], formatted: means and
     /// deviations with 4 decimals, percentiles and maxima as integers; the per-node work
     /// columns all with 4 decimals.
-    pub fn summary(&self, procs: u32) -> Vec<[String; 8]> {
+    pub(super) fn summary(&self, procs: u32) -> Vec<[String; 8]> {
         let integer = |h: &Histogram| {
             [
                 format!("{:.4}", h.mean()),
@@ -296,22 +301,23 @@ impl FtcoStats {
     }
 }
 
-/// Runs `runs` runs of a prepared point in parallel (chunks of 64 runs, merged in any order:
+/// Runs `runs` (run numbers of the seed's streams) of a prepared point in parallel (chunks of 64 runs, merged in any order:
 /// the histograms make the summary independent of it); `progress` is called with finished runs.
-pub fn run_point(
+pub(super) fn run_point(
     prepared: &FtcoPrepared,
     seed: u64,
-    runs: u64,
+    runs: std::ops::Range<u64>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<FtcoStats, String> {
     const CHUNK: u64 = 64;
-    let chunks = runs.div_ceil(CHUNK);
+    let chunks = (runs.end.saturating_sub(runs.start)).div_ceil(CHUNK);
     let plan = &prepared.plan;
     (0..chunks)
         .into_par_iter()
         .map(|c| {
             let mut stats = FtcoStats::default();
-            let (a, b) = (c * CHUNK, ((c + 1) * CHUNK).min(runs));
+            let a = runs.start + c * CHUNK;
+            let b = (a + CHUNK).min(runs.end);
             let mut config = plan.config(Sum).map_err(|e| e.0)?;
             for run in a..b {
                 let (outcome, report) = plan

@@ -10,7 +10,7 @@ fn integer(s: &str, min: u64, max: u64) -> Result<u64, String> {
 }
 
 /// `--procs`: `1..=2^32 - 1`, the `u32` every process count of the library takes.
-pub fn procs(s: &str) -> Result<u32, String> {
+pub(super) fn procs(s: &str) -> Result<u32, String> {
     let procs = integer(s, 1, u64::from(MAX_PROCS))?;
     // In range, so the narrowing cannot fail.
     Ok(u32::try_from(procs).unwrap_or(MAX_PROCS))
@@ -18,53 +18,53 @@ pub fn procs(s: &str) -> Result<u32, String> {
 
 /// `--seed`: any `u64` (the range is said, where clap's own parser only says a number is too
 /// large).
-pub fn seed(s: &str) -> Result<u64, String> {
+pub(super) fn seed(s: &str) -> Result<u64, String> {
     integer(s, 0, u64::MAX)
 }
 
 /// `--fault-count`: `0..=2^32 - 1` (the command then checks it against `P`).
-pub fn fault_count(s: &str) -> Result<u32, String> {
+pub(super) fn fault_count(s: &str) -> Result<u32, String> {
     let count = integer(s, 0, u64::from(u32::MAX))?;
     Ok(u32::try_from(count).unwrap_or(u32::MAX))
 }
 
 /// The most runs `simulate`, `sweep` and `pap-simulate` take.
-pub const MAX_RUNS: u64 = 100_000_000;
+pub(super) const MAX_RUNS: u64 = 100_000_000;
 
 /// `--runs`: `1..=10^8`.
-pub fn runs(s: &str) -> Result<u64, String> {
+pub(super) fn runs(s: &str) -> Result<u64, String> {
     integer(s, 1, MAX_RUNS)
 }
 
 /// `--threads`: `1..=1024`.
-pub fn threads(s: &str) -> Result<u64, String> {
+pub(super) fn threads(s: &str) -> Result<u64, String> {
     integer(s, 1, 1024)
 }
 
 /// `-L`: `0..=65535`.
-pub fn latency(s: &str) -> Result<u64, String> {
+pub(super) fn latency(s: &str) -> Result<u64, String> {
     integer(s, 0, MAX_LOGP_PARAMETER)
 }
 
 /// `-o`: `1..=65535`.
-pub fn overhead(s: &str) -> Result<u64, String> {
+pub(super) fn overhead(s: &str) -> Result<u64, String> {
     integer(s, 1, MAX_LOGP_PARAMETER)
 }
 
 /// `--tree`: `kary:K`, `binomial`, `lame:K`, `optimal`.
-pub fn tree(s: &str) -> Result<TreeKind, String> {
+pub(super) fn tree(s: &str) -> Result<TreeKind, String> {
     s.parse::<TreeKind>().map_err(|e| e.to_string())
 }
 
 /// `--order`: `interleaved` or `in-order`.
-pub fn order(s: &str) -> Result<Order, String> {
+pub(super) fn order(s: &str) -> Result<Order, String> {
     s.parse::<Order>().map_err(|e| e.to_string())
 }
 
 /// A list of ranks: comma-separated (`3,17,42`), or `@FILE` to read them from a file (one rank
 /// per line or comma-separated; blank lines are fine). An empty string is the empty list; an
 /// empty item (`3,,4`), a repeated rank or a non-rank is an error naming it.
-pub fn rank_list(s: &str) -> Result<RankList, String> {
+pub(super) fn rank_list(s: &str) -> Result<RankList, String> {
     let ranks = match s.strip_prefix('@') {
         Some(path) => read_list_file(path, "rank", usize::MAX, items)?,
         None if s.trim().is_empty() => Vec::new(),
@@ -84,7 +84,7 @@ pub fn rank_list(s: &str) -> Result<RankList, String> {
 /// (`more than MAX`), so a huge file costs neither its size in memory nor a full read; a line
 /// longer than `max_items` items could be (32 bytes each) is refused the same way. Errors:
 /// `cannot read WHAT file 'PATH': …`, `WHAT file 'PATH' line N: …`.
-pub fn read_list_file<T>(
+pub(super) fn read_list_file<T>(
     path: &str,
     what: &str,
     max_items: usize,
@@ -145,7 +145,7 @@ fn items(line: &str) -> Result<Vec<u32>, String> {
 
 /// A parsed rank list (a newtype so clap does not treat it as repeated values).
 #[derive(Clone, Debug, Default)]
-pub struct RankList(pub Vec<u32>);
+pub(super) struct RankList(pub Vec<u32>);
 
 #[cfg(test)]
 mod tests {

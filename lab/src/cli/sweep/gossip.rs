@@ -6,23 +6,23 @@
 //! correction time (`auto` or steps; OCG only), δ, faults (count, rate or fraction, before the
 //! operation). Run `i` of a point is run `i` of `simulate --gossip … --seed S` with the same
 //! parameters: `T` and `C` are resolved once per point as `simulate` resolves them
-//! ([`crate::gossip_cmd::timing`]) and shown in the row's `T` and `C` cells (0 where the
+//! ([`crate::cli::gossip_cmd::timing`]) and shown in the row's `T` and `C` cells (0 where the
 //! protocol has none).
 
+use crate::experiment::cg::{CgPoint, CgProtocol, CgRun};
+use crate::experiment::Histogram;
 use ftcoll::topology::LogP;
-use ftcoll_lab::experiment::cg::{CgPoint, CgProtocol, CgRun};
-use ftcoll_lab::experiment::Histogram;
 use rayon::prelude::*;
 
 use super::Faults;
-use crate::flags::gossip::TimeArg;
-use crate::gossip_cmd::{timing, Timing};
-use crate::UsageError;
+use crate::cli::flags::gossip::TimeArg;
+use crate::cli::gossip_cmd::{timing, Timing};
+use crate::cli::UsageError;
 
 /// The values of every Corrected Gossip axis, in output order (the outermost first); none is
 /// empty.
 #[derive(Clone, Debug, PartialEq)]
-pub struct CgGrid {
+pub(super) struct CgGrid {
     /// `--procs`.
     pub procs: Vec<u32>,
     /// `--gossip`: the protocols.
@@ -43,7 +43,7 @@ pub struct CgGrid {
 
 /// One point of a Corrected Gossip grid.
 #[derive(Clone, Debug, PartialEq)]
-pub struct CgGridPoint {
+pub(super) struct CgGridPoint {
     /// `P`.
     pub procs: u32,
     /// The protocol.
@@ -64,7 +64,7 @@ pub struct CgGridPoint {
 
 /// δ as the identity and the rows spell it (`6.9315e-7`: Rust's `{:e}`, which reads back as
 /// the same number).
-pub fn delta_name(d: f64) -> String {
+pub(super) fn delta_name(d: f64) -> String {
     format!("{d:e}")
 }
 
@@ -84,13 +84,13 @@ impl CgGrid {
     }
 
     /// The number of points (`None` past `u64`).
-    pub fn len(&self) -> Option<u64> {
+    pub(super) fn len(&self) -> Option<u64> {
         super::axes_len(&self.lens())
     }
 
     /// Point `index` (below [`CgGrid::len`]): a mixed-radix number whose last digit is the
     /// faults.
-    pub fn point(&self, index: u64) -> CgGridPoint {
+    pub(super) fn point(&self, index: u64) -> CgGridPoint {
         let [procs, gossip, latency, overhead, gossip_time, correction_time, delta, faults] =
             super::axes_digits(index, self.lens());
         CgGridPoint {
@@ -108,7 +108,7 @@ impl CgGrid {
 
 impl CgGridPoint {
     /// The cells `procs` to `faults` of a point's row (what the grid decides).
-    pub fn cells(&self) -> Vec<String> {
+    pub(super) fn cells(&self) -> Vec<String> {
         vec![
             self.procs.to_string(),
             self.gossip.to_string(),
@@ -122,7 +122,7 @@ impl CgGridPoint {
     }
 
     /// The point's scenario and its `T` and `C`, checked as `simulate --gossip` checks them.
-    pub fn prepare(&self, seed: u64) -> Result<CgPrepared, UsageError> {
+    pub(super) fn prepare(&self, seed: u64) -> Result<CgPrepared, UsageError> {
         let procs = self.procs;
         let logp = LogP::new(self.latency, self.overhead)
             .map_err(|e| UsageError(format!("-L/-o: {e}")))?;
@@ -144,14 +144,14 @@ impl CgGridPoint {
 
 /// A point ready to run.
 #[derive(Debug)]
-pub struct CgPrepared {
+pub(super) struct CgPrepared {
     point: CgPoint,
     timing: Timing,
 }
 
 impl CgPrepared {
     /// The cells the point derives: `T` and `C` as run.
-    pub fn derived(&self) -> Vec<String> {
+    pub(super) fn derived(&self) -> Vec<String> {
         vec![self.timing.t.to_string(), self.timing.c.to_string()]
     }
 }
@@ -162,7 +162,7 @@ impl CgPrepared {
 /// correction, acknowledgment), live processes not reached, g-nodes, and two indicators per run:
 /// `inconsistent` (1 if a live process was not reached: its mean is the share of such runs)
 /// and `incomplete` (BFB: 1 if the root never completed).
-pub const ALL_METRICS: [&str; 12] = [
+pub(super) const ALL_METRICS: [&str; 12] = [
     "failed",
     "coloring_latency",
     "quiescence_latency",
@@ -178,8 +178,8 @@ pub const ALL_METRICS: [&str; 12] = [
 ];
 
 /// Exact distributions of one Corrected Gossip point's runs.
-#[derive(Clone, Debug, Default)]
-pub struct CgSweepStats {
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub(super) struct CgSweepStats {
     metrics: [Histogram; 12],
 }
 
@@ -204,7 +204,12 @@ impl CgSweepStats {
         }
     }
 
-    fn merge(&mut self, other: &Self) {
+    /// The number of runs added.
+    pub(super) fn runs(&self) -> u64 {
+        self.metrics[0].count()
+    }
+
+    pub(super) fn merge(&mut self, other: &Self) {
         for (h, o) in self.metrics.iter_mut().zip(&other.metrics) {
             h.merge(o);
         }
@@ -212,7 +217,7 @@ impl CgSweepStats {
 
     /// The statistics of every metric of [`ALL_METRICS`], formatted: means and deviations with
     /// 4 decimals, percentiles and maxima as integers.
-    pub fn summary(&self) -> Vec<[String; 8]> {
+    pub(super) fn summary(&self) -> Vec<[String; 8]> {
         self.metrics
             .iter()
             .map(|h| {
@@ -231,21 +236,22 @@ impl CgSweepStats {
     }
 }
 
-/// Runs `runs` runs of a prepared point in parallel (chunks of 16 runs, merged in any order:
+/// Runs `runs` (run numbers of the seed's streams) of a prepared point in parallel (chunks of 16 runs, merged in any order:
 /// the histograms make the summary independent of it); `progress` is called with finished runs.
-pub fn run_point(
+pub(super) fn run_point(
     prepared: &CgPrepared,
     seed: u64,
-    runs: u64,
+    runs: std::ops::Range<u64>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<CgSweepStats, String> {
     const CHUNK: u64 = 16;
-    let chunks = runs.div_ceil(CHUNK);
+    let chunks = (runs.end.saturating_sub(runs.start)).div_ceil(CHUNK);
     (0..chunks)
         .into_par_iter()
         .map(|c| {
             let mut stats = CgSweepStats::default();
-            let (a, b) = (c * CHUNK, ((c + 1) * CHUNK).min(runs));
+            let a = runs.start + c * CHUNK;
+            let b = (a + CHUNK).min(runs.end);
             for run in a..b {
                 let r = prepared.point.run(seed, run).map_err(|e| e.0)?;
                 stats.add(&r);

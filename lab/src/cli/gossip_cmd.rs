@@ -1,25 +1,25 @@
 //! `ftcoll gossip-plan`: CG's model-driven gossip time `T` and correction time `C` (CG Lemma 1,
 //! Eq. 2–5, Appendix B; `ftcoll::protocols::gossip::plan`), and `ftcoll simulate --gossip`: runs
-//! of GOS, OCG, CCG, FCG(f), BIG and BFB (`ftcoll_lab::experiment::cg::CgPoint`).
+//! of GOS, OCG, CCG, FCG(f), BIG and BFB (`crate::experiment::cg::CgPoint`).
 
 use std::io::Write;
 
+use crate::experiment::cg::{auto_timing, CgPoint, CgProtocol, DELTA};
 use clap::Args;
 use ftcoll::protocols::gossip::plan::{Model, PlanError, PlanProtocol, MAX_MODEL_PROCS};
 use ftcoll::topology::LogP;
-use ftcoll_lab::experiment::cg::{auto_timing, CgPoint, CgProtocol, DELTA};
 use ftcoll_sim::scenario::{ArrivalSpec, FaultSpec, ScenarioSpec};
 use ftcoll_sim::PortModel;
 
-use crate::admission;
-use crate::args;
-use crate::flags::gossip::{ignored_name, probability, TimeArg};
-use crate::simulate_args::{scenario_error, Printer, SimulateArgs};
-use crate::{CliError, UsageError};
+use crate::cli::admission;
+use crate::cli::args;
+use crate::cli::flags::gossip::{ignored_name, probability, TimeArg};
+use crate::cli::simulate_args::{scenario_error, Printer, SimulateArgs};
+use crate::cli::{CliError, UsageError};
 
 /// `ftcoll gossip-plan`.
 #[derive(Args, Debug)]
-pub struct GossipPlanArgs {
+pub(super) struct GossipPlanArgs {
     /// Number of processes N (2..=16777216).
     #[arg(long, value_parser = model_procs)]
     procs: u32,
@@ -71,7 +71,7 @@ fn flag_error(e: PlanError) -> UsageError {
 /// Prints, for OCG, CCG and FCG (f = 1): the model's `T`, `T + O` (the paper's margin), the
 /// correction time `C`, the chain bound (`K̄`, or `Ḡ_5` for FCG), the predicted latency at `T`
 /// and the expected g-nodes `c(T + L + O)`.
-pub fn gossip_plan(a: GossipPlanArgs, out: &mut impl Write) -> Result<(), CliError> {
+pub(super) fn gossip_plan(a: GossipPlanArgs, out: &mut impl Write) -> Result<(), CliError> {
     let active = a.active.unwrap_or(a.procs);
     if active > a.procs {
         return Err(UsageError(format!(
@@ -159,7 +159,7 @@ const COLUMNS: [&str; 21] = [
 
 /// The `T` and `C` a gossip point runs with, as [`timing`] resolves them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Timing {
+pub(super) struct Timing {
     /// `T` (0 for BIG and BFB, which have no gossip phase).
     pub t: u64,
     /// OCG's `C` (0 for the others).
@@ -172,7 +172,7 @@ pub struct Timing {
 /// building run 0's failures): `auto` asks CG's model at `delta` with `n` = the processes not
 /// failed before the operation in run 0 (a rate: its expectation), steps are taken as given;
 /// `simulate --gossip` and `sweep --gossip` resolve every point this way.
-pub fn timing(
+pub(super) fn timing(
     protocol: CgProtocol,
     spec: &ScenarioSpec,
     seed: u64,
@@ -216,8 +216,8 @@ pub fn timing(
 }
 
 /// `simulate --gossip P …`: validates every flag, then prints one row per run as it completes
-/// (the numbers of `ftcoll_lab::experiment::cg::CgPoint::run`, which `reproduce cg` uses too).
-pub fn simulate(a: &SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
+/// (the numbers of `crate::experiment::cg::CgPoint::run`, which `reproduce cg` uses too).
+pub(super) fn simulate(a: &SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
     let flags = &a.gossip;
     let Some(protocol) = flags.gossip else {
         return Err(

@@ -21,7 +21,7 @@ const WITH_CONFIG: [&str; 3] = ["simulate", "ftco-simulate", "sweep"];
 /// Replaces `--config FILE` in `args` (the whole command line, program name first) by the
 /// file's parameters as flags. Command lines without `--config`, and other subcommands, are
 /// returned unchanged.
-pub fn expand(args: Vec<OsString>) -> Result<(Vec<OsString>, Option<FromFile>), String> {
+pub(super) fn expand(args: Vec<OsString>) -> Result<(Vec<OsString>, Option<FromFile>), String> {
     let Some(sub_at) = subcommand_index(&args) else {
         return Ok((args, None));
     };
@@ -70,14 +70,14 @@ pub fn expand(args: Vec<OsString>) -> Result<(Vec<OsString>, Option<FromFile>), 
 
 /// The flags a `--config` file supplied, and its path.
 #[derive(Debug)]
-pub struct FromFile {
+pub(super) struct FromFile {
     path: String,
     flags: Vec<String>,
 }
 
 /// ` (from FILE)` when `flag` (as an error names it: `--procs`, `-L`) was the file's, so that
 /// a bad value points at where it was written; empty otherwise.
-pub fn origin(from_file: Option<&FromFile>, flag: Option<&str>) -> String {
+pub(super) fn origin(from_file: Option<&FromFile>, flag: Option<&str>) -> String {
     match (from_file, flag) {
         (Some(file), Some(flag)) if file.flags.iter().any(|f| f == flag) => {
             format!(" (from --config {})", file.path)
@@ -136,7 +136,7 @@ impl Flag {
 
 /// The flags of subcommand `sub` that a file may set.
 fn flags_of(sub: &str) -> Vec<Flag> {
-    let command = crate::Cli::command();
+    let command = crate::cli::Cli::command();
     let Some(sub) = command.find_subcommand(sub) else {
         return Vec::new();
     };

@@ -1,11 +1,11 @@
 //! Corrected Gossip's flags (`simulate --gossip …`, `sweep --gossip …`) and their values.
 
+use crate::experiment::cg::CgProtocol;
 use clap::Args;
-use ftcoll_lab::experiment::cg::CgProtocol;
 use ftcoll_sim::IgnoredMessages;
 
 /// Parses `--delta`: a probability strictly between 0 and 1.
-pub fn probability(s: &str) -> Result<f64, String> {
+pub(crate) fn probability(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(v) if v > 0.0 && v < 1.0 => Ok(v),
         _ => Err("expected a probability strictly between 0 and 1 (e.g. 6.9315e-7)".to_string()),
@@ -14,7 +14,7 @@ pub fn probability(s: &str) -> Result<f64, String> {
 
 /// `--gossip-time` / `--correction-time`: `auto` (from the model) or a number of steps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TimeArg {
+pub(crate) enum TimeArg {
     /// From `ftcoll::protocols::gossip::plan`.
     Auto,
     /// As given.
@@ -30,9 +30,9 @@ impl std::fmt::Display for TimeArg {
     }
 }
 
-/// Parses `--gossip-time` and `--correction-time`: `auto` or steps up to [`ftcoll_lab::experiment::cg::MAX_TIME`].
-pub fn time_arg(s: &str) -> Result<TimeArg, String> {
-    let max = ftcoll_lab::experiment::cg::MAX_TIME;
+/// Parses `--gossip-time` and `--correction-time`: `auto` or steps up to [`crate::experiment::cg::MAX_TIME`].
+pub(crate) fn time_arg(s: &str) -> Result<TimeArg, String> {
+    let max = crate::experiment::cg::MAX_TIME;
     match s.trim() {
         "auto" => Ok(TimeArg::Auto),
         t => match t.parse::<u64>() {
@@ -43,13 +43,13 @@ pub fn time_arg(s: &str) -> Result<TimeArg, String> {
 }
 
 /// Parses `--gossip`: gos, ocg, ccg, fcg:F, big or bfb.
-pub fn protocol(s: &str) -> Result<CgProtocol, String> {
+pub(crate) fn protocol(s: &str) -> Result<CgProtocol, String> {
     s.parse()
 }
 
 /// `simulate`'s Corrected Gossip flags (`--gossip` selects a gossip run).
 #[derive(Args, Debug, Default)]
-pub struct GossipFlags {
+pub(crate) struct GossipFlags {
     /// Corrected Gossip or a baseline (CG §III, §IV.B): gos, ocg, ccg, fcg:F, big or bfb.
     #[arg(long, value_parser = protocol)]
     pub gossip: Option<CgProtocol>,
@@ -70,7 +70,7 @@ pub struct GossipFlags {
 }
 
 /// Parses `--ignored-messages`: charged or free.
-pub fn ignored_messages(s: &str) -> Result<IgnoredMessages, String> {
+pub(crate) fn ignored_messages(s: &str) -> Result<IgnoredMessages, String> {
     match s {
         "charged" => Ok(IgnoredMessages::Charged),
         "free" => Ok(IgnoredMessages::Free),
@@ -79,7 +79,7 @@ pub fn ignored_messages(s: &str) -> Result<IgnoredMessages, String> {
 }
 
 /// `--ignored-messages`'s spelling of `ignored`.
-pub fn ignored_name(ignored: IgnoredMessages) -> &'static str {
+pub(crate) fn ignored_name(ignored: IgnoredMessages) -> &'static str {
     match ignored {
         IgnoredMessages::Charged => "charged",
         IgnoredMessages::Free => "free",
@@ -88,7 +88,7 @@ pub fn ignored_name(ignored: IgnoredMessages) -> &'static str {
 
 impl GossipFlags {
     /// The first gossip flag given other than `--gossip`.
-    pub fn first_given(&self) -> Option<&'static str> {
+    pub(crate) fn first_given(&self) -> Option<&'static str> {
         first_timing_flag(
             self.gossip_time.is_some(),
             self.correction_time.is_some(),
@@ -99,7 +99,7 @@ impl GossipFlags {
 
 /// The first of `--gossip-time`, `--correction-time` and `--delta` given (`simulate` and `sweep`
 /// refuse them where no protocol uses them).
-pub fn first_timing_flag(
+pub(crate) fn first_timing_flag(
     gossip_time: bool,
     correction_time: bool,
     delta: bool,

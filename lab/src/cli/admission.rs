@@ -11,32 +11,32 @@
 use std::io::IsTerminal;
 use std::sync::OnceLock;
 
-use crate::UsageError;
+use crate::cli::UsageError;
 
 /// Bytes of driver and automaton state per simulated process, any Corrected Tree variant, with
 /// what is in flight at the peak: measured at most 904 B (failproof:1, P = 2^20, max RSS / P),
 /// rounded up with a margin.
-pub const DRIVER_BYTES_PER_PROC: u64 = 1_280;
+pub(super) const DRIVER_BYTES_PER_PROC: u64 = 1_280;
 /// Bytes of driver and automaton state per simulated FTCO process (`FtcoNode`: `Up`, `Down`
 /// with partials, ACK bookkeeping, the suspected set), with what is in flight at the peak:
 /// measured 621–632 B (Allreduce, kary:2, --fault-rate 0.01, P = 2^20, max RSS / P; the
 /// command is in docs/reference/drivers.md ("Memory admission and streaming")),
 /// rounded up with a wide margin since the suspected sets grow with the faults.
-pub const FTCO_BYTES_PER_PROC: u64 = 2_048;
+pub(super) const FTCO_BYTES_PER_PROC: u64 = 2_048;
 /// Extra bytes per process when a Chrome trace of the run is recorded (events and their JSON).
-pub const TRACE_BYTES_PER_PROC: u64 = 4_096;
+pub(super) const TRACE_BYTES_PER_PROC: u64 = 4_096;
 /// The process itself: code, buffers, thread stacks.
-pub const BASELINE_BYTES: u64 = 64 << 20;
+pub(super) const BASELINE_BYTES: u64 = 64 << 20;
 
 static LIMIT: OnceLock<Option<u64>> = OnceLock::new();
 
 /// Records `--memory-limit` (called once by `main`).
-pub fn set_limit(limit: Option<u64>) {
+pub(super) fn set_limit(limit: Option<u64>) {
     let _ = LIMIT.set(limit);
 }
 
 /// The memory a request may use, and where that figure comes from.
-pub fn limit() -> (u64, &'static str) {
+pub(super) fn limit() -> (u64, &'static str) {
     match LIMIT.get().copied().flatten() {
         Some(l) => (l, "--memory-limit"),
         None => match available() {
@@ -60,7 +60,7 @@ fn available() -> Option<u64> {
 
 /// Refuses a request of `need` bytes above the limit: `flag: WHAT needs about X of memory, above
 /// the limit Y (SOURCE)`.
-pub fn admit(flag: &str, what: &str, need: u64) -> Result<(), UsageError> {
+pub(super) fn admit(flag: &str, what: &str, need: u64) -> Result<(), UsageError> {
     let (limit, source) = limit();
     if need > limit {
         return Err(UsageError(format!(
@@ -73,7 +73,7 @@ pub fn admit(flag: &str, what: &str, need: u64) -> Result<(), UsageError> {
 }
 
 /// The memory one full-driver run of `procs` processes needs.
-pub fn driver_need(procs: u32, trace: bool) -> u64 {
+pub(super) fn driver_need(procs: u32, trace: bool) -> u64 {
     let per = DRIVER_BYTES_PER_PROC + if trace { TRACE_BYTES_PER_PROC } else { 0 };
     BASELINE_BYTES.saturating_add(u64::from(procs).saturating_mul(per))
 }
@@ -81,23 +81,23 @@ pub fn driver_need(procs: u32, trace: bool) -> u64 {
 /// The memory the fast path needs for points of `procs` processes on `threads` threads: its
 /// shared tables and a workspace per thread (measured: 25 B per process fault-free, 50 B at 4 %
 /// failed, one thread, docs/performance.md; peak while building the tables ≈ 32 B).
-pub fn fastpath_need(procs: u32, threads: u64) -> u64 {
+pub(super) fn fastpath_need(procs: u32, threads: u64) -> u64 {
     BASELINE_BYTES.saturating_add(u64::from(procs).saturating_mul(fastpath_bytes_per_proc(threads)))
 }
 
 /// Bytes per process of the fast path on `threads` threads (see [`fastpath_need`]).
-pub fn fastpath_bytes_per_proc(threads: u64) -> u64 {
+pub(super) fn fastpath_bytes_per_proc(threads: u64) -> u64 {
     48 + 64 * threads
 }
 
 /// The memory one FTCO run of `procs` processes needs.
-pub fn ftco_need(procs: u32, trace: bool) -> u64 {
+pub(super) fn ftco_need(procs: u32, trace: bool) -> u64 {
     let per = FTCO_BYTES_PER_PROC + if trace { TRACE_BYTES_PER_PROC } else { 0 };
     BASELINE_BYTES.saturating_add(u64::from(procs).saturating_mul(per))
 }
 
 /// `1.5 GiB`, `300 MiB`, `12 KiB`, `17 B`.
-pub fn human(bytes: u64) -> String {
+pub(super) fn human(bytes: u64) -> String {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     let mut value = bytes as f64;
     let mut unit = 0;
@@ -114,7 +114,7 @@ pub fn human(bytes: u64) -> String {
 
 /// Parses `--memory-limit`: bytes, or a number with a suffix `K`, `M`, `G`, `T` (powers of 1024,
 /// an optional `iB`/`B`), e.g. `512M`, `8G`, `1.5GiB`.
-pub fn size(s: &str) -> Result<u64, String> {
+pub(super) fn size(s: &str) -> Result<u64, String> {
     // Below the process's own floor no request could be admitted, so such a limit is refused
     // as input rather than accepted and never applied.
     let allowed = "expected a size such as 512M, 8G or 1.5GiB (64M..=16E bytes: the process \
@@ -144,7 +144,11 @@ pub fn size(s: &str) -> Result<u64, String> {
 
 /// A spinner or bar on stderr when it is a terminal, hidden otherwise (so pipes and tests see
 /// nothing); `total` `None` gives a spinner with a steady tick.
-pub fn progress(total: Option<u64>, template: &str, message: &str) -> indicatif::ProgressBar {
+pub(super) fn progress(
+    total: Option<u64>,
+    template: &str,
+    message: &str,
+) -> indicatif::ProgressBar {
     let bar = if std::io::stderr().is_terminal() {
         let target = indicatif::ProgressDrawTarget::stderr();
         let bar = indicatif::ProgressBar::with_draw_target(total, target);

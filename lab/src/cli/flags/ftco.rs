@@ -8,7 +8,7 @@ use ftcoll::Time;
 
 /// `--topology`: a k-ary or k-nomial tree, or the k-nomial of least fault-free latency.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TopologyArg {
+pub(crate) enum TopologyArg {
     /// `kary:K` or `knomial:K`.
     Kind(FtcoKind),
     /// `knomial:best`: `k` (and, with `--roots k`, `R`) from `best_knomial`.
@@ -25,7 +25,7 @@ impl std::fmt::Display for TopologyArg {
 }
 
 /// Parses `--topology`.
-pub fn topology(s: &str) -> Result<TopologyArg, String> {
+pub(crate) fn topology(s: &str) -> Result<TopologyArg, String> {
     let allowed = format!(
         "expected kary:K or knomial:K with K an integer in 2..={MAX_ORDER}, or knomial:best"
     );
@@ -44,7 +44,7 @@ pub fn topology(s: &str) -> Result<TopologyArg, String> {
 }
 
 /// Parses `--collective`.
-pub fn collective(s: &str) -> Result<Collective, String> {
+pub(crate) fn collective(s: &str) -> Result<Collective, String> {
     match s {
         "bcast" => Ok(Collective::Bcast),
         "reduce" => Ok(Collective::Reduce),
@@ -54,7 +54,7 @@ pub fn collective(s: &str) -> Result<Collective, String> {
 }
 
 /// `bcast`, `reduce` or `allreduce`.
-pub fn collective_name(c: Collective) -> &'static str {
+pub(crate) fn collective_name(c: Collective) -> &'static str {
     match c {
         Collective::Bcast => "bcast",
         Collective::Reduce => "reduce",
@@ -64,7 +64,7 @@ pub fn collective_name(c: Collective) -> &'static str {
 
 /// `--roots`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RootsArg {
+pub(crate) enum RootsArg {
     /// `R` roots (1: single-root).
     Count(u64),
     /// `k`: `R = min(k, P)`, FTCO's multi-root k-nomial (Table 2).
@@ -81,7 +81,7 @@ impl std::fmt::Display for RootsArg {
 }
 
 /// Parses `--roots`.
-pub fn roots(s: &str) -> Result<RootsArg, String> {
+pub(crate) fn roots(s: &str) -> Result<RootsArg, String> {
     if s == "k" {
         return Ok(RootsArg::PerK);
     }
@@ -95,7 +95,7 @@ pub fn roots(s: &str) -> Result<RootsArg, String> {
 
 /// `--service`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ServiceArg {
+pub(crate) enum ServiceArg {
     /// Every step serves any distance.
     None,
     /// Randomized Service-Distance with `r = 1 / INV_R`, seeded per run.
@@ -105,7 +105,7 @@ pub enum ServiceArg {
 }
 
 /// Parses `--service`: `none`, `rsd` (`r = 1/2`), `rsd:INV_R` or `disd`.
-pub fn service(s: &str) -> Result<ServiceArg, String> {
+pub(crate) fn service(s: &str) -> Result<ServiceArg, String> {
     let allowed =
         "expected none, rsd, rsd:INV_R (r = 1/INV_R, INV_R an integer in 2..=4294967295) or disd";
     match s {
@@ -131,7 +131,7 @@ impl std::fmt::Display for ServiceArg {
 
 /// `--op`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OpArg {
+pub(crate) enum OpArg {
     /// Wrapping sum.
     Sum,
     /// Minimum.
@@ -141,7 +141,7 @@ pub enum OpArg {
 }
 
 /// Parses `--op`.
-pub fn op(s: &str) -> Result<OpArg, String> {
+pub(crate) fn op(s: &str) -> Result<OpArg, String> {
     match s {
         "sum" => Ok(OpArg::Sum),
         "min" => Ok(OpArg::Min),
@@ -152,7 +152,7 @@ pub fn op(s: &str) -> Result<OpArg, String> {
 
 /// `--imbalance`: how processes arriving at different times (`--arrival`) enter the collective.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ImbalanceArg {
+pub(crate) enum ImbalanceArg {
     /// The driver's arrivals: a process is unreachable until it arrives (the baseline).
     Off,
     /// App. B, Alg. 5: reachable from 0, entering the collective at its arrival time.
@@ -160,7 +160,7 @@ pub enum ImbalanceArg {
 }
 
 /// Parses `--imbalance`.
-pub fn imbalance(s: &str) -> Result<ImbalanceArg, String> {
+pub(crate) fn imbalance(s: &str) -> Result<ImbalanceArg, String> {
     match s {
         "off" => Ok(ImbalanceArg::Off),
         "alg5" => Ok(ImbalanceArg::Alg5),
@@ -178,7 +178,7 @@ impl std::fmt::Display for ImbalanceArg {
 }
 
 /// Parses `--root-failure`.
-pub fn root_failure(s: &str) -> Result<RootFailure, String> {
+pub(crate) fn root_failure(s: &str) -> Result<RootFailure, String> {
     match s {
         "immune" => Ok(RootFailure::Immune),
         "replaced" => Ok(RootFailure::ReplacedByChildren),
@@ -190,7 +190,7 @@ pub fn root_failure(s: &str) -> Result<RootFailure, String> {
 }
 
 /// `immune` or `replaced`.
-pub fn root_failure_name(r: RootFailure) -> &'static str {
+pub(crate) fn root_failure_name(r: RootFailure) -> &'static str {
     match r {
         RootFailure::Immune => "immune",
         RootFailure::ReplacedByChildren => "replaced",
@@ -207,24 +207,24 @@ fn steps(s: &str, min: u64) -> Result<u64, String> {
 }
 
 /// Parses `--timeout-round-trip` (at least one step, or KEEPALIVEs would never let time pass).
-pub fn round_trip(s: &str) -> Result<u64, String> {
+pub(crate) fn round_trip(s: &str) -> Result<u64, String> {
     steps(s, 1)
 }
 
 /// Parses `--eta`.
-pub fn eta(s: &str) -> Result<EtaRule, String> {
+pub(crate) fn eta(s: &str) -> Result<EtaRule, String> {
     s.parse()
 }
 
 /// Parses `--timeout-per-load`.
-pub fn per_load(s: &str) -> Result<u64, String> {
+pub(crate) fn per_load(s: &str) -> Result<u64, String> {
     steps(s, 0)
 }
 
 /// `simulate`'s FTCO flags: `--collective` selects FTCO, the others need it. Every field is an
 /// option so that a Corrected Tree run can refuse any of them by name.
 #[derive(Args, Debug, Default)]
-pub struct FtcoFlags {
+pub(crate) struct FtcoFlags {
     /// FTCO: run this collective (bcast, reduce or allreduce) instead of a Corrected Tree.
     #[arg(long, value_parser = collective, help_heading = "FTCO (with --collective)")]
     pub collective: Option<Collective>,
@@ -262,7 +262,7 @@ pub struct FtcoFlags {
 
 impl FtcoFlags {
     /// The first FTCO flag given, for a Corrected Tree run to refuse.
-    pub fn first_given(&self) -> Option<&'static str> {
+    pub(crate) fn first_given(&self) -> Option<&'static str> {
         [
             ("--collective", self.collective.is_some()),
             ("--topology", self.topology.is_some()),
@@ -284,7 +284,7 @@ impl FtcoFlags {
 /// Run-time faults drawn at random (sweeps): `count` ranks, among those that may fail and did
 /// not fail before the operation, each crashing at a time uniform in `from..=to`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RandomCrashes {
+pub(crate) struct RandomCrashes {
     /// How many ranks crash.
     pub count: u32,
     /// Earliest crash time.
@@ -307,7 +307,7 @@ impl std::fmt::Display for RandomCrashes {
 
 /// Parses one run-time fault item of `sweep --crashes`: `none`, `N@T` (N random ranks crash at
 /// step T) or `N@A..B` (each at a step uniform in A..=B).
-pub fn random_crashes(s: &str) -> Result<RandomCrashes, String> {
+pub(crate) fn random_crashes(s: &str) -> Result<RandomCrashes, String> {
     let allowed = "expected none, N@T or N@A..B (N random ranks crash at step T, or each at a step uniform in A..=B; integers, 1 <= N, A <= B <= 4294967295)";
     if s == "none" {
         return Ok(RandomCrashes {

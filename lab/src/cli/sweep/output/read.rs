@@ -5,29 +5,29 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use ftcoll_lab::experiment::STATISTICS;
+use crate::experiment::STATISTICS;
 use serde::Deserialize;
 
 use super::{
     csv_header, render, Family, Identity, JsonIdentity, Schema, CSV_IDENTITY, FORMAT_VERSION,
 };
-use crate::sweep_cmd::{shard, Grid, SweepFormat, MAX_RUNS};
-use crate::UsageError;
+use crate::cli::sweep::{shard, Grid, SweepFormat, MAX_RUNS};
+use crate::cli::UsageError;
 
 /// An output's identity line, checked: its grid and the shard it runs (`0/1` when unsharded).
-pub(in crate::sweep_cmd) struct Header {
+pub(in crate::cli::sweep) struct Header {
     /// As read (its grid, runs and seed checked to be a sweep's).
-    pub(in crate::sweep_cmd) identity: Identity,
+    pub(in crate::cli::sweep) identity: Identity,
     grid: Grid,
     /// Points in the grid.
-    pub(in crate::sweep_cmd) points: u64,
+    pub(in crate::cli::sweep) points: u64,
     /// `(I, N)`: the output holds the points `I mod N`.
-    pub(in crate::sweep_cmd) shard: (u64, u64),
+    pub(in crate::cli::sweep) shard: (u64, u64),
 }
 
 impl Header {
     /// The columns of the output's rows.
-    pub(in crate::sweep_cmd) fn schema(&self) -> &'static Schema {
+    pub(in crate::cli::sweep) fn schema(&self) -> &'static Schema {
         self.grid.schema()
     }
 }
@@ -322,16 +322,16 @@ fn decimal_cell(column: &str, cell: &str) -> Result<f64, String> {
 }
 
 /// A row read back from an output.
-pub(in crate::sweep_cmd) struct Row {
+pub(in crate::cli::sweep) struct Row {
     /// Line number in the file.
-    pub(in crate::sweep_cmd) number: usize,
+    pub(in crate::cli::sweep) number: usize,
     /// Point index.
-    pub(in crate::sweep_cmd) point: u64,
+    pub(in crate::cli::sweep) point: u64,
     /// The derived cells ([`Schema::derived`]; CT: the deadline), functions of the point that
     /// only a prepared point knows.
-    pub(in crate::sweep_cmd) derived: Vec<String>,
+    pub(in crate::cli::sweep) derived: Vec<String>,
     /// The line as read, without the newline.
-    pub(in crate::sweep_cmd) line: String,
+    pub(in crate::cli::sweep) line: String,
 }
 
 /// Parses a row and checks it against the identity: the point is in the grid and the shard,
@@ -458,14 +458,14 @@ fn parse_row(format: SweepFormat, line: &str, h: &Header) -> Result<(u64, Vec<St
 }
 
 /// Where in a file something is wrong, and what.
-pub(in crate::sweep_cmd) struct Fault {
+pub(in crate::cli::sweep) struct Fault {
     line: Option<usize>,
     message: String,
 }
 
 impl Fault {
     /// Something wrong on line `line`.
-    pub(in crate::sweep_cmd) fn at(line: usize, message: impl Into<String>) -> Self {
+    pub(in crate::cli::sweep) fn at(line: usize, message: impl Into<String>) -> Self {
         Self {
             line: Some(line),
             message: message.into(),
@@ -473,7 +473,7 @@ impl Fault {
     }
 
     /// Something wrong with the file as a whole.
-    pub(in crate::sweep_cmd) fn whole(message: impl Into<String>) -> Self {
+    pub(in crate::cli::sweep) fn whole(message: impl Into<String>) -> Self {
         Self {
             line: None,
             message: message.into(),
@@ -481,7 +481,7 @@ impl Fault {
     }
 
     /// The one-line error: `flag: FILE line N: message`.
-    pub(in crate::sweep_cmd) fn in_file(self, flag: &str, path: &Path) -> UsageError {
+    pub(in crate::cli::sweep) fn in_file(self, flag: &str, path: &Path) -> UsageError {
         match self.line {
             Some(n) => UsageError(format!(
                 "{flag}: {} line {n}: {}",
@@ -494,7 +494,7 @@ impl Fault {
 }
 
 /// The 1-based number of the line holding byte `offset`.
-pub(in crate::sweep_cmd) fn line_of(bytes: &[u8], offset: usize) -> usize {
+pub(in crate::cli::sweep) fn line_of(bytes: &[u8], offset: usize) -> usize {
     bytes[..offset.min(bytes.len())]
         .iter()
         .filter(|&&b| b == b'\n')
@@ -503,7 +503,7 @@ pub(in crate::sweep_cmd) fn line_of(bytes: &[u8], offset: usize) -> usize {
 }
 
 /// The bytes as text, refusing binary files.
-pub(in crate::sweep_cmd) fn text_of(bytes: &[u8]) -> Result<&str, Fault> {
+pub(in crate::cli::sweep) fn text_of(bytes: &[u8]) -> Result<&str, Fault> {
     if let Some(k) = bytes.iter().position(|&b| b == 0) {
         return Err(Fault::at(line_of(bytes, k), "a NUL byte: not a text file"));
     }
@@ -517,17 +517,17 @@ pub(in crate::sweep_cmd) fn text_of(bytes: &[u8]) -> Result<&str, Fault> {
 
 /// An output read back.
 #[derive(Default)]
-pub(in crate::sweep_cmd) struct Contents {
+pub(in crate::cli::sweep) struct Contents {
     /// The identity line, `None` when the text is empty.
-    pub(in crate::sweep_cmd) header: Option<Header>,
+    pub(in crate::cli::sweep) header: Option<Header>,
     /// Whether the CSV header line is present.
-    pub(in crate::sweep_cmd) csv_header: bool,
+    pub(in crate::cli::sweep) csv_header: bool,
     /// The rows, checked, with increasing points.
-    pub(in crate::sweep_cmd) rows: Vec<Row>,
+    pub(in crate::cli::sweep) rows: Vec<Row>,
 }
 
 /// Parses complete lines (`text` is empty or ends with a newline) of an output.
-pub(in crate::sweep_cmd) fn parse_output(
+pub(in crate::cli::sweep) fn parse_output(
     format: SweepFormat,
     text: &str,
 ) -> Result<Contents, Fault> {
@@ -571,7 +571,7 @@ pub(in crate::sweep_cmd) fn parse_output(
 
 /// The points `i, i + n, …` below `points` that `rows` (increasing, all in the shard) lacks:
 /// their number and the first few.
-pub(in crate::sweep_cmd) fn missing_points(
+pub(in crate::cli::sweep) fn missing_points(
     rows: &[Row],
     points: u64,
     (i, n): (u64, u64),

@@ -1,8 +1,8 @@
 //! The values of the flags that several commands share, each with its parser: a clap
 //! `value_parser` whose error names the allowed values.
 
-pub mod ftco;
-pub mod gossip;
+pub(super) mod ftco;
+pub(super) mod gossip;
 
 use clap::ValueEnum;
 use ftcoll::protocols::corrected_tree::CorrectionSpec;
@@ -10,13 +10,13 @@ use ftcoll::{Rank, Time};
 use ftcoll_sim::scenario::ArrivalSpec;
 
 /// Parses `--correction`.
-pub fn correction(s: &str) -> Result<CorrectionSpec, String> {
+pub(super) fn correction(s: &str) -> Result<CorrectionSpec, String> {
     s.parse::<CorrectionSpec>().map_err(|e| e.to_string())
 }
 
 /// `--start`.
 #[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum StartArg {
+pub(super) enum StartArg {
     /// Synchronized at the tree's fault-free deadline.
     Sync,
     /// Overlapped: right after the process's tree sends.
@@ -25,7 +25,7 @@ pub enum StartArg {
 
 /// `--model`.
 #[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum ModelArg {
+pub(super) enum ModelArg {
     /// Dual-port LogP (CT, CG).
     Dual,
     /// Single-port step model (FTCO).
@@ -34,7 +34,7 @@ pub enum ModelArg {
 
 /// `--first-side`.
 #[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum SideArg {
+pub(super) enum SideArg {
     /// Toward r − 1 first (CT).
     Left,
     /// Toward r + 1 first (CG).
@@ -43,7 +43,7 @@ pub enum SideArg {
 
 /// `--format`.
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
-pub enum SimFormat {
+pub(super) enum SimFormat {
     /// One JSON object per run, one per line.
     Json,
     /// A header and one row per run.
@@ -54,11 +54,11 @@ pub enum SimFormat {
 
 /// The largest arrival spread (`2^32 − 1` steps): beyond it arrival times dwarf every
 /// protocol's latency and a run measures only the spread (latencies of 10^10 for a typo).
-pub const MAX_SPREAD: Time = u32::MAX as Time;
+pub(super) const MAX_SPREAD: Time = u32::MAX as Time;
 
 /// `--arrival`: a pattern, or `@FILE` (read once `P` is known, see [`ArrivalArg::resolve`]).
 #[derive(Clone, Debug, PartialEq)]
-pub enum ArrivalArg {
+pub(super) enum ArrivalArg {
     /// A drawn pattern.
     Spec(ArrivalSpec),
     /// `@FILE`: the path of a file of `P` arrival times.
@@ -67,16 +67,17 @@ pub enum ArrivalArg {
 
 impl ArrivalArg {
     /// No arrival pattern.
-    pub const NONE: Self = Self::Spec(ArrivalSpec::None);
+    pub(super) const NONE: Self = Self::Spec(ArrivalSpec::None);
 
     /// The pattern for `P = procs`: a file is read here (streamed, at most `P + 1` values kept)
     /// and must hold exactly `P` times, each in `0..=MAX_SPREAD`.
-    pub fn resolve(&self, procs: u32) -> Result<ArrivalSpec, String> {
+    pub(super) fn resolve(&self, procs: u32) -> Result<ArrivalSpec, String> {
         match self {
             Self::Spec(spec) => Ok(spec.clone()),
             Self::File(path) => {
-                let times = crate::args::read_list_file(path, "arrival", procs as usize, times)
-                    .map_err(|e| format!("{e} ({})", file_allowed(procs)))?;
+                let times =
+                    crate::cli::args::read_list_file(path, "arrival", procs as usize, times)
+                        .map_err(|e| format!("{e} ({})", file_allowed(procs)))?;
                 if times.len() != procs as usize {
                     return Err(format!(
                         "arrival file '{path}' holds {} times: {}",
@@ -130,7 +131,7 @@ impl std::fmt::Display for ArrivalArg {
 
 /// Parses `--arrival`: `none`, `uniform:SPREAD`, `normal:SPREAD`, `symnormal:SIGMA`,
 /// `random:MAX_IF:UNIT`, `late:FRACTION:DELAY` or `@FILE`.
-pub fn arrival(s: &str) -> Result<ArrivalArg, String> {
+pub(super) fn arrival(s: &str) -> Result<ArrivalArg, String> {
     let allowed = format!(
         "expected none, uniform:SPREAD, normal:SPREAD, symnormal:SIGMA, random:MAX_IF:UNIT, late:FRACTION:DELAY or @FILE (SPREAD, DELAY integers in 0..={MAX_SPREAD}; SIGMA an integer in 0..={}; MAX_IF ≥ 1 and UNIT ≥ 1 integers with (MAX_IF − 1)·UNIT ≤ {MAX_SPREAD}; FRACTION in 0.0..=1.0)",
         ArrivalSpec::MAX_SYMMETRIC_SIGMA
@@ -201,7 +202,7 @@ pub fn arrival(s: &str) -> Result<ArrivalArg, String> {
 }
 
 /// Parses `--crash-at RANK@TIME,...`: each rank crashes once; an empty item is an error.
-pub fn crash_list(s: &str) -> Result<CrashList, String> {
+pub(super) fn crash_list(s: &str) -> Result<CrashList, String> {
     let mut crashes: Vec<(Rank, Time)> = Vec::new();
     if s.trim().is_empty() {
         return Ok(CrashList(crashes));
@@ -229,10 +230,10 @@ pub fn crash_list(s: &str) -> Result<CrashList, String> {
 
 /// Parsed `--crash-at`.
 #[derive(Clone, Debug, Default)]
-pub struct CrashList(pub Vec<(Rank, Time)>);
+pub(super) struct CrashList(pub Vec<(Rank, Time)>);
 
 /// Parses `--fault-rate`.
-pub fn rate(s: &str) -> Result<f64, String> {
+pub(super) fn rate(s: &str) -> Result<f64, String> {
     s.parse::<f64>()
         .ok()
         .filter(|r| (0.0..=1.0).contains(r))
@@ -241,7 +242,7 @@ pub fn rate(s: &str) -> Result<f64, String> {
 
 /// Which simulator runs the points.
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
-pub enum Engine {
+pub(super) enum Engine {
     /// The fast path for synchronized checked correction under dual-port LogP, the full
     /// simulator otherwise (identical metrics).
     Auto,
