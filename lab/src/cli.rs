@@ -79,30 +79,36 @@ pub struct UsageError(pub String);
 /// Runs one `ftcoll` command line (`args[0]` is the program name): prints the command's output
 /// on stdout, or one line on stderr for bad input (exit code 2) or failed output (exit code 1).
 pub fn run(args: Vec<OsString>) -> ExitCode {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    run_to(args, &mut out)
+}
+
+/// [`run`] with the command's output written to `out` instead of stdout (errors still go to
+/// stderr): the same code, for callers that keep the output (tests, other front ends).
+pub fn run_to(args: Vec<OsString>, out: &mut impl Write) -> ExitCode {
     let (cli, from_file) = match parse(args) {
         Ok(parsed) => parsed,
         Err(failure) => return failure.print(),
     };
     admission::set_limit(cli.memory_limit);
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
     let result = match cli.command {
-        Command::Tree(a) => tree_cmd::tree(a, &mut out),
-        Command::Gaps(a) => tree_cmd::gaps(a, &mut out),
-        Command::Simulate(a) => simulate_cmd::simulate(a, &mut out),
+        Command::Tree(a) => tree_cmd::tree(a, &mut *out),
+        Command::Gaps(a) => tree_cmd::gaps(a, &mut *out),
+        Command::Simulate(a) => simulate_cmd::simulate(a, &mut *out),
         Command::FtcoSimulate(a) => match a.ftco.collective {
-            Some(_) => simulate_cmd::simulate(a, &mut out),
+            Some(_) => simulate_cmd::simulate(a, &mut *out),
             None => Err(UsageError(
                 "--collective: ftco-simulate needs bcast, reduce or allreduce (it is simulate --collective …)".into(),
             )
             .into()),
         },
-        Command::Sweep(a) => sweep::sweep(a, &mut out),
-        Command::Merge(a) => sweep::merge(a, &mut out),
-        Command::GossipPlan(a) => gossip_cmd::gossip_plan(a, &mut out),
-        Command::PapSimulate(a) => pap_cmd::pap_simulate(a, &mut out),
-        Command::Reproduce(a) => reproduce_cmd::reproduce(a, &mut out),
-        Command::Plot(a) => plot_cmd::plot(a, &mut out),
+        Command::Sweep(a) => sweep::sweep(a, &mut *out),
+        Command::Merge(a) => sweep::merge(a, &mut *out),
+        Command::GossipPlan(a) => gossip_cmd::gossip_plan(a, &mut *out),
+        Command::PapSimulate(a) => pap_cmd::pap_simulate(a, &mut *out),
+        Command::Reproduce(a) => reproduce_cmd::reproduce(a, &mut *out),
+        Command::Plot(a) => plot_cmd::plot(a, &mut *out),
     };
     match result.and_then(|()| out.flush().map_err(Into::into)) {
         Ok(()) => ExitCode::SUCCESS,
@@ -167,7 +173,7 @@ fn parse(args: Vec<OsString>) -> Result<(Cli, Option<config_file::FromFile>), Fa
 
 /// Why a command did not finish: the one line it prints on stderr and its exit code (2 for bad
 /// input, 1 for output that could not be written).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Failure {
     /// The line, `error: ` and the flag first.
     pub line: String,

@@ -14,6 +14,8 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod sweep;
+
 use std::time::{Duration, Instant};
 
 use ftcoll::automaton::Automaton;

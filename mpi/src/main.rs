@@ -53,6 +53,15 @@ enum Command {
     /// Checked Corrected Gossip from rank 0 (CG §III.C: random gossip until `T`, then checked
     /// correction).
     Gossip(GossipArgs),
+    /// A sweep of `ftcoll sweep` (the same flags, `--threads` per rank) spread over the ranks:
+    /// rank 0 deals pieces of points to the ranks as they ask for work and writes exactly the
+    /// output `ftcoll sweep` writes.
+    #[command(disable_help_flag = true)]
+    Sweep {
+        /// The flags of `ftcoll sweep` (`ftcoll-mpi sweep --help` lists them).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        flags: Vec<std::ffi::OsString>,
+    },
     /// OSU-style latency: MPI_Bcast against Corrected Trees, MPI_Allreduce against FTCO, each
     /// beside the simulator's prediction (one JSON line per protocol and size).
     Bench(BenchArgs),
@@ -478,8 +487,53 @@ fn first_completion<V>(s: &ServedSummary<V>) -> Option<Time> {
     s.completed.first().map(|&(t, _)| t)
 }
 
+/// `ftcoll-mpi sweep`: every rank prepares the plan; if any rank refuses it, every rank exits
+/// with the highest code (rank 0 prints its line, or a refusing rank its own), before any work.
+fn sweep(world: &mpi::topology::SimpleCommunicator, flags: Vec<std::ffi::OsString>) -> ExitCode {
+    use mpi::collective::{CommunicatorCollectives, Root, SystemOperation};
+    let rank = world.rank();
+    let plan = ftcoll_lab::cli::sweep_plan(flags);
+    let mine = plan.as_ref().err().map_or(0u8, |f| f.code.max(1));
+    let mut worst = 0u8;
+    world.all_reduce_into(&mine, &mut worst, SystemOperation::max());
+    // Rank 0's verdict decides who prints: rank 0 when it refused, else each refusing rank
+    // (a rank may be short of memory where rank 0 is not).
+    let mut first = mine;
+    world.process_at_rank(0).broadcast_into(&mut first);
+    let plan = match plan {
+        Ok(plan) if worst == 0 => plan,
+        Ok(_) => return ExitCode::from(worst),
+        Err(failure) => {
+            if rank == 0 {
+                eprintln!("{failure}");
+            } else if first == 0 {
+                eprintln!("{} (rank {rank})", failure.line);
+            }
+            return ExitCode::from(worst);
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let result = ftcoll_mpi::sweep::distributed_sweep(world, &plan, &mut out);
+    let flushed = std::io::Write::flush(&mut out);
+    match (result, flushed) {
+        (Ok(()), Ok(())) => ExitCode::SUCCESS,
+        (Err(failure), _) => {
+            if rank == 0 {
+                eprintln!("{failure}");
+            }
+            ExitCode::from(failure.code)
+        }
+        (Ok(()), Err(e)) => {
+            eprintln!("error: writing output: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
 fn main() -> ExitCode {
-    let Some(universe) = mpi::initialize() else {
+    // Only the main thread calls MPI (a sweep's rank 0 computes on a second thread).
+    let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Funneled) else {
         eprintln!("error: MPI is already initialized");
         return ExitCode::from(2);
     };
@@ -511,6 +565,7 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
+        Command::Sweep { flags } => return sweep(&world, flags),
         Command::Bench(a) => {
             if let Err(Bad(m)) = check_bench(&a, procs) {
                 return refuse(m);
