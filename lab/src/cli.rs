@@ -18,6 +18,8 @@ mod reproduce_cmd;
 mod simulate_args;
 mod simulate_cmd;
 pub mod sweep;
+
+pub use reproduce_cmd::ReproducePlan;
 mod tree_cmd;
 
 use std::ffi::OsString;
@@ -131,6 +133,22 @@ pub fn sweep_plan(flags: Vec<OsString>) -> Result<sweep::SweepPlan, Failure> {
         });
     };
     sweep::SweepPlan::new(a, from_file)
+}
+
+/// Parses the flags of `ftcoll reproduce` (the command line after `ftcoll reproduce`) into a
+/// plan, refusing bad input with the line and exit code `ftcoll reproduce` gives.
+pub fn reproduce_plan(flags: Vec<OsString>) -> Result<ReproducePlan, Failure> {
+    let mut args: Vec<OsString> = vec!["ftcoll".into(), "reproduce".into()];
+    args.extend(flags);
+    let (cli, from_file) = parse(args)?;
+    admission::set_limit(cli.memory_limit);
+    let Command::Reproduce(a) = cli.command else {
+        return Err(Failure {
+            line: "error: expected the arguments of ftcoll reproduce".into(),
+            code: 2,
+        });
+    };
+    ReproducePlan::new(&a, from_file)
 }
 
 /// Expands `--config` and parses a command line, or the one line and exit code that refuse it

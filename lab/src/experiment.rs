@@ -61,6 +61,21 @@ pub enum Mode {
     Quick,
     /// Tiny sizes for tests (numbers not comparable to the paper).
     Smoke,
+    /// The published run counts where [`Mode::Full`] runs fewer to fit about 30 minutes on 2
+    /// cores: CG Table 7's 10⁶ runs per row (about 12 hours on 2 cores) and FTCO Fig. 8–9's
+    /// 10⁴ runs per point, jobs for a cluster (`ftcoll-mpi reproduce`). CT's and PAP's full
+    /// scales are already the published ones, so they run [`Mode::Full`].
+    Paper,
+}
+
+impl Mode {
+    /// [`Mode::Full`] for [`Mode::Paper`]: for the papers whose full scale is the published one.
+    pub fn full_for_paper(self) -> Self {
+        match self {
+            Self::Paper => Self::Full,
+            other => other,
+        }
+    }
 }
 
 /// An executor of every kind of point the reproductions run (any [`Executor`] generic over
@@ -341,8 +356,9 @@ pub struct PointError(pub String);
 /// points, CG's and FTCO's points): what an [`Executor`] needs to run a batch in any order and
 /// merge the results.
 pub trait BatchPoint: Sync {
-    /// The exact statistics of some runs; merging is order-independent.
-    type Stats: Clone + Default + Send;
+    /// The exact statistics of some runs; merging is order-independent. They serialize, so
+    /// that an executor can run a batch's chunks in other processes (the MPI crate's does).
+    type Stats: Clone + Default + Send + serde::Serialize + serde::de::DeserializeOwned;
     /// Relative cost of one run (executors start the costliest chunks first).
     fn cost(&self) -> u64;
     /// Runs `first..first + runs` with `seed`.
@@ -605,6 +621,34 @@ pub struct Output {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// CG §IV.D runs 10⁶ runs per Table 7 row and FTCO §5.2 10⁴ per Fig. 8–9 point; the paper
+    /// scale changes those counts and nothing else of the full scale.
+    #[test]
+    fn the_paper_scale_is_the_full_one_but_for_the_published_run_counts() {
+        let (paper, full) = (cg::Scale::of(Mode::Paper), cg::Scale::of(Mode::Full));
+        assert_eq!(
+            (paper.table7_runs, paper.table7_charged_runs),
+            (1_000_000, 100_000)
+        );
+        let cg_rest = cg::Scale {
+            table7_runs: full.table7_runs,
+            table7_charged_runs: full.table7_charged_runs,
+            ..paper
+        };
+        assert_eq!(cg_rest, full);
+        let (paper, full) = (ftco::Scale::of(Mode::Paper), ftco::Scale::of(Mode::Full));
+        assert_eq!(paper.fig8_runs, 10_000);
+        assert_eq!(
+            ftco::Scale {
+                fig8_runs: full.fig8_runs,
+                ..paper
+            },
+            full
+        );
+        assert_eq!(Mode::Paper.full_for_paper(), Mode::Full);
+        assert_eq!(Mode::Quick.full_for_paper(), Mode::Quick);
+    }
 
     #[test]
     fn every_reproduction_is_found_by_its_name_and_the_names_are_distinct() {

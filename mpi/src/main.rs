@@ -27,6 +27,8 @@ use ftcoll::protocols::gossip::{Ccg, GossipConfig};
 use ftcoll::topology::ftco::{Collective, FtcoKind, FtcoTopology};
 use ftcoll::topology::{LogP, Order, Tree, TreeKind};
 use ftcoll::{Rank, Time};
+use ftcoll_lab::cli::Failure;
+use ftcoll_mpi::executor::RankExecutor;
 use ftcoll_mpi::{
     drain_until_stopped, gather_results, run_operation, stop_failed, Operation, RankResult,
     ServedSummary,
@@ -59,6 +61,15 @@ enum Command {
     #[command(disable_help_flag = true)]
     Sweep {
         /// The flags of `ftcoll sweep` (`ftcoll-mpi sweep --help` lists them).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        flags: Vec<std::ffi::OsString>,
+    },
+    /// A paper's reproduction (the arguments of `ftcoll reproduce`) with each batch of points
+    /// spread over the ranks, one chunk of runs at a time per rank; rank 0 writes the files
+    /// `ftcoll reproduce` writes (`--paper-scale`: CG Table 7 at 10^6 runs per row).
+    #[command(disable_help_flag = true)]
+    Reproduce {
+        /// The arguments of `ftcoll reproduce` (`ftcoll-mpi reproduce --help` lists them).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         flags: Vec<std::ffi::OsString>,
     },
@@ -487,30 +498,41 @@ fn first_completion<V>(s: &ServedSummary<V>) -> Option<Time> {
     s.completed.first().map(|&(t, _)| t)
 }
 
-/// `ftcoll-mpi sweep`: every rank prepares the plan; if any rank refuses it, every rank exits
-/// with the highest code (rank 0 prints its line, or a refusing rank its own), before any work.
-fn sweep(world: &mpi::topology::SimpleCommunicator, flags: Vec<std::ffi::OsString>) -> ExitCode {
+/// Every rank's verdict on input every rank checked: the plan if every rank accepted it, or the
+/// exit code every rank leaves with (the highest), after rank 0 printed its line, or each
+/// refusing rank its own when rank 0 accepted (a rank may be short of memory where rank 0 is
+/// not).
+fn agree<T>(
+    world: &mpi::topology::SimpleCommunicator,
+    mine: Result<T, Failure>,
+) -> Result<T, ExitCode> {
     use mpi::collective::{CommunicatorCollectives, Root, SystemOperation};
     let rank = world.rank();
-    let plan = ftcoll_lab::cli::sweep_plan(flags);
-    let mine = plan.as_ref().err().map_or(0u8, |f| f.code.max(1));
+    let code = mine.as_ref().err().map_or(0u8, |f| f.code.max(1));
     let mut worst = 0u8;
-    world.all_reduce_into(&mine, &mut worst, SystemOperation::max());
-    // Rank 0's verdict decides who prints: rank 0 when it refused, else each refusing rank
-    // (a rank may be short of memory where rank 0 is not).
-    let mut first = mine;
+    world.all_reduce_into(&code, &mut worst, SystemOperation::max());
+    let mut first = code;
     world.process_at_rank(0).broadcast_into(&mut first);
-    let plan = match plan {
-        Ok(plan) if worst == 0 => plan,
-        Ok(_) => return ExitCode::from(worst),
+    match mine {
+        Ok(plan) if worst == 0 => Ok(plan),
+        Ok(_) => Err(ExitCode::from(worst)),
         Err(failure) => {
             if rank == 0 {
                 eprintln!("{failure}");
             } else if first == 0 {
                 eprintln!("{} (rank {rank})", failure.line);
             }
-            return ExitCode::from(worst);
+            Err(ExitCode::from(worst))
         }
+    }
+}
+
+/// `ftcoll-mpi sweep`: every rank prepares the plan and refuses bad input before any work.
+fn sweep(world: &mpi::topology::SimpleCommunicator, flags: Vec<std::ffi::OsString>) -> ExitCode {
+    let rank = world.rank();
+    let plan = match agree(world, ftcoll_lab::cli::sweep_plan(flags)) {
+        Ok(plan) => plan,
+        Err(code) => return code,
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -524,6 +546,50 @@ fn sweep(world: &mpi::topology::SimpleCommunicator, flags: Vec<std::ffi::OsStrin
             }
             ExitCode::from(failure.code)
         }
+        (Ok(()), Err(e)) => {
+            eprintln!("error: writing output: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `ftcoll-mpi reproduce`: every rank runs the paper's code on a [`RankExecutor`]; rank 0
+/// creates the output directory first and writes the files at the end.
+fn reproduce(
+    world: &mpi::topology::SimpleCommunicator,
+    flags: Vec<std::ffi::OsString>,
+) -> ExitCode {
+    let rank = world.rank();
+    let plan = match agree(world, ftcoll_lab::cli::reproduce_plan(flags)) {
+        Ok(plan) => plan,
+        Err(code) => return code,
+    };
+    let created = if rank == 0 {
+        plan.create_output()
+    } else {
+        Ok(())
+    };
+    if let Err(code) = agree(world, created) {
+        return code;
+    }
+    let started = Instant::now();
+    let mut exec = RankExecutor::new(world);
+    let result = plan.run(&mut exec, &|| started.elapsed().as_secs_f64());
+    if rank != 0 {
+        // Every rank has rank 0's result: the batches' errors reach all of them.
+        return result.map_or_else(|f| ExitCode::from(f.code), |_| ExitCode::SUCCESS);
+    }
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let workers = format!(
+        "{} MPI ranks (one chunk of runs at a time each)",
+        world.size()
+    );
+    let written = result.and_then(|output| plan.write(output, started, &workers, &mut out));
+    let flushed = std::io::Write::flush(&mut out);
+    match (written, flushed) {
+        (Ok(()), Ok(())) => ExitCode::SUCCESS,
+        (Err(failure), _) => failure.print(),
         (Ok(()), Err(e)) => {
             eprintln!("error: writing output: {e}");
             ExitCode::from(1)
@@ -566,6 +632,7 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Sweep { flags } => return sweep(&world, flags),
+        Command::Reproduce { flags } => return reproduce(&world, flags),
         Command::Bench(a) => {
             if let Err(Bad(m)) = check_bench(&a, procs) {
                 return refuse(m);

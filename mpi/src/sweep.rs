@@ -28,7 +28,7 @@ const TO_WORKER: i32 = 1;
 /// The tag of a worker rank's messages to rank 0.
 const TO_DEALER: i32 = 2;
 /// How long a rank with nothing to do sleeps between polls.
-const POLL: Duration = Duration::from_micros(200);
+pub(crate) const POLL: Duration = Duration::from_micros(200);
 
 /// A piece of work: a range of one point's runs.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

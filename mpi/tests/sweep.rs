@@ -182,3 +182,126 @@ fn failures_end_every_rank_with_the_single_process_error() {
         assert!(errors[0].contains(flag), "{flags}: {stderr}");
     }
 }
+
+/// Every file of `dir`, relative path → bytes.
+fn files(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut all = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let name = path.strip_prefix(dir).unwrap().display().to_string();
+                all.insert(name, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    all
+}
+
+/// A report without its last line (the run time, and what ran it).
+fn without_run_time(bytes: &[u8]) -> String {
+    let text = String::from_utf8(bytes.to_vec()).unwrap();
+    let body = text.trim_end_matches('\n');
+    body[..body.rfind('\n').unwrap()].to_string()
+}
+
+/// `ftcoll-mpi reproduce` runs a paper's batches of points on every rank and writes the files
+/// `ftcoll reproduce` writes: every CSV and SVG byte for byte, the report but for its last line
+/// (the run time and what ran it). CG and FTCO at the test scale, on 1 and 3 ranks.
+#[test]
+fn a_reproduction_on_ranks_writes_the_single_process_files() {
+    let root = std::env::temp_dir().join(format!("ftcoll-mpi-reproduce-{}", std::process::id()));
+    for paper in ["cg", "ftco"] {
+        let single = root.join(format!("{paper}-single"));
+        let args: Vec<std::ffi::OsString> = ["ftcoll", "reproduce", paper, "--smoke", "--output"]
+            .into_iter()
+            .map(Into::into)
+            .chain([single.clone().into_os_string()])
+            .collect();
+        let code = ftcoll_lab::cli::run_to(args, &mut Vec::new());
+        assert_eq!(code, ExitCode::SUCCESS, "ftcoll reproduce {paper} --smoke");
+        let expected = files(&single);
+        assert!(expected.len() > 3, "{paper}: {:?}", expected.keys());
+        for ranks in [1, 3] {
+            let dir = root.join(format!("{paper}-{ranks}"));
+            let mut child = Command::new("mpirun")
+                .args(["-n", &ranks.to_string(), "--oversubscribe"])
+                .arg(env!("CARGO_BIN_EXE_ftcoll-mpi"))
+                .args(["reproduce", paper, "--smoke", "--output"])
+                .arg(&dir)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("mpirun runs");
+            let started = Instant::now();
+            while child.try_wait().unwrap().is_none() {
+                if started.elapsed() > Duration::from_secs(180) {
+                    let _ = child.kill();
+                    panic!("reproduce {paper} on {ranks} ranks hung");
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let out = child.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "{paper}, {ranks} ranks: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let got = files(&dir);
+            assert_eq!(
+                got.keys().collect::<Vec<_>>(),
+                expected.keys().collect::<Vec<_>>(),
+                "{paper}, {ranks} ranks"
+            );
+            for (name, bytes) in &expected {
+                if name.ends_with(".md") {
+                    assert_eq!(
+                        without_run_time(&got[name]),
+                        without_run_time(bytes),
+                        "{paper}, {ranks} ranks: {name}"
+                    );
+                    let last = String::from_utf8_lossy(&got[name])
+                        .lines()
+                        .last()
+                        .unwrap()
+                        .to_string();
+                    assert!(
+                        last.ends_with(&format!(
+                            "on {ranks} MPI ranks (one chunk of runs at a time each)."
+                        )),
+                        "{last}"
+                    );
+                } else {
+                    assert!(
+                        got[name] == *bytes,
+                        "{paper}, {ranks} ranks: {name} differs"
+                    );
+                }
+            }
+        }
+    }
+    // An unknown paper is refused by every rank before any work.
+    let out = mpi_reproduce_refused(&["nope", "--smoke"]);
+    assert!(out.contains("nope"), "{out}");
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// Runs `ftcoll-mpi reproduce ARGS` on 2 ranks, expecting exit code 2 and one error line;
+/// returns the line.
+fn mpi_reproduce_refused(args: &[&str]) -> String {
+    let out = Command::new("mpirun")
+        .args(["-n", "2", "--oversubscribe"])
+        .arg(env!("CARGO_BIN_EXE_ftcoll-mpi"))
+        .arg("reproduce")
+        .args(args)
+        .output()
+        .expect("mpirun runs");
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    errors[0].to_string()
+}

@@ -10,14 +10,18 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::experiment::{BatchPoint, ChartSeries, Executor, Job, Mode, PointError, REPRODUCTIONS};
+use crate::experiment::{
+    BatchPoint, ChartSeries, Executor, Executors, Job, Mode, PointError, Reproduction,
+    REPRODUCTIONS,
+};
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::Args;
 use plotters::prelude::*;
 
 use crate::cli::args;
+use crate::cli::config_file::FromFile;
 use crate::cli::sweep::progress_bar;
-use crate::cli::{CliError, UsageError};
+use crate::cli::{CliError, Failure, UsageError};
 
 /// The registry's names, each with its paper as help.
 fn papers() -> PossibleValuesParser {
@@ -40,6 +44,11 @@ pub(super) struct ReproduceArgs {
     /// Tiny sizes for tests (seconds; numbers are not comparable to the paper).
     #[arg(long, hide = true)]
     smoke: bool,
+    /// The published run counts where the full run has fewer (CG Table 7: 10^6 runs per row;
+    /// FTCO Fig. 8-9: 10^4 per point): hours on 2 cores, a job for `ftcoll-mpi reproduce` on a
+    /// cluster. Writes results/paper unless --output says otherwise.
+    #[arg(long, conflicts_with_all = ["quick", "smoke"])]
+    paper_scale: bool,
     /// Directory for `ct.md` (`ftco.md`, `pap.md`, `cg.md`); CSV and SVG files go to its `ct/` (`ftco/`, `pap/`, `cg/`) subdirectory. Default: the
     /// committed `docs/results` for a full run, the git-ignored `results/quick` with `--quick`
     /// (a quick run never replaces the committed full-scale results unless asked to).
@@ -54,6 +63,9 @@ pub(super) struct ReproduceArgs {
 const FULL_OUTPUT: &str = "docs/results";
 /// Where `--quick` writes by default: git-ignored, beside the committed results.
 const QUICK_OUTPUT: &str = "results/quick";
+/// Where `--paper-scale` writes by default: git-ignored too (the committed results are the
+/// full scale's).
+const PAPER_OUTPUT: &str = "results/paper";
 
 /// Runs `work(0)`, …, `work(tasks − 1)` on every core (`RAYON_NUM_THREADS` threads if set), each
 /// thread taking the next index, so the caller orders the tasks (costliest first). The first
@@ -144,20 +156,6 @@ impl<P: BatchPoint> Executor<P> for Chunked {
     }
 }
 
-/// Runs one paper's reproduction (`run`) and writes its outputs as [`write_outputs`] does, into
-/// `output` (created or checked first by [`output_dir`]).
-pub(crate) fn reproduce_paper(
-    name: &str,
-    output: &Path,
-    out: &mut impl Write,
-    run: impl FnOnce() -> Result<crate::experiment::Output, PointError>,
-) -> Result<(), CliError> {
-    output_dir(output, name)?;
-    let started = Instant::now();
-    let result = run().map_err(|e| UsageError(format!("reproduce {name}: {}", e.0)))?;
-    write_outputs(output, name, result, started, out)
-}
-
 /// Writes a paper's [`crate::experiment::Output`]: `NAME.md` into `output` (with the run
 /// count and wall time since `started` as its last line) and the CSV and SVG files into
 /// `output/NAME/`.
@@ -166,6 +164,7 @@ pub(crate) fn write_outputs(
     name: &str,
     result: crate::experiment::Output,
     started: Instant,
+    workers: &str,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
     let dir = output.join(name);
@@ -184,11 +183,10 @@ pub(crate) fn write_outputs(
         )?;
     }
     let md = format!(
-        "{}\n\n---\n\n{} runs in {:.1} s on {} threads.\n",
+        "{}\n\n---\n\n{} runs in {:.1} s on {workers}.\n",
         result.markdown.trim_end_matches('\n'),
         result.runs,
         started.elapsed().as_secs_f64(),
-        rayon::current_num_threads()
     );
     let report = output.join(format!("{name}.md"));
     write_file(&report, &md)?;
@@ -372,28 +370,123 @@ fn default_output(a: &ReproduceArgs) -> PathBuf {
     a.output.clone().unwrap_or_else(|| {
         PathBuf::from(if a.quick || a.smoke {
             QUICK_OUTPUT
+        } else if a.paper_scale {
+            PAPER_OUTPUT
         } else {
             FULL_OUTPUT
         })
     })
 }
 
+/// A parsed `ftcoll reproduce` command line: the paper, its scale and seed, and where its
+/// files go. `ftcoll reproduce` creates the directory, runs the paper on every core and writes
+/// the files; other front ends run it on their own [`Executors`] (the MPI crate's spreads each
+/// batch of points over ranks) and write the same files.
+pub struct ReproducePlan {
+    paper: Reproduction,
+    mode: Mode,
+    seed: u64,
+    output: PathBuf,
+    from_file: Option<FromFile>,
+}
+
+impl ReproducePlan {
+    /// The plan of parsed arguments.
+    pub(in crate::cli) fn new(
+        a: &ReproduceArgs,
+        from_file: Option<FromFile>,
+    ) -> Result<Self, Failure> {
+        match Self::of(a) {
+            Ok(plan) => Ok(Self { from_file, ..plan }),
+            Err(e) => Err(Failure::of(e.into(), from_file.as_ref()).unwrap_or_else(broken_pipe)),
+        }
+    }
+
+    fn of(a: &ReproduceArgs) -> Result<Self, UsageError> {
+        let mode = if a.smoke {
+            Mode::Smoke
+        } else if a.quick {
+            Mode::Quick
+        } else if a.paper_scale {
+            Mode::Paper
+        } else {
+            Mode::Full
+        };
+        let paper = crate::experiment::reproduction(&a.paper)
+            .ok_or_else(|| UsageError(format!("reproduce: no paper called {}", a.paper)))?;
+        Ok(Self {
+            paper: *paper,
+            mode,
+            seed: a.seed,
+            output: default_output(a),
+            from_file: None,
+        })
+    }
+
+    /// The paper's name (`ct`, `cg`, `ftco`, `pap`).
+    pub fn name(&self) -> &'static str {
+        self.paper.name
+    }
+
+    /// Creates the output directory (`--output`/NAME/), before any work.
+    pub fn create_output(&self) -> Result<(), Failure> {
+        output_dir(&self.output, self.paper.name).map_err(|e| self.failure(e))
+    }
+
+    /// Runs the paper on `exec`; `elapsed` reads the seconds since the start (for reports that
+    /// state their own run time).
+    pub fn run(
+        &self,
+        exec: &mut dyn Executors,
+        elapsed: &dyn Fn() -> f64,
+    ) -> Result<crate::experiment::Output, Failure> {
+        (self.paper.run)(self.mode, self.seed, exec, elapsed).map_err(|e| {
+            self.failure(UsageError(format!("reproduce {}: {}", self.paper.name, e.0)).into())
+        })
+    }
+
+    /// Writes the paper's files as `ftcoll reproduce` does; the report's last line gives the
+    /// runs, the seconds since `started` and `workers` (what ran them: `2 threads`).
+    pub fn write(
+        &self,
+        result: crate::experiment::Output,
+        started: Instant,
+        workers: &str,
+        out: &mut impl Write,
+    ) -> Result<(), Failure> {
+        write_outputs(&self.output, self.paper.name, result, started, workers, out)
+            .map_err(|e| self.failure(e))
+    }
+
+    fn failure(&self, e: CliError) -> Failure {
+        Failure::of(e, self.from_file.as_ref()).unwrap_or_else(broken_pipe)
+    }
+}
+
+/// The failure of a closed pipe, for callers that want every write error.
+fn broken_pipe() -> Failure {
+    Failure {
+        line: "error: writing output: broken pipe".into(),
+        code: 1,
+    }
+}
+
 /// `ftcoll reproduce`.
 pub(super) fn reproduce(a: ReproduceArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let output = default_output(&a);
-    let mode = if a.smoke {
-        Mode::Smoke
-    } else if a.quick {
-        Mode::Quick
-    } else {
-        Mode::Full
-    };
-    let paper = crate::experiment::reproduction(&a.paper)
-        .ok_or_else(|| UsageError(format!("reproduce: no paper called {}", a.paper)))?;
-    reproduce_paper(paper.name, &output, out, || {
-        let started = Instant::now();
-        (paper.run)(mode, a.seed, &mut Chunked, &|| {
-            started.elapsed().as_secs_f64()
-        })
+    let plan = ReproducePlan::of(&a)?;
+    output_dir(&plan.output, plan.paper.name)?;
+    let started = Instant::now();
+    let result = (plan.paper.run)(plan.mode, plan.seed, &mut Chunked, &|| {
+        started.elapsed().as_secs_f64()
     })
+    .map_err(|e| UsageError(format!("reproduce {}: {}", plan.paper.name, e.0)))?;
+    let workers = format!("{} threads", rayon::current_num_threads());
+    write_outputs(
+        &plan.output,
+        plan.paper.name,
+        result,
+        started,
+        &workers,
+        out,
+    )
 }

@@ -402,7 +402,7 @@ impl CgPoint {
 
 /// The runs of one point, folded (exact: integer histograms and sums, independent of the order
 /// runs are merged in).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CgStats {
     /// [`CgRun::latency`].
     pub latency: Histogram,
@@ -599,6 +599,12 @@ impl Scale {
     /// The scale of `mode`.
     pub fn of(mode: Mode) -> Self {
         match mode {
+            // Table 7 at the paper's 10⁶ runs per row (CG §IV.D), its charged column at 10⁵.
+            Mode::Paper => Self {
+                table7_runs: 1_000_000,
+                table7_charged_runs: 100_000,
+                ..Self::of(Mode::Full)
+            },
             Mode::Full => Self {
                 table7_runs: 20_000,
                 table7_charged_runs: 2_000,

@@ -96,7 +96,7 @@ impl Scale {
                 gossip_fault_free_runs: 3,
                 gossip_fault_runs: 4,
             },
-            Mode::Full => Self {
+            Mode::Full | Mode::Paper => Self {
                 table_runs: 100_000,
                 table_procs: 65_536,
                 fig1_runs: 1_000,
@@ -297,6 +297,8 @@ pub fn reproduce<E: Executor<Prepared> + Executor<CgPoint> + ?Sized>(
     exec: &mut E,
     elapsed: &dyn Fn() -> f64,
 ) -> Result<Output, PointError> {
+    // CT's full scale is the published one.
+    let mode = mode.full_for_paper();
     let scale = Scale::of(mode);
     let mut runner = Runner {
         seed,

@@ -438,7 +438,7 @@ pub const METRICS: [&str; 15] = [
 
 /// Exact distributions of one point's runs, and the runs that exhausted their event budget or
 /// came out inconsistent. Independent of the order runs are added in.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FtcoStats {
     metrics: [Histogram; 15],
     /// Runs that exceeded the event budget (their metrics are those at the budget).
@@ -597,6 +597,11 @@ impl Scale {
     pub fn of(mode: Mode) -> Self {
         let spreads = || published::TABLE2_SPREADS[1..].to_vec();
         match mode {
+            // Fig. 8–9 at the paper's 10⁴ runs per point.
+            Mode::Paper => Self {
+                fig8_runs: 10_000,
+                ..Self::of(Mode::Full)
+            },
             Mode::Full => Self {
                 table2_procs: 65_536,
                 table2_spreads: spreads(),

@@ -298,7 +298,7 @@ impl Scale {
     /// The scale of `mode`.
     pub fn of(mode: Mode) -> Self {
         match mode {
-            Mode::Full => Self {
+            Mode::Full | Mode::Paper => Self {
                 procs: vec![16, 128],
                 max_ifs: vec![1, 2, 4, 8, 16, 32, 64, 128],
                 msizes: vec![128, 256, 512, 1024, 2048, 4096],
@@ -424,7 +424,7 @@ pub struct PointJob {
 }
 
 /// One algorithm's statistics over the runs of a point.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AlgStats {
     /// The algorithm.
     pub algorithm: Option<Algorithm>,
@@ -653,6 +653,8 @@ pub fn reproduce(
     seed: u64,
     exec: &mut dyn Executor<PointJob>,
 ) -> Result<Output, PointError> {
+    // PAP's full scale is the published one.
+    let mode = mode.full_for_paper();
     let scale = Scale::of(mode);
     let jobs = jobs(&scale);
     let labels: Vec<String> = jobs

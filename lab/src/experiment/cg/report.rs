@@ -32,6 +32,7 @@ pub fn reproduce(
     let mut out = Output::default();
     let command = match mode {
         Mode::Full => "cargo ftcoll reproduce cg",
+        Mode::Paper => "cargo ftcoll reproduce cg --paper-scale",
         Mode::Quick => "cargo ftcoll reproduce cg --quick",
         Mode::Smoke => "cargo ftcoll reproduce cg --smoke (test scale)",
     };

@@ -126,6 +126,7 @@ pub fn reproduce(
     let md = &mut out.markdown;
     let command = match mode {
         Mode::Full => "cargo ftcoll reproduce ftco",
+        Mode::Paper => "cargo ftcoll reproduce ftco --paper-scale",
         Mode::Quick => "cargo ftcoll reproduce ftco --quick",
         Mode::Smoke => "cargo ftcoll reproduce ftco --smoke (test scale)",
     };
@@ -143,7 +144,7 @@ pub fn reproduce(
          the same parameters (`sweep` too, for the exact ETA; commands below). Files: \
          `ftco/*.csv`, `ftco/*.svg`.\n"
     );
-    if mode != Mode::Full {
+    if !matches!(mode, Mode::Full | Mode::Paper) {
         let _ = writeln!(
             md,
             "**{} mode**: {} run(s) per Table 2 row with spreads {:?}; Fig. 8–9 at P = {:?} with {} \
