@@ -251,9 +251,11 @@ impl RankExecutor<'_> {
                         }) if b == batch => {
                             merge(index, done.and_then(|bytes| decode(&bytes)), &mut error);
                         }
-                        Ok(other) => error = error.take().or(Some(format!(
+                        Ok(other) => {
+                            error = error.take().or(Some(format!(
                             "batch {batch}: rank {rank} sent {other:?}: the ranks are out of step"
-                        ))),
+                        )))
+                        }
                         Err(e) => error = error.take().or(Some(format!("rank {rank}: {e}"))),
                     }
                     if error.is_none() && next < chunks.len() {

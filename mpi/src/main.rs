@@ -23,7 +23,9 @@ use ftcoll::protocols::corrected_tree::{
     CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
 };
 use ftcoll::protocols::ftco::{FtcoConfig, FtcoNode};
-use ftcoll::protocols::gossip::{Ccg, GossipConfig};
+use ftcoll::protocols::gossip::fcg::FcgConfig;
+use ftcoll::protocols::gossip::ocg::OcgConfig;
+use ftcoll::protocols::gossip::{Ccg, Fcg, Gos, GossipConfig, Ocg};
 use ftcoll::topology::ftco::{Collective, FtcoKind, FtcoTopology};
 use ftcoll::topology::{LogP, Order, Tree, TreeKind};
 use ftcoll::{Rank, Time};
@@ -52,8 +54,8 @@ enum Command {
     Bcast(BcastArgs),
     /// An FTCO Allreduce (sum of `rank + 1`; FTCO §4).
     Allreduce(AllreduceArgs),
-    /// Checked Corrected Gossip from rank 0 (CG §III.C: random gossip until `T`, then checked
-    /// correction).
+    /// Corrected Gossip from rank 0 (CG §III: random gossip until `T`, then the correction of
+    /// `--protocol`: none, opportunistic, checked or failure-proof).
     Gossip(GossipArgs),
     /// A sweep of `ftcoll sweep` (the same flags, `--threads` per rank) spread over the ranks:
     /// rank 0 deals pieces of points to the ranks as they ask for work and writes exactly the
@@ -158,6 +160,13 @@ struct BcastArgs {
 
 #[derive(Args, Debug)]
 struct GossipArgs {
+    /// The protocol: gos (gossip alone), ocg (opportunistic correction until C), ccg (checked
+    /// correction) or fcg:F (failure-proof correction tolerating F crashes; CG §III).
+    #[arg(long, default_value = "ccg")]
+    protocol: String,
+    /// OCG's correction time `C`, in time units (1..=10^6; required with ocg).
+    #[arg(long)]
+    correction_time: Option<Time>,
     /// The gossip time `T`, in time units (1..=10^6).
     #[arg(long, default_value = "6")]
     gossip_time: Time,
@@ -527,6 +536,49 @@ fn agree<T>(
     }
 }
 
+/// `gossip --protocol`: one of the gossip protocols of CG §III.
+enum GossipProtocolArg {
+    Gos,
+    Ocg(Time),
+    Ccg,
+    Fcg(u32),
+}
+
+impl GossipProtocolArg {
+    fn parse(text: &str, correction_time: Option<Time>) -> Result<Self, Bad> {
+        let protocol = match text {
+            "gos" => Self::Gos,
+            "ccg" => Self::Ccg,
+            "ocg" => {
+                let c = correction_time.ok_or_else(|| {
+                    Bad(
+                        "--correction-time: OCG needs its correction time C: allowed 1..=1000000"
+                            .into(),
+                    )
+                })?;
+                if c == 0 || c > 1_000_000 {
+                    return Err(Bad(format!("--correction-time: {c}: allowed 1..=1000000")));
+                }
+                Self::Ocg(c)
+            }
+            _ => match text.strip_prefix("fcg:").map(str::parse::<u32>) {
+                Some(Ok(f)) if f <= 1_000 => Self::Fcg(f),
+                _ => {
+                    return Err(Bad(format!(
+                        "--protocol: {text:?}: allowed gos, ocg, ccg or fcg:F with F in 0..=1000"
+                    )))
+                }
+            },
+        };
+        if correction_time.is_some() && !matches!(protocol, Self::Ocg(_)) {
+            return Err(Bad(
+                "--correction-time: only OCG has a correction time (--protocol ocg)".into(),
+            ));
+        }
+        Ok(protocol)
+    }
+}
+
 /// `ftcoll-mpi sweep`: every rank prepares the plan and refuses bad input before any work.
 fn sweep(world: &mpi::topology::SimpleCommunicator, flags: Vec<std::ffi::OsString>) -> ExitCode {
     let rank = world.rank();
@@ -674,7 +726,7 @@ fn main() -> ExitCode {
             );
         }
         Command::Gossip(a) => {
-            let setup = || -> Result<(GossipConfig, Crashes), Bad> {
+            let setup = || -> Result<(GossipProtocolArg, GossipConfig, Crashes), Bad> {
                 check_common(&a.common, procs)?;
                 if a.gossip_time == 0 || a.gossip_time > 1_000_000 {
                     return Err(Bad(format!(
@@ -682,24 +734,63 @@ fn main() -> ExitCode {
                         a.gossip_time
                     )));
                 }
+                let protocol = GossipProtocolArg::parse(&a.protocol, a.correction_time)?;
                 let config = GossipConfig::new(procs, LogP::default(), a.gossip_time, a.seed)
                     .map_err(|e| Bad(e.to_string()))?;
-                Ok((config, parse_crashes(&a.common, procs)?))
+                Ok((protocol, config, parse_crashes(&a.common, procs)?))
             };
-            let (config, crashes) = match setup() {
+            let (protocol, config, crashes) = match setup() {
                 Ok(s) => s,
                 Err(Bad(m)) => return refuse(m),
             };
-            let protocol = format!("ccg T={} seed={}", a.gossip_time, a.seed);
-            run::<Ccg>(
-                &world,
-                &protocol,
-                &config,
-                &a.common,
-                &crashes,
-                |m| m.phase() != Phase::Acknowledgment,
-                first_delivery,
-            );
+            let name = format!("{} T={} seed={}", a.protocol, a.gossip_time, a.seed);
+            match protocol {
+                GossipProtocolArg::Gos => run::<Gos>(
+                    &world,
+                    &name,
+                    &config,
+                    &a.common,
+                    &crashes,
+                    |m| m.phase() != Phase::Acknowledgment,
+                    first_delivery,
+                ),
+                GossipProtocolArg::Ocg(correction_time) => {
+                    let config = OcgConfig {
+                        gossip: config,
+                        correction_time,
+                    };
+                    run::<Ocg>(
+                        &world,
+                        &name,
+                        &config,
+                        &a.common,
+                        &crashes,
+                        |m| m.phase() != Phase::Acknowledgment,
+                        first_delivery,
+                    )
+                }
+                GossipProtocolArg::Ccg => run::<Ccg>(
+                    &world,
+                    &name,
+                    &config,
+                    &a.common,
+                    &crashes,
+                    |m| m.phase() != Phase::Acknowledgment,
+                    first_delivery,
+                ),
+                GossipProtocolArg::Fcg(f) => {
+                    let config = FcgConfig::new(config, f);
+                    run::<Fcg>(
+                        &world,
+                        &name,
+                        &config,
+                        &a.common,
+                        &crashes,
+                        |m| m.phase() != Phase::Acknowledgment,
+                        first_delivery,
+                    )
+                }
+            }
         }
         Command::Allreduce(a) => {
             let setup = || -> Result<(FtcoConfig<Sum>, Crashes), Bad> {

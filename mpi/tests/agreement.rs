@@ -355,6 +355,107 @@ fn checked_corrected_gossip_delivers_on_the_simulators_ranks() {
     }
 }
 
+/// CG §III's other protocols on MPI ranks, with ranks failed before the operation: OCG with a
+/// correction time long enough for its sweeps to pass every gap (Claim 2) and FCG(1) (Claim 4)
+/// color every live rank, as in the simulator; GOS (gossip alone, no guarantee) delivers the
+/// root's payload at most once per rank and never at a failed rank.
+#[test]
+fn every_gossip_protocol_keeps_its_claims_on_ranks() {
+    use ftcoll::protocols::gossip::fcg::FcgConfig;
+    use ftcoll::protocols::gossip::ocg::OcgConfig;
+    use ftcoll::protocols::gossip::{Fcg, GossipConfig, Ocg};
+    let (procs, faults, seed) = (8u32, vec![2u32, 5], 3u64);
+    let gossip = GossipConfig::new(procs, LogP::default(), 6, seed).unwrap();
+    let scenario = Scenario {
+        crashes: faults.iter().map(|&r| (r, 0)).collect(),
+        ..Default::default()
+    };
+    let live: BTreeSet<Rank> = (0..procs).filter(|r| !faults.contains(r)).collect();
+    let ocg = OcgConfig {
+        gossip: gossip.clone(),
+        correction_time: 40,
+    };
+    let ocg_sim = run::<Ocg>(&ocg, procs, &scenario, 1 << 20).unwrap();
+    let fcg_sim = run::<Fcg>(
+        &FcgConfig::new(gossip.clone(), 1),
+        procs,
+        &scenario,
+        1 << 20,
+    )
+    .unwrap();
+    for (protocol, simulated) in [
+        ("ocg", Some(&ocg_sim)),
+        ("fcg:1", Some(&fcg_sim)),
+        ("gos", None),
+    ] {
+        let mut args = vec![
+            "gossip",
+            "--protocol",
+            protocol,
+            "--faults",
+            "2,5",
+            "--seed",
+            "3",
+        ];
+        match protocol {
+            "ocg" => args.extend(["--correction-time", "40"]),
+            // A rank gossip did not reach waits until it gives up: 2 s, not the default 20.
+            "gos" => args.extend(["--give-up", "2000"]),
+            _ => {}
+        }
+        args.extend(["--operations", "2"]);
+        let got = lines(&mpirun(procs, &args), protocol);
+        assert_eq!(got.len(), 2, "{protocol}");
+        for line in &got {
+            let finished = ranks_of(&line["finished"]);
+            if let Some(report) = simulated {
+                let expected: BTreeSet<Rank> = (0..procs)
+                    .filter(|&r| report.delivered_at(r).is_some())
+                    .collect();
+                assert_eq!(
+                    expected, live,
+                    "{protocol}: the simulator colors every live rank"
+                );
+                assert_eq!(finished, expected, "{protocol}");
+            } else {
+                assert!(
+                    finished.contains(&0) && finished.is_subset(&live),
+                    "{protocol}: {finished:?}"
+                );
+            }
+            for r in line["ranks"].as_array().unwrap() {
+                let delivered = r["served"]["delivered"].as_array().unwrap();
+                assert!(delivered.len() <= 1, "{protocol}: {r}");
+                for d in delivered {
+                    assert_eq!(d[1].as_u64(), Some(gossip.payload), "{protocol}: {r}");
+                }
+            }
+        }
+    }
+    // Bad protocol arguments are refused on every rank.
+    for (args, text) in [
+        (
+            vec!["gossip", "--protocol", "ocg"],
+            "--correction-time: OCG needs",
+        ),
+        (
+            vec!["gossip", "--protocol", "fcg:x"],
+            "--protocol: \"fcg:x\"",
+        ),
+        (
+            vec!["gossip", "--correction-time", "5"],
+            "--correction-time: only OCG",
+        ),
+    ] {
+        let out = mpirun(3, &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(text),
+            "{args:?}"
+        );
+    }
+}
+
 /// `--fault-rate R --fault-seed S` fails exactly the ranks `ftcoll simulate --fault-rate R
 /// --seed S` fails in its run 0 (the same draw), and is refused together with `--faults`.
 #[test]
