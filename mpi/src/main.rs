@@ -52,8 +52,10 @@ struct Cli {
 enum Command {
     /// A Corrected Tree broadcast from rank 0 (CT §3).
     Bcast(BcastArgs),
-    /// An FTCO Allreduce (sum of `rank + 1`; FTCO §4).
-    Allreduce(AllreduceArgs),
+    /// An FTCO collective (`--collective`, default allreduce; operands `rank + 1` summed; FTCO
+    /// §4). `allreduce` is the same command.
+    #[command(alias = "allreduce")]
+    Ftco(AllreduceArgs),
     /// Corrected Gossip from rank 0 (CG §III: random gossip until `T`, then the correction of
     /// `--protocol`: none, opportunistic, checked or failure-proof).
     Gossip(GossipArgs),
@@ -179,6 +181,9 @@ struct GossipArgs {
 
 #[derive(Args, Debug)]
 struct AllreduceArgs {
+    /// The collective: bcast (from rank 0), reduce (to rank 0) or allreduce.
+    #[arg(long, default_value = "allreduce")]
+    collective: String,
     /// FTCO topology: kary:K or knomial:K.
     #[arg(long, default_value = "kary:2")]
     topology: String,
@@ -792,7 +797,7 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Allreduce(a) => {
+        Command::Ftco(a) => {
             let setup = || -> Result<(FtcoConfig<Sum>, Crashes), Bad> {
                 check_common(&a.common, procs)?;
                 let kind: FtcoKind = a
@@ -801,21 +806,31 @@ fn main() -> ExitCode {
                     .map_err(|e| Bad(format!("--topology: {e}")))?;
                 let topology = FtcoTopology::new(kind, 1, procs)
                     .map_err(|e| Bad(format!("--topology: {e}")))?;
-                let config = FtcoConfig::new(
-                    topology,
-                    Collective::Allreduce,
-                    Sum,
-                    |r| u64::from(r) + 1,
-                    2,
-                )
-                .map_err(|e| Bad(format!("--topology: {e}")))?;
+                let collective = match a.collective.as_str() {
+                    "bcast" => Collective::Bcast,
+                    "reduce" => Collective::Reduce,
+                    "allreduce" => Collective::Allreduce,
+                    other => {
+                        return Err(Bad(format!(
+                            "--collective: {other:?}: allowed bcast, reduce or allreduce"
+                        )))
+                    }
+                };
+                let config = FtcoConfig::new(topology, collective, Sum, |r| u64::from(r) + 1, 2)
+                    .map_err(|e| Bad(format!("--topology: {e}")))?;
                 Ok((config, parse_crashes(&a.common, procs)?))
             };
             let (config, crashes) = match setup() {
                 Ok(s) => s,
                 Err(Bad(m)) => return refuse(m),
             };
-            let protocol = format!("ftco allreduce {}", a.topology);
+            let protocol = format!("ftco {} {}", a.collective, a.topology);
+            // A Bcast delivers the root's value; Reduce and Allreduce complete with the result.
+            let finished = if config.collective == Collective::Bcast {
+                first_delivery
+            } else {
+                first_completion
+            };
             run::<FtcoNode<Sum>>(
                 &world,
                 &protocol,
@@ -823,7 +838,7 @@ fn main() -> ExitCode {
                 &a.common,
                 &crashes,
                 |m| m.phase() == Phase::Dissemination,
-                first_completion,
+                finished,
             );
         }
     }

@@ -150,17 +150,26 @@ fn corrected_trees_deliver_on_the_simulators_ranks() {
     }
 }
 
-/// FTCO Def. 3.1–3.2 on MPI ranks: with a rank failed before the operation every live rank
-/// completes the Allreduce with the simulator's value (the sum over the live ranks' operands).
+/// FTCO Def. 3.1–3.2 on MPI ranks, for its three collectives: with a rank failed before the
+/// operation every live rank completes the Allreduce with the simulator's value (the sum over
+/// the live ranks' operands), the root completes the Reduce with it, and every live rank
+/// delivers the Bcast root's value where the simulator delivers it.
 #[test]
-fn ftco_allreduce_agrees_with_the_simulator() {
-    for (procs, faults) in [(6u32, vec![]), (7, vec![3])] {
+fn ftco_collectives_agree_with_the_simulator() {
+    for (collective, name, procs, faults) in [
+        (Collective::Allreduce, "allreduce", 6u32, vec![]),
+        (Collective::Allreduce, "allreduce", 7, vec![3]),
+        (Collective::Reduce, "reduce", 7, vec![3]),
+        (Collective::Bcast, "bcast", 7, vec![2]),
+    ] {
         let list: Vec<String> = faults.iter().map(|f: &Rank| f.to_string()).collect();
         let list = list.join(",");
         // 5 ms a step: FTCO's timeouts (a few dozen steps) outlast an oversubscribed rank's
         // wait for a core.
         let mut args = vec![
-            "allreduce",
+            "ftco",
+            "--collective",
+            name,
             "--topology",
             "kary:2",
             "--step-us",
@@ -171,40 +180,60 @@ fn ftco_allreduce_agrees_with_the_simulator() {
         if !faults.is_empty() {
             args.extend(["--faults", &list]);
         }
-        let what = format!("P = {procs}, failed {faults:?}");
+        if collective == Collective::Reduce {
+            // A Reduce's non-root ranks complete nothing, so they serve until they give up:
+            // 3 s (600 steps of 5 ms), not 100.
+            args.extend(["--give-up", "600"]);
+        }
+        let what = format!("{name}, P = {procs}, failed {faults:?}");
         let got = lines(&mpirun(procs, &args), &what);
         let topology = FtcoTopology::new(FtcoKind::KAry(2), 1, procs).unwrap();
-        let config = FtcoConfig::new(
-            topology,
-            Collective::Allreduce,
-            Sum,
-            |r| u64::from(r) + 1,
-            2,
-        )
-        .unwrap();
+        let config = FtcoConfig::new(topology, collective, Sum, |r| u64::from(r) + 1, 2).unwrap();
         let scenario = Scenario {
             model: PortModel::SinglePort,
             crashes: faults.iter().map(|&r| (r, 0)).collect(),
             ..Default::default()
         };
         let report = run::<FtcoNode<Sum>>(&config, procs, &scenario, 1 << 22).unwrap();
-        let expected: BTreeMap<Rank, u64> =
-            report.completions.iter().map(|&(r, _, v)| (r, v)).collect();
+        // What each rank ended with: its completion, or for a Bcast its delivery.
+        let field = if collective == Collective::Bcast {
+            "delivered"
+        } else {
+            "completed"
+        };
+        let expected: BTreeMap<Rank, u64> = if collective == Collective::Bcast {
+            let root_value = 1;
+            (0..procs)
+                .filter(|&r| report.delivered_at(r).is_some())
+                .map(|r| (r, root_value))
+                .collect()
+        } else {
+            report.completions.iter().map(|&(r, _, v)| (r, v)).collect()
+        };
+        let live = procs as usize - faults.len();
+        let expected_count = if collective == Collective::Reduce {
+            1
+        } else {
+            live
+        };
+        assert_eq!(
+            expected.len(),
+            expected_count,
+            "{what}: the simulator's finishers"
+        );
         let line = &got[0];
-        let completed: BTreeMap<Rank, u64> = line["ranks"]
+        let ended: BTreeMap<Rank, u64> = line["ranks"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|r| {
-                let c = r["served"]["completed"].as_array().unwrap();
-                assert_eq!(c.len(), 1, "{what}: {r}");
-                (
-                    r["rank"].as_u64().unwrap() as Rank,
-                    c[0][1].as_u64().unwrap(),
-                )
+            .filter_map(|r| {
+                let c = r["served"][field].as_array().unwrap();
+                assert!(c.len() <= 1, "{what}: {r}");
+                c.first()
+                    .map(|c| (r["rank"].as_u64().unwrap() as Rank, c[1].as_u64().unwrap()))
             })
             .collect();
-        assert_eq!(completed, expected, "{what}");
+        assert_eq!(ended, expected, "{what}");
     }
 }
 
