@@ -3,9 +3,9 @@
 //! Points are the Cartesian product of the listed values, in the order: procs, tree, order,
 //! correction, start, model, L, o, first side, faults (Corrected Trees); with `--collective`,
 //! procs, collective, topology, roots, service, L, faults, crashes, arrival, imbalance (FTCO,
-//! [`ftco`]); with `--gossip`, procs, gossip, L, o, gossip time, correction time, δ, faults
-//! (Corrected Gossip, [`gossip`]). They run one after the other (each
-//! point's runs in parallel over the cores); a point's line is appended to the output as soon
+//! `sweep/ftco.rs`); with `--gossip`, procs, gossip, L, o, gossip time, correction time, δ, faults
+//! (Corrected Gossip, `sweep/gossip.rs`). They run one after the other (each
+//! point's runs in parallel over the cores; [`SweepPlan`] runs them in pieces anywhere); a point's line is appended to the output as soon
 //! as it is complete, so an interrupted sweep loses at most the point in progress, and running
 //! the same command again resumes after the last complete line. `--shard i/n` keeps the points
 //! whose index is `i` modulo `n`; `merge` puts shard outputs back into exactly the bytes one
@@ -13,7 +13,7 @@
 //!
 //! Every output starts with the sweep's identity (the grid, runs, seed, shard); resuming and
 //! `merge` parse what they read back and refuse anything that sweep would not have written
-//! (see [`output`]).
+//! (see `sweep/output.rs`).
 
 use std::io::Write;
 use std::path::PathBuf;
