@@ -25,7 +25,9 @@ use ftcoll::protocols::corrected_tree::{
 use ftcoll::protocols::ftco::{FtcoConfig, FtcoNode};
 use ftcoll::protocols::gossip::fcg::FcgConfig;
 use ftcoll::protocols::gossip::ocg::OcgConfig;
-use ftcoll::protocols::gossip::{Ccg, Fcg, Gos, GossipConfig, Ocg};
+use ftcoll::protocols::gossip::{
+    BfbConfig, BfbNode, BigConfig, BigNode, Ccg, Fcg, Gos, GossipConfig, Ocg,
+};
 use ftcoll::topology::ftco::{Collective, FtcoKind, FtcoTopology};
 use ftcoll::topology::{LogP, Order, Tree, TreeKind};
 use ftcoll::{Rank, Time};
@@ -163,18 +165,20 @@ struct BcastArgs {
 #[derive(Args, Debug)]
 struct GossipArgs {
     /// The protocol: gos (gossip alone), ocg (opportunistic correction until C), ccg (checked
-    /// correction) or fcg:F (failure-proof correction tolerating F crashes; CG §III).
+    /// correction), fcg:F (failure-proof correction tolerating F crashes; CG §III), or the
+    /// baselines big (binomial graph broadcast) and bfb (binomial tree with acknowledgments and
+    /// a failure detector; CG §IV.B).
     #[arg(long, default_value = "ccg")]
     protocol: String,
     /// OCG's correction time `C`, in time units (1..=10^6; required with ocg).
     #[arg(long)]
     correction_time: Option<Time>,
-    /// The gossip time `T`, in time units (1..=10^6).
-    #[arg(long, default_value = "6")]
-    gossip_time: Time,
-    /// Seed of the processes' gossip targets.
-    #[arg(long, default_value = "1")]
-    seed: u64,
+    /// The gossip time `T`, in time units (1..=10^6; default 6; not for big and bfb).
+    #[arg(long)]
+    gossip_time: Option<Time>,
+    /// Seed of the processes' gossip targets (default 1; not for big and bfb).
+    #[arg(long)]
+    seed: Option<u64>,
     #[command(flatten)]
     common: Common,
 }
@@ -541,12 +545,19 @@ fn agree<T>(
     }
 }
 
-/// `gossip --protocol`: one of the gossip protocols of CG §III.
+/// Whether a message carries the payload: everything but acknowledgments.
+fn not_ack<M: Message>(m: &M) -> bool {
+    m.phase() != Phase::Acknowledgment
+}
+
+/// `gossip --protocol`: one of the gossip protocols of CG §III or a baseline of §IV.B.
 enum GossipProtocolArg {
     Gos,
     Ocg(Time),
     Ccg,
     Fcg(u32),
+    Big,
+    Bfb,
 }
 
 impl GossipProtocolArg {
@@ -554,6 +565,8 @@ impl GossipProtocolArg {
         let protocol = match text {
             "gos" => Self::Gos,
             "ccg" => Self::Ccg,
+            "big" => Self::Big,
+            "bfb" => Self::Bfb,
             "ocg" => {
                 let c = correction_time.ok_or_else(|| {
                     Bad(
@@ -570,7 +583,7 @@ impl GossipProtocolArg {
                 Some(Ok(f)) if f <= 1_000 => Self::Fcg(f),
                 _ => {
                     return Err(Bad(format!(
-                        "--protocol: {text:?}: allowed gos, ocg, ccg or fcg:F with F in 0..=1000"
+                        "--protocol: {text:?}: allowed gos, ocg, ccg, fcg:F with F in 0..=1000, big or bfb"
                     )))
                 }
             },
@@ -733,14 +746,23 @@ fn main() -> ExitCode {
         Command::Gossip(a) => {
             let setup = || -> Result<(GossipProtocolArg, GossipConfig, Crashes), Bad> {
                 check_common(&a.common, procs)?;
-                if a.gossip_time == 0 || a.gossip_time > 1_000_000 {
+                let protocol = GossipProtocolArg::parse(&a.protocol, a.correction_time)?;
+                let baseline = matches!(protocol, GossipProtocolArg::Big | GossipProtocolArg::Bfb);
+                if baseline && (a.gossip_time.is_some() || a.seed.is_some()) {
+                    let flag = if a.gossip_time.is_some() {
+                        "--gossip-time"
+                    } else {
+                        "--seed"
+                    };
                     return Err(Bad(format!(
-                        "--gossip-time: {}: allowed 1..=1000000",
-                        a.gossip_time
+                        "{flag}: BIG and BFB have no gossip phase: allowed with gos, ocg, ccg and fcg:F"
                     )));
                 }
-                let protocol = GossipProtocolArg::parse(&a.protocol, a.correction_time)?;
-                let config = GossipConfig::new(procs, LogP::default(), a.gossip_time, a.seed)
+                let t = a.gossip_time.unwrap_or(6);
+                if t == 0 || t > 1_000_000 {
+                    return Err(Bad(format!("--gossip-time: {t}: allowed 1..=1000000")));
+                }
+                let config = GossipConfig::new(procs, LogP::default(), t, a.seed.unwrap_or(1))
                     .map_err(|e| Bad(e.to_string()))?;
                 Ok((protocol, config, parse_crashes(&a.common, procs)?))
             };
@@ -748,7 +770,13 @@ fn main() -> ExitCode {
                 Ok(s) => s,
                 Err(Bad(m)) => return refuse(m),
             };
-            let name = format!("{} T={} seed={}", a.protocol, a.gossip_time, a.seed);
+            let name = match protocol {
+                GossipProtocolArg::Big | GossipProtocolArg::Bfb => a.protocol.clone(),
+                _ => format!(
+                    "{} T={} seed={}",
+                    a.protocol, config.gossip_time, config.seed
+                ),
+            };
             match protocol {
                 GossipProtocolArg::Gos => run::<Gos>(
                     &world,
@@ -756,7 +784,7 @@ fn main() -> ExitCode {
                     &config,
                     &a.common,
                     &crashes,
-                    |m| m.phase() != Phase::Acknowledgment,
+                    not_ack,
                     first_delivery,
                 ),
                 GossipProtocolArg::Ocg(correction_time) => {
@@ -770,7 +798,7 @@ fn main() -> ExitCode {
                         &config,
                         &a.common,
                         &crashes,
-                        |m| m.phase() != Phase::Acknowledgment,
+                        not_ack,
                         first_delivery,
                     )
                 }
@@ -780,7 +808,7 @@ fn main() -> ExitCode {
                     &config,
                     &a.common,
                     &crashes,
-                    |m| m.phase() != Phase::Acknowledgment,
+                    not_ack,
                     first_delivery,
                 ),
                 GossipProtocolArg::Fcg(f) => {
@@ -791,9 +819,39 @@ fn main() -> ExitCode {
                         &config,
                         &a.common,
                         &crashes,
-                        |m| m.phase() != Phase::Acknowledgment,
+                        not_ack,
                         first_delivery,
                     )
+                }
+                GossipProtocolArg::Big => {
+                    let config = BigConfig::new(procs).map_err(|e| e.to_string());
+                    match config {
+                        Ok(c) => run::<BigNode>(
+                            &world,
+                            &name,
+                            &c,
+                            &a.common,
+                            &crashes,
+                            not_ack,
+                            first_delivery,
+                        ),
+                        Err(m) => return refuse(m),
+                    }
+                }
+                GossipProtocolArg::Bfb => {
+                    let config = BfbConfig::new(procs, LogP::default()).map_err(|e| e.to_string());
+                    match config {
+                        Ok(c) => run::<BfbNode>(
+                            &world,
+                            &name,
+                            &c,
+                            &a.common,
+                            &crashes,
+                            not_ack,
+                            first_delivery,
+                        ),
+                        Err(m) => return refuse(m),
+                    }
                 }
             }
         }
