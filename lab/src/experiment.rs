@@ -1,5 +1,5 @@
 //! Seeded Monte-Carlo experiments: one *point* (a full set of simulation parameters) run many
-//! times, each run's [`RunMetrics`] folded into exact integer histograms so that summaries
+//! times, each run's [`CtMetrics`] folded into exact integer histograms so that summaries
 //! (mean, standard deviation, percentiles, max) do not depend on the order runs finish in.
 //!
 //! Run `i` of a point with seed `s` draws its failures from `SplitMix64::stream(s, i)`, exactly
@@ -99,6 +99,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::ct_metrics::CtMetrics;
 use crate::fastpath::{SyncChecked, Workspace};
 use ftcoll::protocols::corrected_tree::{
     CorrectedTreeConfig, CorrectedTreeNode, CorrectionSpec, StartMode,
@@ -107,7 +108,7 @@ use ftcoll::protocols::Side;
 use ftcoll::topology::{LogP, Order, Tree, TreeKind};
 use ftcoll::Time;
 use ftcoll_sim::scenario::{ArrivalSpec, FaultSpec, ScenarioSpec};
-use ftcoll_sim::{self as sim, IgnoredMessages, PortModel, RunMetrics};
+use ftcoll_sim::{self as sim, IgnoredMessages, PortModel};
 
 /// Exact distribution of one integer metric: value → number of runs.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -216,7 +217,7 @@ pub const STATISTICS: [&str; 8] = ["mean", "std", "p5", "p50", "p95", "p99", "p9
 /// Everything measured at one point.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PointStats {
-    /// One histogram per [`RunMetrics::NAMES`] entry.
+    /// One histogram per [`CtMetrics::NAMES`] entry.
     pub metrics: [Histogram; 11],
     /// Joint distribution of `(gmax, correction_latency)` (CT Fig. 10).
     #[serde(with = "ftcoll::serde_support::pairs")]
@@ -225,7 +226,7 @@ pub struct PointStats {
 
 impl PointStats {
     /// Records one run.
-    pub fn add(&mut self, m: &RunMetrics) {
+    pub fn add(&mut self, m: &CtMetrics) {
         for (h, v) in self.metrics.iter_mut().zip(m.values()) {
             h.add(v);
         }
@@ -250,9 +251,9 @@ impl PointStats {
         self.metrics[0].count()
     }
 
-    /// The histogram of the metric called `name` (see [`RunMetrics::NAMES`]).
+    /// The histogram of the metric called `name` (see [`CtMetrics::NAMES`]).
     pub fn metric(&self, name: &str) -> Option<&Histogram> {
-        RunMetrics::NAMES
+        CtMetrics::NAMES
             .iter()
             .position(|&n| n == name)
             .map(|i| &self.metrics[i])
@@ -528,7 +529,7 @@ impl Prepared {
     }
 
     /// Run `run` of `seed`. `ws` is scratch space (keep one per thread).
-    pub fn run(&self, seed: u64, run: u64, ws: &mut Workspace) -> Result<RunMetrics, PointError> {
+    pub fn run(&self, seed: u64, run: u64, ws: &mut Workspace) -> Result<CtMetrics, PointError> {
         let procs = self.spec.procs;
         match &self.fast {
             Some(engine) => {
@@ -548,7 +549,7 @@ impl Prepared {
                 let budget = sim::default_budget(procs);
                 let report = sim::run::<CorrectedTreeNode>(&self.config, procs, &scenario, budget)
                     .map_err(|e| PointError(format!("simulation: {e}")))?;
-                Ok(RunMetrics::from_report(
+                Ok(CtMetrics::from_report(
                     &report,
                     self.deadline(),
                     failed.len() as u64,

@@ -14,6 +14,7 @@ extern crate alloc;
 
 pub mod chrome_trace;
 pub mod cli;
+pub mod ct_metrics;
 pub mod experiment;
 pub mod fastpath;
 pub mod ftco_metrics;

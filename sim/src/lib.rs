@@ -73,8 +73,7 @@ use alloc::vec::Vec;
 
 pub use error::SimError;
 use events::START;
-pub use metrics::longest_circular_run;
-pub use metrics::{Report, RunMetrics};
+pub use metrics::Report;
 use process::{FirstTimer, Process, Timer, FAR_CRASH, NO_CRASH, PORT_FREE};
 use time_code::{FarTimes, NEVER_CODE};
 pub use trace::TraceEvent;

@@ -1,5 +1,8 @@
-//! Metrics of one run (CT §4): coloring and quiescence latency, messages per phase and per
-//! process, deliveries, `g_max` after dissemination, correction participants.
+//! What a run did, for any automaton: each process's deliveries (and whether a dissemination
+//! message caused the first), completions and messages per phase, and the latencies CT §4
+//! defines over them (coloring, quiescence). A family's own metrics read them
+//! (`ftcoll::protocols::corrected_tree::gmax_after_dissemination`, `ftcoll-lab`'s `CtMetrics`
+//! and `FtcoMetrics`).
 
 use alloc::collections::BTreeMap;
 use alloc::vec;
@@ -494,116 +497,6 @@ impl<V> Report<V> {
     /// Processes that sent at least one correction message.
     pub fn correction_participants(&self) -> u32 {
         self.rows.iter().filter(|row| row.sent[1] > 0).count() as u32
-    }
-
-    /// `g_max` after dissemination: the longest ring run of processes not colored by a
-    /// dissemination message, crashed ones included (DESIGN §3, CT Lemma 3; the same definition
-    /// as `topology::Reach`, but measured: processes colored early by correction count as not
-    /// colored by dissemination).
-    pub fn gmax_after_dissemination(&self) -> u64 {
-        longest_circular_run(self.flags.len(), |r| self.flags[r] & BY_DISSEMINATION == 0)
-    }
-}
-
-/// The longest run of consecutive ranks `r` of a ring of `n` (wrapping around) with `dark(r)`:
-/// `n` when every rank is dark. CT's `g_max` and CG's uncolored chains (Fig. 1) are both this.
-pub fn longest_circular_run(n: usize, dark: impl Fn(usize) -> bool) -> u64 {
-    // Start right after a rank that is not dark, so that no run is split by the wrap-around.
-    let Some(start) = (0..n).find(|&r| !dark(r)) else {
-        return n as u64;
-    };
-    let (mut longest, mut run) = (0u64, 0u64);
-    for k in 1..=n {
-        if dark((start + k) % n) {
-            run += 1;
-            longest = longest.max(run);
-        } else {
-            run = 0;
-        }
-    }
-    longest
-}
-
-/// The per-run numbers that sweeps aggregate (one `simulate` row without the parameters). Every
-/// field is an integer so that summaries are exact and independent of summation order.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct RunMetrics {
-    /// Processes failed before the operation.
-    pub faults: u64,
-    /// Coloring latency (CT §4), see [`Report::coloring_latency`].
-    pub coloring_latency: u64,
-    /// Quiescence latency (CT §4), see [`Report::quiescence_latency`].
-    pub quiescence_latency: u64,
-    /// Quiescence latency minus the tree's fault-free deadline (saturating): CT's `L_SCC`,
-    /// the length of the correction phase of synchronized correction.
-    pub correction_latency: u64,
-    /// Messages of every phase.
-    pub messages: u64,
-    /// Dissemination (tree) messages.
-    pub messages_dissemination: u64,
-    /// Correction messages.
-    pub messages_correction: u64,
-    /// Acknowledgments.
-    pub messages_acknowledgment: u64,
-    /// `g_max` after dissemination, see [`Report::gmax_after_dissemination`].
-    pub gmax: u64,
-    /// Live processes that never delivered.
-    pub undelivered: u64,
-    /// Processes that sent at least one correction message.
-    pub participants: u64,
-}
-
-impl RunMetrics {
-    /// Names of the fields, in [`RunMetrics::values`] order.
-    pub const NAMES: [&'static str; 11] = [
-        "faults",
-        "coloring_latency",
-        "quiescence_latency",
-        "correction_latency",
-        "messages",
-        "messages_dissemination",
-        "messages_correction",
-        "messages_acknowledgment",
-        "gmax",
-        "undelivered",
-        "participants",
-    ];
-
-    /// The fields in [`RunMetrics::NAMES`] order.
-    pub fn values(&self) -> [u64; 11] {
-        [
-            self.faults,
-            self.coloring_latency,
-            self.quiescence_latency,
-            self.correction_latency,
-            self.messages,
-            self.messages_dissemination,
-            self.messages_correction,
-            self.messages_acknowledgment,
-            self.gmax,
-            self.undelivered,
-            self.participants,
-        ]
-    }
-
-    /// The metrics of a finished run; `deadline` is the tree's fault-free deadline and
-    /// `faults` the number of processes failed before the operation.
-    pub fn from_report<V>(report: &Report<V>, deadline: Time, faults: u64) -> Self {
-        let quiescence = report.quiescence_latency();
-        Self {
-            faults,
-            coloring_latency: report.coloring_latency(),
-            quiescence_latency: quiescence,
-            correction_latency: quiescence.saturating_sub(deadline),
-            messages: report.messages_total(),
-            messages_dissemination: report.messages_in(Phase::Dissemination),
-            messages_correction: report.messages_in(Phase::Correction),
-            messages_acknowledgment: report.messages_in(Phase::Acknowledgment),
-            gmax: report.gmax_after_dissemination(),
-            undelivered: u64::from(report.undelivered()),
-            participants: u64::from(report.correction_participants()),
-        }
     }
 }
 

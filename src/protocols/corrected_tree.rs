@@ -16,13 +16,23 @@
 //! Who corrects: exactly the processes whose first message was a tree message (plus the root).
 
 use crate::automaton::{Automaton, Outbox, TimerId, Value};
-use crate::topology::{LogP, Tree};
+use crate::topology::{longest_circular_run, LogP, Tree};
 use crate::{Rank, Time};
 
 use super::correction::{wrap, Corrector, Receipt, Rule};
 pub use super::correction::{CorrectionSpec, CORRECTION_SPELLINGS};
 use super::message::{Body, Msg};
 use super::ring::{Ring, Side};
+
+/// `g_max` after dissemination as a run measured it (CT Lemma 3): the longest ring run of
+/// processes whose first delivery was not caused by a dissemination message, crashed ones
+/// included. It is [`crate::topology::Reach::gmax`]'s definition, but measured: a process that
+/// correction colored before the tree's message arrived counts as not colored by dissemination.
+/// `by_dissemination(r)` says whether process `r`'s first delivery came from a dissemination
+/// message (the root's counts); a driver's report says it (`ftcoll_sim::Report::by_dissemination`).
+pub fn gmax_after_dissemination(procs: u32, by_dissemination: impl Fn(Rank) -> bool) -> u64 {
+    longest_circular_run(procs as usize, |r| !by_dissemination(r as Rank))
+}
 
 /// Timer: the synchronized correction start.
 pub const CORRECTION_START: TimerId = TimerId(1);

@@ -29,7 +29,7 @@ mod schedule;
 
 pub use interleaving::{check_interleaved, check_interleaved_parents, Violation};
 pub use logp::{LogP, PapMode, MAX_LOGP_PARAMETER};
-pub use reach::{Gap, Reach};
+pub use reach::{longest_circular_run, Gap, Reach};
 pub use ready::{ReadySequence, ReadyValues, MAX_ORDER};
 
 use crate::{Rank, Time};

@@ -124,3 +124,23 @@ fn has_failed_ancestor(tree: &Tree, rank: Rank, failed: &[Rank]) -> bool {
     }
     false
 }
+
+/// The longest run of consecutive ranks `r` of a ring of `n` (wrapping around) with `dark(r)`:
+/// `n` when every rank is dark. CT's measured `g_max` and CG's uncolored chains (Fig. 1) are
+/// both this.
+pub fn longest_circular_run(n: usize, dark: impl Fn(usize) -> bool) -> u64 {
+    // Start right after a rank that is not dark, so that no run is split by the wrap-around.
+    let Some(start) = (0..n).find(|&r| !dark(r)) else {
+        return n as u64;
+    };
+    let (mut longest, mut run) = (0u64, 0u64);
+    for k in 1..=n {
+        if dark((start + k) % n) {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    longest
+}

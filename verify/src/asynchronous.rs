@@ -43,7 +43,7 @@ pub struct AsyncModel<A: Automaton> {
     /// Offer a crash of `r` only while `r` has something to do (a message to it in flight, a
     /// timer of its own, or a send slot that would change it), and, for an automaton that does
     /// not read the clock, discard a message to a crashed process at once instead of leaving its
-    /// delivery (which changes nothing) to the scheduler: docs/design.md, "The search by
+    /// delivery (which changes nothing) to the scheduler: docs/reference/checker.md, "The search by
     /// fingerprints", argues that no verdict changes. Off by default (the matrix's counts).
     pub crashes_at_events_only: bool,
 }

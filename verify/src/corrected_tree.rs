@@ -306,7 +306,9 @@ fn checked_gap_latency<A: CorrectionView>(m: &TimedModel<A>, s: &TimedState<A>) 
         return true;
     }
     let report = s.sim.report();
-    let g = report.gmax_after_dissemination();
+    let g = ftcoll::protocols::corrected_tree::gmax_after_dissemination(report.procs, |r| {
+        report.by_dissemination(r)
+    });
     let (l, o) = lo(m);
     // P ≫ g_max, read as: two gaps of g_max and a fault-free sweep fit in the ring (the
     // proof's picture, CT App. A, Fig. 13). With less room the bound fails: P = 12, g_max = 7

@@ -12,7 +12,7 @@
 //! one order, and this search takes them in ascending rank order: after `Crash(r)` before
 //! instant `t`, only crashes of higher ranks are offered before `t`. Crashes before the same
 //! instant commute (each only marks its process), and which processes a reduced model offers a
-//! crash before `t` does not depend on the crashes before `t` (docs/design.md, "Crashes before
+//! crash before `t` does not depend on the crashes before `t` (docs/reference/checker.md, "Crashes before
 //! sends"), so every state of the model is still reached, each exactly once.
 //! `verify/tests/engines/depth.rs` checks this: the states this search visits are as many as the
 //! layered search's unique states, with the same verdicts, on every correction variant, both

@@ -320,7 +320,7 @@ fn ocg_work<A: GossipProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
 pub fn longest_gap(gnodes: &[bool]) -> Option<u64> {
     gnodes
         .contains(&true)
-        .then(|| ftcoll_sim::longest_circular_run(gnodes.len(), |r| !gnodes[r]))
+        .then(|| ftcoll::topology::longest_circular_run(gnodes.len(), |r| !gnodes[r]))
 }
 
 /// [`property::CORRECTION_REACH`], read at quiescence. Every g-node that never crashes begins

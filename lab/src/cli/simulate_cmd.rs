@@ -3,6 +3,7 @@
 
 use std::io::Write;
 
+use crate::ct_metrics::CtMetrics;
 use crate::experiment::fast_path_applies_to;
 use crate::fastpath::{SyncChecked, Workspace};
 use ftcoll::protocols::corrected_tree::{CorrectedTreeConfig, CorrectedTreeNode, StartMode};
@@ -10,14 +11,14 @@ use ftcoll::protocols::Side;
 use ftcoll::topology::{LogP, Order, Tree};
 use ftcoll::{Rank, Time};
 use ftcoll_sim::scenario::{self, ArrivalSpec, FaultSpec};
-use ftcoll_sim::{self as driver, IgnoredMessages, PortModel, Report, RunMetrics};
+use ftcoll_sim::{self as driver, IgnoredMessages, PortModel, Report};
 
 use crate::cli::admission;
 use crate::cli::flags::{ArrivalArg, Engine, ModelArg, SideArg, StartArg};
 use crate::cli::simulate_args::{scenario_error, Printer, SimulateArgs};
 use crate::cli::{CliError, UsageError};
 
-/// The run's parameters; the metric columns follow, [`RunMetrics::NAMES`] after `faults`.
+/// The run's parameters; the metric columns follow, [`CtMetrics::NAMES`] after `faults`.
 const PARAMETERS: [&str; 12] = [
     "procs",
     "tree",
@@ -148,7 +149,7 @@ pub(super) fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliE
     let deadline = config.tree.deadline();
     let columns: Vec<&str> = PARAMETERS
         .iter()
-        .chain(&RunMetrics::NAMES[1..])
+        .chain(&CtMetrics::NAMES[1..])
         .copied()
         .collect();
     let mut printer = Printer::new(
@@ -210,7 +211,7 @@ pub(super) fn simulate(a: SimulateArgs, out: &mut impl Write) -> Result<(), CliE
                 })?;
             }
         }
-        let metrics = RunMetrics::from_report(&report, deadline, faults.len() as u64);
+        let metrics = CtMetrics::from_report(&report, deadline, faults.len() as u64);
         drop(report);
         printer.row(row_of(&fixed, run, deadline, &faults, &metrics), out)?;
         bar.inc(1);
@@ -227,7 +228,7 @@ fn row_of(
     run: u64,
     deadline: Time,
     faults: &[Rank],
-    metrics: &RunMetrics,
+    metrics: &CtMetrics,
 ) -> Vec<String> {
     let faults: Vec<String> = faults.iter().map(u32::to_string).collect();
     let mut row = fixed.to_vec();

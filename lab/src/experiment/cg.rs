@@ -222,7 +222,9 @@ pub fn longest_uncolored_chains(colored_at: &[Option<Time>], horizon: usize) -> 
     let n = colored_at.len();
     (0..horizon)
         .map(|t| {
-            ftcoll_sim::longest_circular_run(n, |r| colored_at[r].is_none_or(|at| at > t as Time))
+            ftcoll::topology::longest_circular_run(n, |r| {
+                colored_at[r].is_none_or(|at| at > t as Time)
+            })
         })
         .collect()
 }

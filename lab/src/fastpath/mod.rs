@@ -1,6 +1,6 @@
 //! An exact fast path for Corrected Tree broadcast with **synchronized checked correction**
 //! under dual-port LogP, every process arriving at 0 and failures before the operation: the
-//! setting of CT §4.2–4.3 (Table 1, Fig. 1b, 8, 9, 10). It gives the same [`RunMetrics`] as
+//! setting of CT §4.2–4.3 (Table 1, Fig. 1b, 8, 9, 10). It gives the same [`CtMetrics`] as
 //! [`ftcoll_sim::run`] (`lab/tests/protocols/fastpath.rs` compares both on random failure sets) at a small
 //! fraction of the cost.
 //!
@@ -44,10 +44,10 @@ mod segment;
 use alloc::vec;
 use alloc::vec::Vec;
 
+use crate::ct_metrics::CtMetrics;
 use ftcoll::protocols::Side;
 use ftcoll::topology::{LogP, Tree};
 use ftcoll::{Rank, Time};
-use ftcoll_sim::RunMetrics;
 
 use phased::{PhaseScratch, Phases};
 use segment::{
@@ -297,7 +297,7 @@ impl SyncChecked {
     }
 
     /// The metrics of the run where the ranks in `failed` fail before the operation.
-    pub fn run(&self, ws: &mut Workspace, failed: &[Rank]) -> Result<RunMetrics, FastPathError> {
+    pub fn run(&self, ws: &mut Workspace, failed: &[Rank]) -> Result<CtMetrics, FastPathError> {
         let n = self.procs as usize;
         let owner = Some((
             self.procs,
@@ -388,7 +388,7 @@ impl SyncChecked {
         } else {
             self.deadline + total.activity
         };
-        Ok(RunMetrics {
+        Ok(CtMetrics {
             faults: failed.len() as u64,
             coloring_latency,
             quiescence_latency,

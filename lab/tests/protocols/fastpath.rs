@@ -10,19 +10,20 @@ use ftcoll::protocols::corrected_tree::{CorrectedTreeConfig, CorrectedTreeNode, 
 use ftcoll::protocols::Side;
 use ftcoll::rng::SplitMix64;
 use ftcoll::topology::{LogP, Order, Tree, TreeKind};
+use ftcoll_lab::ct_metrics::CtMetrics;
 use ftcoll_lab::fastpath::{SyncChecked, Workspace};
 use ftcoll_sim::scenario::{draw_faults, ArrivalSpec, FaultSpec, ScenarioSpec};
-use ftcoll_sim::{self as sim, PortModel, RunMetrics};
+use ftcoll_sim::{self as sim, PortModel};
 
 fn full(
     config: &CorrectedTreeConfig,
     spec: &ScenarioSpec,
     seed: u64,
     run: u64,
-) -> (RunMetrics, Vec<u32>) {
+) -> (CtMetrics, Vec<u32>) {
     let (scenario, failed) = spec.build(seed, run).unwrap();
     let report = sim::run::<CorrectedTreeNode>(config, spec.procs, &scenario, u64::MAX).unwrap();
-    let metrics = RunMetrics::from_report(&report, config.tree.deadline(), failed.len() as u64);
+    let metrics = CtMetrics::from_report(&report, config.tree.deadline(), failed.len() as u64);
     (metrics, failed)
 }
 

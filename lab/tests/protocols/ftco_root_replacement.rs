@@ -358,7 +358,7 @@ fn ftco_4_a_group_member_failing_during_the_exchange_is_the_inconsistent_case() 
     let first = &report.completions[0].2;
     assert!(
         report.completions.iter().any(|c| &c.2 != first),
-        "if this now holds one value, update docs/protocols.md"
+        "if this now holds one value, update docs/reference/ftco.md, \"What does not hold\""
     );
 }
 
@@ -370,7 +370,7 @@ proptest! {
     /// suspected a live one. A false suspicion can make a process a member of the replacement
     /// group while its parent lives, and then the values can split
     /// (`ftco_4_a_false_suspicion_under_alg5_makes_a_member_and_splits_the_value`,
-    /// docs/protocols.md "What does not hold"); those runs are held to what holds with any
+    /// docs/reference/ftco.md, "What does not hold"); those runs are held to what holds with any
     /// faults: no operand twice, and in an Allreduce every process that never fails completes
     /// once.
     #[test]
@@ -431,7 +431,7 @@ fn ftco_4_a_reduce_whose_reporters_all_fail_reports_nowhere() {
     }
     assert!(
         sim.report().completions.is_empty(),
-        "if someone now reports, update docs/protocols.md"
+        "if someone now reports, update docs/reference/ftco.md, \"What does not hold\""
     );
 }
 
@@ -487,6 +487,6 @@ fn ftco_4_a_false_suspicion_under_alg5_makes_a_member_and_splits_the_value() {
     let first = &report.completions[0].2;
     assert!(
         report.completions.iter().any(|c| &c.2 != first),
-        "if this now holds one value, update docs/protocols.md"
+        "if this now holds one value, update docs/reference/ftco.md, \"What does not hold\""
     );
 }

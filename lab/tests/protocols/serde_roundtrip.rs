@@ -11,10 +11,11 @@ use ftcoll::protocols::message::{Body, CorrectionMsg, Msg};
 use ftcoll::protocols::Side;
 use ftcoll::topology::ftco::{FtcoKind, FtcoTopology};
 use ftcoll::topology::{LogP, Order, Tree, TreeKind};
+use ftcoll_lab::ct_metrics::CtMetrics;
 use ftcoll_lab::experiment::{Faults, Point, PointStats};
 use ftcoll_lab::fastpath::Workspace;
 use ftcoll_sim::scenario::{ArrivalSpec, FaultSpec, ScenarioSpec};
-use ftcoll_sim::{PortModel, Report, RunMetrics, Sim};
+use ftcoll_sim::{PortModel, Report, Sim};
 use proptest::prelude::*;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -161,7 +162,7 @@ proptest! {
         let report: Report =
             ftcoll_sim::run::<CorrectedTreeNode>(&c, procs, &scenario, 1 << 24).unwrap();
         round_trip(&report);
-        let metrics = RunMetrics::from_report(&report, c.tree.deadline(), failed.len() as u64);
+        let metrics = CtMetrics::from_report(&report, c.tree.deadline(), failed.len() as u64);
         round_trip(&metrics);
     }
 }

@@ -1,4 +1,4 @@
-//! The contract's values and reductions (docs/design.md, "Values and reductions"; FTCO §3–4):
+//! The contract's values and reductions (docs/guide.md, "Values and reductions"; FTCO §3–4):
 //! every provided operator is associative and commutative, and its idempotence flag tells the
 //! truth — protocols rely on that flag to decide whether a value may be counted twice (FTCO §4:
 //! "each value is used only once" for non-idempotent operators).

@@ -86,7 +86,7 @@ fn failproof(f: u32, p: u32, o: u64, l: u64) -> CorrectionSpec {
 /// CT §3.1 / CG Alg. 1 (opportunistic correction): under synchronized start, the ranks colored at
 /// the end are exactly those of [`opportunistic_oracle`], for random pre-operation failure sets on
 /// several trees (P <= 300) and `d` in 1..=4. Also checks the oracle `g_max` against
-/// `Reach::gmax` and `Report::gmax_after_dissemination`, and the direction of CT §3.1's claim
+/// `Reach::gmax` and `corrected_tree::gmax_after_dissemination` of a report, and the direction of CT §3.1's claim
 /// that is a theorem: `g_max <= 2d` implies every live process is colored.
 #[test]
 fn opportunistic_colors_exactly_the_ranks_within_d_of_a_tree_colored_rank() {
@@ -114,7 +114,10 @@ fn opportunistic_colors_exactly_the_ranks_within_d_of_a_tree_colored_rank() {
                     let ctx = format!("{ctx0} d={d}");
                     assert_integrity(&report, &cfg, &ctx);
                     assert_eq!(
-                        report.gmax_after_dissemination(),
+                        ftcoll::protocols::corrected_tree::gmax_after_dissemination(
+                            report.procs,
+                            |r| report.by_dissemination(r)
+                        ),
                         gmax,
                         "report gmax, {ctx}"
                     );

@@ -1,4 +1,4 @@
-//! The arrival patterns of PAP (`ArrivalSpec::{Random, Late, Times}`, docs/design.md
+//! The arrival patterns of PAP (`ArrivalSpec::{Random, Late, Times}`, docs/reference/drivers.md
 //! "Arrivals"): their bounds and distribution, PAP §3.1's root rule, the documented draw order
 //! (re-derived here from `SplitMix64` directly) and determinism per seed.
 

@@ -1,5 +1,5 @@
 //! The checks: an [`Observer`] follows one process from its inputs and outputs only and checks
-//! every call against the contract (`docs/design.md`); [`Coverage`] counts the deep states a
+//! every call against the contract (`docs/guide.md`, "The automaton contract"); [`Coverage`] counts the deep states a
 //! family reached.
 
 mod correction;

@@ -34,7 +34,9 @@ fn lemma3_lower_bound_needs_p_much_larger_than_gmax() {
     };
     let report = sim::run::<CorrectedTreeNode>(&config, 12, &scenario, 1 << 20).unwrap();
     assert_eq!(report.undelivered(), 0);
-    let g = report.gmax_after_dissemination();
+    let g = ftcoll::protocols::corrected_tree::gmax_after_dissemination(report.procs, |r| {
+        report.by_dissemination(r)
+    });
     let lasted = report.quiescence_latency() - config.correction_start;
     let (l, o) = (spec.logp.latency(), spec.logp.overhead());
     let lff = 4 * o + l + (l / o) * o;

@@ -41,11 +41,12 @@
 //! line, a point outside the grid or the shard, parameters that are not the grid's point, and,
 //! for `merge`, a missing, repeated or incomplete shard.
 
+use crate::ct_metrics::CtMetrics;
 use crate::experiment::{Faults, Point, Prepared, STATISTICS};
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
 use ftcoll::protocols::Side;
 use ftcoll::topology::{Order, TreeKind};
-use ftcoll_sim::{PortModel, RunMetrics};
+use ftcoll_sim::PortModel;
 use serde::{Deserialize, Serialize};
 
 use super::ftco::{arrival_name, FtcoGrid, ALL_METRICS, PER_NODE};
@@ -492,7 +493,7 @@ static CT_SCHEMA: Schema = Schema {
     parameters: &PARAMETERS,
     grid_cells: 10,
     numeric: &["point", "procs", "L", "o", "runs", "seed", "deadline"],
-    metrics: &RunMetrics::NAMES,
+    metrics: &CtMetrics::NAMES,
     per_node: &[],
     family: Family::Ct,
 };

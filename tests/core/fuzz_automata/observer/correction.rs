@@ -1,4 +1,4 @@
-//! The correction variants' own rules (`docs/protocols.md`): the sweeps of opportunistic,
+//! The correction variants' own rules (`docs/reference/corrected-tree.md`, "Ring correction"): the sweeps of opportunistic,
 //! optimized, checked and delayed correction (CT §3.1, §3.3; CG Alg. 1–2), and failure-proof
 //! correction with SOS (CG Alg. 3).
 
