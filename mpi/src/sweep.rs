@@ -334,6 +334,15 @@ fn deal(world: &SimpleCommunicator, plan: &SweepPlan, out: &mut impl Write) -> R
     });
     let result = match assembly.failure {
         Some((_, failure)) => Err(failure),
+        // Every piece was dealt and none failed, so every row must be out: say so if not,
+        // rather than end with a short output.
+        None if output.as_ref().is_some_and(|o| o.done() < points) => Err(Failure {
+            line: format!(
+                "error: the sweep ended with {} of its {points} rows written",
+                output.as_ref().map_or(0, |o| o.done())
+            ),
+            code: 1,
+        }),
         None => Ok(()),
     };
     let code = result.as_ref().err().map_or(0, |f| f.code.max(1));
