@@ -27,8 +27,10 @@
 //!   waiting: DATA, then KEEPALIVE, then ACK (§3 "Message Priorities", Alg. 2 line 7). The
 //!   choice is read from the automaton on every reachable queue, so the rule is checked on
 //!   each queue a process can face, not only on those it happens to face at a receive.
-//!   Decided for [`ServiceDistance::None`] (the checker's configurations); a service distance
-//!   ranks messages by distance first, which this property does not model.
+//!   Under a service distance (App. A) the ranking applies among the messages from the peers
+//!   at the distance the step serves when one of them waits, and among all messages
+//!   otherwise; the served distance is computed from the configuration, not read from the
+//!   process.
 //!
 //! Operands are [`Contributions`] (`{(rank, 1)}`): the non-idempotent operator that shows every
 //! double count and every missing operand (FTCO §4: "each value is used only once").
@@ -55,7 +57,7 @@ pub const NO_FALSE_SUSPICION: &str =
 /// Fault-free cost and time (FTCO §4, §5.2.1).
 pub const FAULT_FREE_COST: &str = "fault-free cost and time: with no crash, everyone entering together and rank 0 immune, no KEEPALIVE is sent, one DATA crosses each edge (at most one ACK each) and the operation ends at its closed-form latency (FTCO §3, §4 f_ETA, §5.2.1)";
 /// Alg. 2's type priority.
-pub const TYPE_PRIORITY: &str = "type priority: a process never takes a message while one of a higher-priority type waits, DATA before KEEPALIVE before ACK (FTCO §3, Alg. 2 line 7)";
+pub const TYPE_PRIORITY: &str = "type priority: a process never takes a message while one of a higher-priority type waits, DATA before KEEPALIVE before ACK (FTCO §3, Alg. 2 line 7), among the messages of the distance its step serves when one of those waits (App. A)";
 /// Detection (FTCO §4, Alg. 4; App. A).
 pub const DETECTION: &str = "detection: a process suspects a peer at the first instant more than f_timeout after a DATA or KEEPALIVE to it that no ACK or DATA answered, and sends a KEEPALIVE to a peer whose DATA it awaits as soon as the side's ETA (or f_timeout since the last one) has passed (FTCO §4, Alg. 4 lines 2–10 and 20–23; App. A)";
 /// Reachability: the failure detector fires.
@@ -147,6 +149,8 @@ pub struct FtcoSpec {
     pub timeout: Option<TimeoutRule>,
     /// The result's ETA ([`EtaRule::Exact`] by default).
     pub eta: EtaRule,
+    /// Which peers each step serves first (App. A; [`ServiceDistance::None`] by default).
+    pub service: ServiceDistance,
 }
 
 /// When processes enter the collective (FTCO §5.2.4, App. B).
@@ -181,6 +185,17 @@ pub fn collective_name(collective: Collective) -> &'static str {
     }
 }
 
+/// A service distance as the CLI spells it: `none`, `disd`, `rsd:INV_R` (with `@SEED` when the
+/// seed is not 0).
+pub fn service_name(service: ServiceDistance) -> String {
+    match service {
+        ServiceDistance::Rsd { inverse_r, seed: 0 } => format!("rsd:{inverse_r}"),
+        ServiceDistance::Rsd { inverse_r, seed } => format!("rsd:{inverse_r}@{seed}"),
+        ServiceDistance::Disd => "disd".into(),
+        _ => "none".into(),
+    }
+}
+
 impl FtcoSpec {
     /// The default spec of the matrix: single root, `L = 2`, no imbalance, immune root, the
     /// default timeout.
@@ -195,6 +210,7 @@ impl FtcoSpec {
             root_failure: RootFailure::Immune,
             timeout: None,
             eta: EtaRule::Exact,
+            service: ServiceDistance::None,
         }
     }
 
@@ -257,6 +273,7 @@ impl FtcoSpec {
         config.timeout = self.timeout_rule();
         config.eta = self.eta;
         config.root_failure = self.root_failure;
+        config.service = self.service;
         if self.entry == Entry::LateAlg5 {
             config.imbalance = Imbalance::Alg5 {
                 start: self.start_times()?,
@@ -294,6 +311,9 @@ impl FtcoSpec {
         }
         if self.eta != EtaRule::Exact {
             name.push_str(&format!(" eta={}", self.eta));
+        }
+        if self.service != ServiceDistance::None {
+            name.push_str(&format!(" service={}", service_name(self.service)));
         }
         name
     }
@@ -484,9 +504,7 @@ pub fn fault_free_data(topology: &FtcoTopology, collective: Collective) -> u64 {
 }
 
 fn keeps_type_priority<A: FtcoProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
-    if A::service(&m.config) != ServiceDistance::None {
-        return true;
-    }
+    let config = A::protocol(&m.config);
     let now = s.sim.next_time().unwrap_or(0);
     let mut queue: Vec<(Rank, A::Msg)> = Vec::new();
     (0..m.procs).all(|r| {
@@ -501,15 +519,32 @@ fn keeps_type_priority<A: FtcoProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> 
         }
         queue.clear();
         queue.extend(s.sim.waiting(r).map(|(from, msg)| (from, msg.clone())));
+        // App. A: a step that serves distance d takes from the peers at distance d when one of
+        // them has a message waiting, and from everyone otherwise (or when it serves any).
+        let served = served_distance(config, r, now);
+        let at_served = |from: Rank| config.distance(r, from) == served;
+        let narrowed = served != 0 && queue.iter().any(|(from, _)| at_served(*from));
+        let candidate = |from: Rank| !narrowed || at_served(from);
         match node.select_receive(&m.config, now, &queue) {
-            Some(i) => queue.get(i).is_some_and(|(_, taken)| {
-                queue
-                    .iter()
-                    .all(|(_, waiting)| waiting.kind() >= taken.kind())
+            Some(i) => queue.get(i).is_some_and(|(from, taken)| {
+                candidate(*from)
+                    && queue
+                        .iter()
+                        .filter(|(other, _)| candidate(*other))
+                        .all(|(_, waiting)| waiting.kind() >= taken.kind())
             }),
             None => true,
         }
     })
+}
+
+/// The distance `rank`'s step at `now` serves (App. A; 0: any), from the configuration.
+fn served_distance(config: &FtcoConfig<Contributions>, rank: Rank, now: Time) -> u32 {
+    let degree = match config.service {
+        ServiceDistance::Disd => config.degree(rank),
+        _ => 0,
+    };
+    config.service.at(rank, degree, now)
 }
 
 /// [`DETECTION`]: in a state whose next event is at `now`, every instant before `now` has

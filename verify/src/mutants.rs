@@ -345,6 +345,10 @@ pub enum FtcoBug {
     AnswersAcksWithKeepalives,
     /// Alg. 2's type priority changed: a process takes a waiting KEEPALIVE before any DATA.
     TakesKeepalivesBeforeData,
+    /// App. A's service distance ignored when a message is taken: a process takes the
+    /// highest-priority message of its whole queue, wherever its sender is (the same as the
+    /// real process without a service distance).
+    IgnoresTheServedDistance,
     /// Work: a process sends the result (Bcast value, Allreduce result) to each child twice;
     /// the child ignores the copy.
     SendsResultsTwice,
@@ -501,6 +505,10 @@ impl Automaton for FtcoMutant {
             if let Some(i) = queue.iter().position(|(_, m)| *m == FtcoMsg::Keepalive) {
                 return Some(i);
             }
+        }
+        if self.bug == FtcoBug::IgnoresTheServedDistance && chosen.is_some() {
+            let best = queue.iter().map(|(_, m)| m.kind()).min();
+            return queue.iter().position(|(_, m)| Some(m.kind()) == best);
         }
         if chosen.is_none() && !self.owed.is_empty() {
             // The step goes to the send slot, where the owed message is.

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use ftcoll::protocols::ftco::{EtaRule, RootFailure, TimeoutRule};
+use ftcoll::protocols::ftco::{EtaRule, RootFailure, ServiceDistance, TimeoutRule};
 use ftcoll::topology::ftco::{Collective, FtcoKind};
 
 use super::{parallel, write_trace, Family, MatrixArgs, Rendered, MATRIX_BUDGET};
@@ -67,6 +67,8 @@ pub struct FtcoRow {
     pub entry: Entry,
     /// Immune root or root replacement.
     pub root_failure: RootFailure,
+    /// Which peers each step serves first (App. A).
+    pub service: ServiceDistance,
 }
 
 impl FtcoRow {
@@ -76,6 +78,7 @@ impl FtcoRow {
             roots: self.roots,
             entry: self.entry,
             root_failure: self.root_failure,
+            service: self.service,
             ..FtcoSpec::new(self.collective, self.kind, procs)
         }
     }
@@ -93,6 +96,7 @@ pub fn ftco_rows() -> Vec<FtcoRow> {
         roots,
         entry,
         root_failure,
+        service: ServiceDistance::None,
     };
     let mut rows = Vec::new();
     for kind in [FtcoKind::KAry(2), FtcoKind::KNomial(2)] {
@@ -120,6 +124,24 @@ pub fn ftco_rows() -> Vec<FtcoRow> {
             RootFailure::ReplacedByChildren,
         ));
     }
+    // App. A's service distances, which rank a step's messages by the sender's distance first.
+    for (kind, service) in [
+        (FtcoKind::KAry(2), ServiceDistance::Disd),
+        (
+            FtcoKind::KNomial(2),
+            ServiceDistance::Rsd {
+                inverse_r: 2,
+                seed: 0,
+            },
+        ),
+    ] {
+        for collective in [Collective::Reduce, Collective::Allreduce] {
+            rows.push(FtcoRow {
+                service,
+                ..row(collective, kind, 1, Entry::Together, RootFailure::Immune)
+            });
+        }
+    }
     rows
 }
 
@@ -130,15 +152,16 @@ fn root_failure_name(r: RootFailure) -> &'static str {
     }
 }
 
-/// The first columns of an FTCO row: `| collective | tree | R | entry | root |`.
+/// The first columns of an FTCO row: `| collective | tree | R | entry | root | service |`.
 pub fn ftco_row_label(row: &FtcoRow) -> String {
     format!(
-        "| {} | {} | {} | {} | {} |",
+        "| {} | {} | {} | {} | {} | {} |",
         ftco_family::collective_name(row.collective),
         row.kind,
         row.roots,
         row.entry,
-        root_failure_name(row.root_failure)
+        root_failure_name(row.root_failure),
+        ftco_family::service_name(row.service)
     )
 }
 
@@ -148,14 +171,19 @@ fn ftco_slug(row: &FtcoRow, timing: CrashTiming, crashes: u32) -> String {
         Entry::LateAlg5 => "late-alg5",
         Entry::LateDriver => "late-driver",
     };
+    // A service distance joins the name only where there is one: the other traces keep theirs.
+    let service = match row.service {
+        ServiceDistance::None => String::new(),
+        s => format!("-{}", ftco_family::service_name(s)),
+    };
     format!(
-        "ftco-{}-{}-R{}-{entry}-{}-{timing}-f{crashes}",
+        "ftco-{}-{}-R{}-{entry}-{}{service}-{timing}-f{crashes}",
         ftco_family::collective_name(row.collective),
         row.kind,
         row.roots,
         root_failure_name(row.root_failure)
     )
-    .replace(':', "")
+    .replace([':', '@'], "")
 }
 
 /// A claim of the FTCO section: one check of one property on one spec, with the outcome the
@@ -413,7 +441,9 @@ pub fn ftco_head(args: &MatrixArgs) -> String {
          counted twice or missing shows), the default `f_timeout` (`2L + 4 + 2·(deg + deg)·distance`), \
          exhaustive depth-first search for every `P` from 2 to {}; `f` crash-stop crashes of any rank but the fault-immune \
          roots (with root replacement, rank 0 too), *pre* or at *any* instant. Late entry: every odd rank \
-         enters one step after the fault-free latency plus the longest neighbour `f_timeout`. Properties: {}.\n\n\
+         enters one step after the fault-free latency plus the longest neighbour `f_timeout`. Service \
+         distance (App. A): none, or DISD and RSD (`1/r = 2`, seed 0) on the rows that name one. \
+         Properties: {}.\n\n\
          ### Claims\n\n",
         args.max_ftco_procs,
         ftco_family::ALL
@@ -426,8 +456,9 @@ pub fn ftco_head(args: &MatrixArgs) -> String {
 
 /// Between the FTCO claims and the FTCO rows: the table header.
 pub fn ftco_table_head(args: &MatrixArgs) -> String {
-    let mut header = String::from("\n### Grid\n\n| collective | tree | R | entry | root |");
-    let mut rule = String::from("|---|---|---|---|---|");
+    let mut header =
+        String::from("\n### Grid\n\n| collective | tree | R | entry | root | service |");
+    let mut rule = String::from("|---|---|---|---|---|---|");
     for timing in [CrashTiming::Pre, CrashTiming::Any] {
         for f in 1..=args.max_crashes {
             let _ = write!(header, " {timing}, f = {f} |");

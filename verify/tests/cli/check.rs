@@ -151,6 +151,19 @@ fn ftco_prints_the_verdict_of_the_family_properties() {
     assert!(out.status.success());
     let json = String::from_utf8(out.stdout).unwrap();
     assert!(json.contains("\"verdict\":\"holds\""), "{json}");
+    // A service distance (App. A) is part of the configuration checked, and of its name.
+    for service in ["disd", "rsd:2", "rsd:3@7"] {
+        let mut with_service = args("together").to_vec();
+        with_service.extend(["--service", service]);
+        let out = verify(&with_service);
+        assert!(out.status.success(), "{service}");
+        let json = String::from_utf8(out.stdout).unwrap();
+        assert!(json.contains("\"verdict\":\"holds\""), "{service}: {json}");
+        assert!(
+            json.contains(&format!("service={service}")),
+            "{service}: {json}"
+        );
+    }
 }
 
 /// `search`: the guided walks find checked correction's crash-during-

@@ -142,6 +142,9 @@ fn ftco_refuses_bad_input_naming_the_flag() {
             "--timeout-rule",
         ),
         (vec!["--procs", "4", "--entry", "soon"], "--entry"),
+        (vec!["--procs", "4", "--service", "rsd:1"], "--service"),
+        (vec!["--procs", "4", "--service", "rsd:2@x"], "--service"),
+        (vec!["--procs", "4", "--service", "sometimes"], "--service"),
     ] {
         let mut args: Vec<&str> = base.to_vec();
         args.extend(extra);

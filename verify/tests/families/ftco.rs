@@ -7,7 +7,7 @@
 //! the automaton's semantics shows up.
 
 use ftcoll::automaton::Contributions;
-use ftcoll::protocols::ftco::{EtaRule, FtcoConfig, FtcoNode, TimeoutRule};
+use ftcoll::protocols::ftco::{EtaRule, FtcoConfig, FtcoNode, ServiceDistance, TimeoutRule};
 use ftcoll::topology::ftco::{Collective, FtcoKind};
 use ftcoll_verify::ftco::{self, Entry, FtcoSpec};
 use ftcoll_verify::mutants::{FtcoBug, FtcoMutant, FtcoMutantConfig};
@@ -302,6 +302,55 @@ fn type_priority_catches_keepalives_taken_before_data() {
         s.name()
     );
     assert!(violated_by_nothing(&s), "{}", s.name());
+}
+
+/// FTCO App. A: under a service distance a step takes from the peers at the distance it
+/// serves when one of them has a message waiting, DATA before KEEPALIVE before ACK among them.
+/// The real automaton keeps that under DISD and RSD. A process that ranks its whole queue
+/// instead (right without a service distance) breaks the type priority, and nothing else
+/// shows it. It needs a message from a peer two hops away (a re-parented child) waiting beside
+/// a higher-priority one from elsewhere while the step serves the far peer's distance: searched
+/// over Bcast, Reduce and Allreduce on kary:2, knomial:2 and kary:3 at P = 5 and 7 with one or
+/// two crashes, only RSD (1/r = 2) on the Allreduce at P = 7 gets there.
+#[test]
+fn type_priority_holds_under_a_service_distance_and_catches_a_process_that_ignores_it() {
+    let rsd = ServiceDistance::Rsd {
+        inverse_r: 2,
+        seed: 0,
+    };
+    for (service, collective, kind, procs) in [
+        (
+            ServiceDistance::Disd,
+            Collective::Allreduce,
+            FtcoKind::KAry(2),
+            6,
+        ),
+        (
+            ServiceDistance::Disd,
+            Collective::Reduce,
+            FtcoKind::KNomial(2),
+            6,
+        ),
+        (rsd, Collective::Allreduce, FtcoKind::KNomial(2), 7),
+    ] {
+        let mut s = spec(collective, kind, procs);
+        s.service = service;
+        assert!(violated_by_nothing(&s), "{}", s.name());
+    }
+    let mut s = spec(Collective::Allreduce, FtcoKind::KNomial(2), 7);
+    s.service = rsd;
+    assert_eq!(
+        violated_by(FtcoBug::IgnoresTheServedDistance, &s, 1, CrashTiming::Any),
+        [ftco::TYPE_PRIORITY],
+        "{}",
+        s.name()
+    );
+    // Without a service distance the same mutant is the real process.
+    s.service = ServiceDistance::None;
+    assert_eq!(
+        violated_by(FtcoBug::IgnoresTheServedDistance, &s, 1, CrashTiming::Any),
+        Vec::<&str>::new()
+    );
 }
 
 /// The real automaton breaks nothing on `spec` with one crash at any instant.

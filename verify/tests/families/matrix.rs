@@ -133,7 +133,7 @@ parts! {
     async_opportunistic_checked: 1_928_764 => asynchronous(&["opportunistic:2", "checked"]);
     async_optimized: 2_419_582 => asynchronous(&["optimized:2"]);
     ftco_claims: 0 => Part::FtcoClaims;
-    ftco_together: 194_310 => ftco(&["bcast", "reduce", "allreduce"], |r| !late(r));
+    ftco_together: 276_534 => ftco(&["bcast", "reduce", "allreduce"], |r| !late(r));
     ftco_late_bcast_reduce: 91_501 => ftco(&["bcast", "reduce"], late);
     ftco_late_allreduce: 347_435 => ftco(&["allreduce"], late);
 }
@@ -371,7 +371,7 @@ fn layout_footer_and_trace_links() {
     let ftco_labels: Vec<String> = regions
         .ftco
         .iter()
-        .map(|l| l.splitn(7, " |").take(5).collect::<Vec<_>>().join(" |") + " |")
+        .map(|l| l.splitn(8, " |").take(6).collect::<Vec<_>>().join(" |") + " |")
         .collect();
     let ftco_expected: Vec<String> = matrix::ftco_rows()
         .iter()

@@ -31,6 +31,27 @@ pub(crate) fn eta_rule(s: &str) -> Result<EtaRule, String> {
     s.parse()
 }
 
+/// `--service none|disd|rsd:INV_R[@SEED]` (FTCO App. A).
+pub(crate) fn service(s: &str) -> Result<ftcoll::protocols::ftco::ServiceDistance, String> {
+    use ftcoll::protocols::ftco::ServiceDistance;
+    let allowed = "expected none, disd or rsd:INV_R[@SEED] with INV_R in 2..=1024 and SEED a u64";
+    match s {
+        "none" => Ok(ServiceDistance::None),
+        "disd" => Ok(ServiceDistance::Disd),
+        _ => {
+            let rest = s.strip_prefix("rsd:").ok_or(allowed)?;
+            let (inverse, seed) = rest.split_once('@').unwrap_or((rest, "0"));
+            let inverse_r = inverse
+                .parse::<u32>()
+                .ok()
+                .filter(|v| (2..=1024).contains(v))
+                .ok_or(allowed)?;
+            let seed = seed.parse::<u64>().map_err(|_| allowed)?;
+            Ok(ServiceDistance::Rsd { inverse_r, seed })
+        }
+    }
+}
+
 pub(crate) fn timeout_rule(s: &str) -> Result<TimeoutRule, String> {
     let allowed = "expected ROUND_TRIP+PER_LOAD, two integers in 0..=1000 (default: 2L+4 and 2)";
     let (a, b) = s.split_once('+').ok_or(allowed)?;
@@ -94,6 +115,10 @@ pub(crate) struct FtcoArgs {
     /// The result's ETA: exact (default), parent-recovery or ancestor-recovery.
     #[arg(long, default_value = "exact", value_parser = eta_rule)]
     pub(crate) eta: EtaRule,
+    /// Which peers each step serves first (FTCO App. A): none (default), disd or
+    /// rsd:INV_R[@SEED].
+    #[arg(long, default_value = "none", value_parser = service)]
+    pub(crate) service: ftcoll::protocols::ftco::ServiceDistance,
     #[command(flatten)]
     pub(crate) budget: BudgetArgs,
     /// Output format.
@@ -126,6 +151,7 @@ impl FtcoArgs {
             },
             timeout: self.timeout_rule,
             eta: self.eta,
+            service: self.service,
         };
         // The rule is the library's, shared with `ftcoll simulate`: elsewhere the roots would
         // silently stay immune.
