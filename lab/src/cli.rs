@@ -89,7 +89,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
 /// [`run`] with the command's output written to `out` instead of stdout (errors still go to
 /// stderr): the same code, for callers that keep the output (tests, other front ends).
 pub fn run_to(args: Vec<OsString>, out: &mut impl Write) -> ExitCode {
-    let (cli, from_file) = match parse(args) {
+    let (cli, from_file) = match parse(args, Help::Exit) {
         Ok(parsed) => parsed,
         Err(failure) => return failure.print(),
     };
@@ -120,11 +120,12 @@ pub fn run_to(args: Vec<OsString>, out: &mut impl Write) -> ExitCode {
 
 /// Parses the flags of `ftcoll sweep` (the command line after `ftcoll sweep`, `--config` and
 /// `--memory-limit` included) into a sweep ready to run, refusing bad input with the line and
-/// exit code `ftcoll sweep` gives. [`sweep::SweepPlan`] says how to run it elsewhere.
+/// exit code `ftcoll sweep` gives (`--help`: a [`Failure`] of exit code 0 holding the help).
+/// [`sweep::SweepPlan`] says how to run it elsewhere.
 pub fn sweep_plan(flags: Vec<OsString>) -> Result<sweep::SweepPlan, Failure> {
     let mut args: Vec<OsString> = vec!["ftcoll".into(), "sweep".into()];
     args.extend(flags);
-    let (cli, from_file) = parse(args)?;
+    let (cli, from_file) = parse(args, Help::Return)?;
     admission::set_limit(cli.memory_limit);
     let Command::Sweep(a) = cli.command else {
         return Err(Failure {
@@ -136,11 +137,12 @@ pub fn sweep_plan(flags: Vec<OsString>) -> Result<sweep::SweepPlan, Failure> {
 }
 
 /// Parses the flags of `ftcoll reproduce` (the command line after `ftcoll reproduce`) into a
-/// plan, refusing bad input with the line and exit code `ftcoll reproduce` gives.
+/// plan, refusing bad input with the line and exit code `ftcoll reproduce` gives (`--help`: a
+/// [`Failure`] of exit code 0 holding the help).
 pub fn reproduce_plan(flags: Vec<OsString>) -> Result<ReproducePlan, Failure> {
     let mut args: Vec<OsString> = vec!["ftcoll".into(), "reproduce".into()];
     args.extend(flags);
-    let (cli, from_file) = parse(args)?;
+    let (cli, from_file) = parse(args, Help::Return)?;
     admission::set_limit(cli.memory_limit);
     let Command::Reproduce(a) = cli.command else {
         return Err(Failure {
@@ -151,9 +153,18 @@ pub fn reproduce_plan(flags: Vec<OsString>) -> Result<ReproducePlan, Failure> {
     ReproducePlan::new(&a, from_file)
 }
 
+/// What `--help` and `--version` do: print and exit the process (the command line), or come back
+/// as a [`Failure`] of exit code 0 holding the text (library callers, which may have more to
+/// do before they exit: an MPI rank must finalize).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Help {
+    Exit,
+    Return,
+}
+
 /// Expands `--config` and parses a command line, or the one line and exit code that refuse it
-/// (`--help` and `--version` print and exit here, as clap does).
-fn parse(args: Vec<OsString>) -> Result<(Cli, Option<config_file::FromFile>), Failure> {
+/// (`--help` and `--version` as `help` says).
+fn parse(args: Vec<OsString>, help: Help) -> Result<(Cli, Option<config_file::FromFile>), Failure> {
     let (args, from_file) = config_file::expand(args).map_err(|message| Failure {
         line: format!("error: {message}"),
         code: 2,
@@ -166,7 +177,13 @@ fn parse(args: Vec<OsString>) -> Result<(Cli, Option<config_file::FromFile>), Fa
         Err(e) => {
             use clap::error::ErrorKind;
             if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-                e.exit();
+                if help == Help::Exit {
+                    e.exit();
+                }
+                return Err(Failure {
+                    line: e.render().to_string(),
+                    code: 0,
+                });
             }
             // clap renders usage and tips on further lines; keep the one naming the flag (for a
             // missing argument, the first line ends with ':' and the next names it).
@@ -190,7 +207,8 @@ fn parse(args: Vec<OsString>) -> Result<(Cli, Option<config_file::FromFile>), Fa
 }
 
 /// Why a command did not finish: the one line it prints on stderr and its exit code (2 for bad
-/// input, 1 for output that could not be written).
+/// input, 1 for output that could not be written), or, with exit code 0, the text `--help` or
+/// `--version` asked for (to print on stdout).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Failure {
     /// The line, `error: ` and the flag first.
@@ -220,9 +238,14 @@ impl Failure {
         }
     }
 
-    /// Prints the line on stderr and gives the exit code.
+    /// Prints the line (on stdout for the help's exit code 0, stderr otherwise) and gives the
+    /// exit code.
     pub fn print(&self) -> ExitCode {
-        eprintln!("{}", self.line);
+        if self.code == 0 {
+            print!("{}", self.line);
+        } else {
+            eprintln!("{}", self.line);
+        }
         ExitCode::from(self.code)
     }
 }

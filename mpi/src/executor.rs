@@ -159,7 +159,19 @@ impl RankExecutor<'_> {
                 }
                 std::thread::sleep(POLL);
             };
-            match decode::<Order>(&bytes)? {
+            let order = match decode::<Order>(&bytes) {
+                Ok(order) => order,
+                // Answered, so that rank 0 ends the batch (with this error) on every rank.
+                Err(e) => {
+                    send(&Report::Done {
+                        batch,
+                        index: usize::MAX,
+                        stats: Err(format!("rank {}: an order {e}", self.world.rank())),
+                    });
+                    continue;
+                }
+            };
+            match order {
                 Order::Run { batch: b, index } if b == batch => {
                     let stats = run_chunk(seed, jobs, chunks, index).and_then(|s| encode(&s));
                     if stats.is_ok() {
@@ -172,13 +184,29 @@ impl RankExecutor<'_> {
                     });
                 }
                 Order::End { batch: b, result } if b == batch => {
-                    return decode(&result?);
+                    // The batch's error, as every rank has it.
+                    let bytes = result?;
+                    return match decode(&bytes) {
+                        Ok(stats) => Ok(stats),
+                        Err(e) => {
+                            // Rank 0 holds the batch's statistics and this rank cannot read
+                            // them: their next steps would differ, so nothing can end cleanly.
+                            eprintln!(
+                                "error: rank {}: the batch's statistics {e}",
+                                self.world.rank()
+                            );
+                            self.world.abort(1)
+                        }
+                    };
                 }
                 other => {
-                    return Err(format!(
-                        "rank {}: batch {batch} received {other:?}: the ranks are out of step",
+                    // The same code on every rank reaches the same batches; a rank that sees
+                    // another batch's order cannot be brought back in step.
+                    eprintln!(
+                        "error: rank {}: batch {batch} received {other:?}: the ranks are out of step",
                         self.world.rank()
-                    ))
+                    );
+                    self.world.abort(1);
                 }
             }
         }
@@ -200,6 +228,7 @@ impl RankExecutor<'_> {
         let mut next = 0usize;
         let mut waiting = 0usize;
         let mut local_runs = 0u64;
+        let mut merged = 0usize;
         std::thread::scope(|scope| {
             let (to_local, local_in) = mpsc::channel::<usize>();
             let (local_out, from_local) = mpsc::channel::<(usize, Result<P::Stats, String>)>();
@@ -216,7 +245,10 @@ impl RankExecutor<'_> {
                 |index: usize, done: Result<P::Stats, String>, error: &mut Option<String>| {
                     match done {
                         Ok(s) => match chunks.get(index) {
-                            Some(&(_, j, _, _)) => P::merge(&mut stats[j], &s),
+                            Some(&(_, j, _, _)) => {
+                                P::merge(&mut stats[j], &s);
+                                merged += 1;
+                            }
                             None => *error = error.take().or(Some(format!("no chunk {index}"))),
                         },
                         Err(e) => *error = error.take().or(Some(e)),
@@ -225,15 +257,31 @@ impl RankExecutor<'_> {
             loop {
                 let mut progressed = false;
                 if !local_busy && error.is_none() && next < chunks.len() {
-                    local_busy = to_local.send(next).is_ok();
-                    local_runs += chunks[next].3;
+                    match to_local.send(next) {
+                        Ok(()) => {
+                            local_busy = true;
+                            local_runs += chunks[next].3;
+                        }
+                        Err(_) => error = Some("rank 0's computing thread stopped".into()),
+                    }
                     next += 1;
                     progressed = true;
                 }
-                if let Ok((index, done)) = from_local.try_recv() {
-                    local_busy = false;
-                    progressed = true;
-                    merge(index, done, &mut error);
+                match from_local.try_recv() {
+                    Ok((index, done)) => {
+                        local_busy = false;
+                        progressed = true;
+                        merge(index, done, &mut error);
+                    }
+                    // The thread ended without a report (it panicked: the scope raises it once
+                    // the loop ends).
+                    Err(mpsc::TryRecvError::Disconnected) if local_busy => {
+                        local_busy = false;
+                        error = error
+                            .take()
+                            .or(Some("rank 0's computing thread stopped".into()));
+                    }
+                    Err(_) => {}
                 }
                 if let Some(m) = world
                     .any_process()
@@ -279,12 +327,20 @@ impl RankExecutor<'_> {
             }
         });
         self.runs += local_runs;
-        let result = match error {
+        if error.is_none() && merged != chunks.len() {
+            error = Some(format!(
+                "batch {batch} ended with {merged} of its {} chunks",
+                chunks.len()
+            ));
+        }
+        // Every rank ends the batch with the same result: rank 0's own too comes from what it
+        // sends (statistics it cannot encode are an error on every rank).
+        let shared = match error {
             Some(e) => Err(e),
-            None => Ok(stats),
+            None => encode(&stats),
         };
-        let shared = match &result {
-            Ok(stats) => encode(stats),
+        let result = match &shared {
+            Ok(_) => Ok(stats),
             Err(e) => Err(e.clone()),
         };
         let end = encode(&Order::End {

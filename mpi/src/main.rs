@@ -517,27 +517,30 @@ fn first_completion<V>(s: &ServedSummary<V>) -> Option<Time> {
 }
 
 /// Every rank's verdict on input every rank checked: the plan if every rank accepted it, or the
-/// exit code every rank leaves with (the highest), after rank 0 printed its line, or each
-/// refusing rank its own when rank 0 accepted (a rank may be short of memory where rank 0 is
-/// not).
+/// exit code every rank leaves with (the highest), after rank 0 printed its line (or the help
+/// `--help` asked for), or each refusing rank its own when rank 0 accepted (a rank may be
+/// short of memory where rank 0 is not).
 fn agree<T>(
     world: &mpi::topology::SimpleCommunicator,
     mine: Result<T, Failure>,
 ) -> Result<T, ExitCode> {
     use mpi::collective::{CommunicatorCollectives, Root, SystemOperation};
     let rank = world.rank();
-    let code = mine.as_ref().err().map_or(0u8, |f| f.code.max(1));
-    let mut worst = 0u8;
+    // A failure of exit code 0 is the help: it stops the command as a refusal does.
+    let stop = u8::from(mine.is_err());
+    let code = mine.as_ref().err().map_or(0u8, |f| f.code);
+    let (mut stopped, mut worst) = (0u8, 0u8);
+    world.all_reduce_into(&stop, &mut stopped, SystemOperation::max());
     world.all_reduce_into(&code, &mut worst, SystemOperation::max());
-    let mut first = code;
-    world.process_at_rank(0).broadcast_into(&mut first);
+    let mut rank0_stopped = stop;
+    world.process_at_rank(0).broadcast_into(&mut rank0_stopped);
     match mine {
-        Ok(plan) if worst == 0 => Ok(plan),
+        Ok(plan) if stopped == 0 => Ok(plan),
         Ok(_) => Err(ExitCode::from(worst)),
         Err(failure) => {
             if rank == 0 {
-                eprintln!("{failure}");
-            } else if first == 0 {
+                failure.print();
+            } else if rank0_stopped == 0 {
                 eprintln!("{} (rank {rank})", failure.line);
             }
             Err(ExitCode::from(worst))

@@ -11,6 +11,11 @@
 //! soon as the point and every point before it are complete. Waiting ranks poll with short
 //! sleeps rather than block inside MPI, whose blocking receives spin and would take a core from
 //! the ranks still computing on an oversubscribed machine.
+//!
+//! Two differences from `ftcoll sweep`: a closed stdout is an error here (exit code 1; the
+//! single process ends quietly), since rank 0 must tell the other ranks how the sweep ended;
+//! and `--memory-limit` (or the memory available) is checked by each rank for itself, so ranks
+//! sharing a node should share it out (`--memory-limit` per rank).
 
 use std::io::Write;
 use std::ops::Range;
@@ -57,31 +62,63 @@ enum Report {
     Failed(Piece, Failure),
 }
 
-/// The pieces of points `from..` of `plan`, in point order: each point's runs cut into pieces
-/// of at most `ceil(runs / (4 R))` runs and at least 64 (a point's runs are parallel over the
-/// rank's threads in chunks of 64), so that R ranks share even a sweep of one point.
-fn pieces(plan: &SweepPlan, from: usize, ranks: usize) -> Vec<Piece> {
-    let runs = plan.runs();
-    let size = runs.div_ceil(4 * ranks as u64).max(64).min(runs.max(1));
-    let mut out = Vec::new();
-    for point in from..plan.points() {
-        let mut start = 0;
-        while start < runs {
-            let end = (start + size).min(runs);
-            out.push(Piece {
-                point,
-                runs: start..end,
-            });
-            start = end;
+/// The pieces of points `from..` of a plan, in point order, made as they are dealt (a grid's
+/// pieces are never all held: they would outweigh the memory its admission counted per
+/// point): each point's runs cut into pieces of `ceil(runs / 4R)` runs, but at least 64 per
+/// thread of the dealing rank (a piece's runs are parallel over a rank's threads in chunks of
+/// 64) and at most the point, so that R ranks share even a sweep of one point.
+struct Pieces {
+    point: usize,
+    start: u64,
+    points: usize,
+    runs: u64,
+    size: u64,
+}
+
+impl Pieces {
+    fn new(plan: &SweepPlan, from: usize, ranks: usize, threads: usize) -> Self {
+        let runs = plan.runs();
+        let least = 64 * threads.max(1) as u64;
+        Self {
+            point: from,
+            start: 0,
+            points: plan.points(),
+            runs,
+            size: runs.div_ceil(4 * ranks as u64).max(least).min(runs.max(1)),
         }
     }
-    out
+
+    /// Whether every piece has been dealt.
+    fn is_empty(&self) -> bool {
+        self.point >= self.points || self.runs == 0
+    }
+}
+
+impl Iterator for Pieces {
+    type Item = Piece;
+
+    fn next(&mut self) -> Option<Piece> {
+        if self.is_empty() {
+            return None;
+        }
+        let end = (self.start + self.size).min(self.runs);
+        let piece = Piece {
+            point: self.point,
+            runs: self.start..end,
+        };
+        self.start = end;
+        if end == self.runs {
+            self.point += 1;
+            self.start = 0;
+        }
+        Some(piece)
+    }
 }
 
 /// Runs `plan` on every rank of `world`; rank 0 writes its output to `out` (or to `--output`).
-/// Returns the failure every rank exits with: the first failing point's, as `ftcoll sweep`
-/// prints it after the rows before that point (on ranks other than 0 its line is empty: rank 0
-/// prints it).
+/// Returns rank 0's failure, whose exit code every rank ends with: the first failing point's, as
+/// `ftcoll sweep` prints it after the rows before that point, or rank 0's own (its output); on
+/// the other ranks the line is empty (rank 0 prints it).
 pub fn distributed_sweep(
     world: &SimpleCommunicator,
     plan: &SweepPlan,
@@ -112,8 +149,8 @@ fn wait_for(world: &SimpleCommunicator, tag: i32) -> Vec<u8> {
 fn work(world: &SimpleCommunicator, plan: &SweepPlan) -> Result<(), Failure> {
     let dealer = world.process_at_rank(0);
     let send = |report: &Report| {
-        // Encoding an enum of plain data into a vector cannot fail; if it did, rank 0 would
-        // wait for this rank forever, so the report says so instead.
+        // Encoding an enum of plain data into a vector cannot fail; if it did, the empty
+        // message still answers rank 0, which records it as an undecodable report.
         let bytes = postcard::to_allocvec(report).unwrap_or_default();
         dealer.send_with_tag(&bytes[..], TO_DEALER);
     };
@@ -261,11 +298,11 @@ fn deal(world: &SimpleCommunicator, plan: &SweepPlan, out: &mut impl Write) -> R
             let done = output.done();
             assembly.next = done;
             assembly.missing[..done].fill(0);
-            (Some(output), pieces(plan, done, ranks).into_iter())
+            (Some(output), Pieces::new(plan, done, ranks, plan.threads()))
         }
         Err(failure) => {
             assembly.failure = Some((0, failure));
-            (None, Vec::new().into_iter())
+            (None, Pieces::new(plan, plan.points(), ranks, 1))
         }
     };
     // Worker ranks that asked for work and got none (they wait for the end).
@@ -290,14 +327,32 @@ fn deal(world: &SimpleCommunicator, plan: &SweepPlan, out: &mut impl Write) -> R
             let mut progressed = false;
             if !local_busy && assembly.failure.is_none() {
                 if let Some(piece) = todo.next() {
-                    local_busy = to_local.send(piece).is_ok();
                     progressed = true;
+                    match to_local.send(piece) {
+                        Ok(()) => local_busy = true,
+                        Err(_) => assembly.fatal(Failure {
+                            line: "error: rank 0's computing thread stopped".into(),
+                            code: 1,
+                        }),
+                    }
                 }
             }
-            if let Ok(report) = from_local.try_recv() {
-                local_busy = false;
-                progressed = true;
-                assembly.take(report);
+            match from_local.try_recv() {
+                Ok(report) => {
+                    local_busy = false;
+                    progressed = true;
+                    assembly.take(report);
+                }
+                // The thread ended without a report (it panicked: the scope raises it once
+                // every rank has been told to end).
+                Err(mpsc::TryRecvError::Disconnected) if local_busy => {
+                    local_busy = false;
+                    assembly.fatal(Failure {
+                        line: "error: rank 0's computing thread stopped".into(),
+                        code: 1,
+                    });
+                }
+                Err(_) => {}
             }
             if let Some(matched) = world
                 .any_process()
@@ -323,7 +378,7 @@ fn deal(world: &SimpleCommunicator, plan: &SweepPlan, out: &mut impl Write) -> R
                     assembly.fatal(failure);
                 }
             }
-            let dealt = assembly.failure.is_some() || todo.len() == 0;
+            let dealt = assembly.failure.is_some() || todo.is_empty();
             if waiting == ranks - 1 && !local_busy && dealt {
                 break;
             }
@@ -380,7 +435,7 @@ mod tests {
             (1001, "10", 2),
         ] {
             let plan = plan(runs, procs);
-            let all = pieces(&plan, 0, ranks);
+            let all: Vec<Piece> = Pieces::new(&plan, 0, ranks, 1).collect();
             for point in 0..plan.points() {
                 let mut next = 0;
                 for p in all.iter().filter(|p| p.point == point) {
@@ -393,10 +448,11 @@ mod tests {
             assert!(all.windows(2).all(|w| w[0].point <= w[1].point));
         }
         // A point of 10^6 runs is cut for every rank to share it.
-        assert!(pieces(&plan(1_000_000, "10"), 0, 2).len() >= 8);
+        assert!(Pieces::new(&plan(1_000_000, "10"), 0, 2, 1).count() >= 8);
+        // At least 64 runs per thread of a rank: 2 threads take 128-run pieces.
+        assert!(Pieces::new(&plan(1000, "10"), 0, 4, 2)
+            .all(|p| p.runs.end - p.runs.start >= 128 || p.runs.end == 1000));
         // Resuming skips the points already written.
-        assert!(pieces(&plan(10, "10,20"), 1, 2)
-            .iter()
-            .all(|p| p.point == 1));
+        assert!(Pieces::new(&plan(10, "10,20"), 1, 2, 1).all(|p| p.point == 1));
     }
 }

@@ -158,6 +158,12 @@ fn failures_end_every_rank_with_the_single_process_error() {
         assert_eq!(errors.len(), 1, "{stderr}");
         assert!(errors[0].starts_with("error: point 1: "), "{stderr}");
     }
+    // `--help` prints the flags once and every rank exits with 0.
+    let help = mpi_sweep(3, &["--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&help.stdout);
+    assert!(text.contains("--procs"), "{text}");
+    assert_eq!(text.matches("Usage").count(), 1, "{text}");
     for (flags, flag) in [
         (
             "--runs 4 --procs 0 --tree lame:2 --correction checked",

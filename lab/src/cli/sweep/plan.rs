@@ -209,6 +209,12 @@ impl SweepPlan {
         self.args.runs
     }
 
+    /// The threads [`SweepPlan::run`] spreads a range of runs over in this process (`--threads`,
+    /// or one per core), in chunks of 64 runs.
+    pub fn threads(&self) -> usize {
+        rayon::current_num_threads()
+    }
+
     /// The progress display's label.
     pub(super) fn label(&self) -> &str {
         &self.label
