@@ -290,6 +290,11 @@ fn bad_input_is_one_line_and_a_non_zero_exit() {
         (3, vec!["allreduce", "--topology", "ring:2"], "--topology"),
         (
             3,
+            vec!["ftco", "--collective", "gather"],
+            "--collective: \"gather\": allowed bcast, reduce or allreduce",
+        ),
+        (
+            3,
             vec!["bcast", "--crash-after", "7:1"],
             "--crash-after: rank \"7\" is not in 1..3",
         ),

@@ -55,7 +55,7 @@ fn words(flags: &str) -> Vec<&str> {
     flags.split(' ').collect()
 }
 
-/// Issue 44's "a distributed sweep equals the single-process one byte for byte": rank 0 writes
+/// A distributed sweep equals the single-process one byte for byte: rank 0 writes
 /// the rows of points whose runs were cut into pieces and run on other ranks, merged in
 /// whatever order they came back.
 #[test]
