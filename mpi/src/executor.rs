@@ -10,44 +10,23 @@
 //! ranks that ask for work, running chunks itself on a second thread; the chunks' statistics
 //! are exact histograms and merge in any order. Only rank 0 writes the files.
 
-use std::sync::mpsc;
-
 use ftcoll_lab::experiment::{BatchPoint, Executor, Job, PointError};
-use mpi::point_to_point::{Destination, MatchedReceiveVec, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::sweep::POLL;
+use crate::deal::{deal, end, serve, Filing, Tags};
 
-/// The tag of rank 0's messages to a worker rank.
-const TO_WORKER: i32 = 3;
-/// The tag of a worker rank's messages to rank 0.
-const TO_DEALER: i32 = 4;
+/// The MPI tags of a batch's dealing.
+const TAGS: Tags = Tags {
+    to_worker: 3,
+    to_dealer: 4,
+};
 
-/// What rank 0 sends a worker.
-#[derive(Debug, Serialize, Deserialize)]
-enum Order {
-    /// Run chunk `index` of the batch (every rank cuts the batch the same way).
-    Run { batch: u64, index: usize },
-    /// The batch is over: the merged statistics of every job (postcard), or its error.
-    End {
-        batch: u64,
-        result: Result<Vec<u8>, String>,
-    },
-}
+/// A task: chunk `index` of batch `batch` (every rank cuts a batch the same way).
+type Chunk = (u64, usize);
 
-/// What a worker sends rank 0.
-#[derive(Debug, Serialize, Deserialize)]
-enum Report {
-    /// Ready for a first chunk of batch `batch`.
-    Ready { batch: u64 },
-    /// A chunk's statistics (postcard), or its error.
-    Done {
-        batch: u64,
-        index: usize,
-        stats: Result<Vec<u8>, String>,
-    },
-}
+/// A chunk's result: its statistics (postcard) or its error.
+type ChunkDone = (u64, usize, Result<Vec<u8>, String>);
 
 /// An [`Executor`] whose batches run on every rank of a communicator. Every rank must call
 /// [`Executor::run`] with the same jobs, as the same reproduction code does.
@@ -55,23 +34,12 @@ pub struct RankExecutor<'w> {
     world: &'w SimpleCommunicator,
     /// Batches run so far (a check that the ranks stay in step).
     batch: u64,
-    /// Runs done on this rank (the report's last line on rank 0 gives the total).
-    runs: u64,
 }
 
 impl<'w> RankExecutor<'w> {
     /// An executor on every rank of `world`.
     pub fn new(world: &'w SimpleCommunicator) -> Self {
-        Self {
-            world,
-            batch: 0,
-            runs: 0,
-        }
-    }
-
-    /// The runs this rank ran.
-    pub fn runs(&self) -> u64 {
-        self.runs
+        Self { world, batch: 0 }
     }
 }
 
@@ -116,243 +84,99 @@ fn decode<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
     postcard::from_bytes(bytes).map_err(|e| format!("decoding: {e}"))
 }
 
-impl<P: BatchPoint> Executor<P> for RankExecutor<'_> {
-    fn run(&mut self, seed: u64, jobs: &[Job<'_, P>]) -> Result<Vec<P::Stats>, PointError> {
-        self.batch += 1;
-        let chunks = chunks(jobs);
-        let result = if self.world.rank() == 0 {
-            self.deal(seed, jobs, &chunks)
-        } else {
-            self.work(seed, jobs, &chunks)
-        };
-        result.map_err(PointError)
+/// Rank 0's filing: each chunk's statistics merged into its job's.
+struct Merge<'a, P: BatchPoint> {
+    batch: u64,
+    chunks: &'a [(u64, usize, u64, u64)],
+    stats: Vec<P::Stats>,
+    merged: usize,
+    error: Option<String>,
+}
+
+impl<P: BatchPoint> Filing<ChunkDone> for Merge<'_, P> {
+    fn file(&mut self, done: Result<ChunkDone, String>) -> bool {
+        let merged = done.and_then(|(batch, index, stats)| {
+            if batch != self.batch {
+                return Err(format!(
+                    "batch {}: a chunk of batch {batch}: the ranks are out of step",
+                    self.batch
+                ));
+            }
+            let &(_, j, _, _) = self
+                .chunks
+                .get(index)
+                .ok_or_else(|| format!("no chunk {index}"))?;
+            let stats: P::Stats = decode(&stats?)?;
+            P::merge(&mut self.stats[j], &stats);
+            Ok(())
+        });
+        match merged {
+            Ok(()) => self.merged += 1,
+            Err(e) => self.error = self.error.take().or(Some(e)),
+        }
+        self.error.is_none()
     }
 }
 
-impl RankExecutor<'_> {
-    /// A worker rank's share of a batch: chunks until rank 0 ends the batch with its result.
-    fn work<P: BatchPoint>(
-        &mut self,
-        seed: u64,
-        jobs: &[Job<'_, P>],
-        chunks: &[(u64, usize, u64, u64)],
-    ) -> Result<Vec<P::Stats>, String> {
+impl<P: BatchPoint> Executor<P> for RankExecutor<'_> {
+    fn run(&mut self, seed: u64, jobs: &[Job<'_, P>]) -> Result<Vec<P::Stats>, PointError> {
+        self.batch += 1;
         let batch = self.batch;
-        let dealer = self.world.process_at_rank(0);
-        let send = |report: &Report| {
-            // A report that fails to encode would leave rank 0 waiting; its error goes instead.
-            let bytes = encode(report).unwrap_or_else(|e| {
-                encode(&Report::Done {
-                    batch,
-                    index: usize::MAX,
-                    stats: Err(e),
-                })
-                .unwrap_or_default()
-            });
-            dealer.send_with_tag(&bytes[..], TO_DEALER);
+        let chunks = chunks(jobs);
+        let run = |(b, index): Chunk| -> ChunkDone {
+            (
+                b,
+                index,
+                run_chunk(seed, jobs, &chunks, index).and_then(|s| encode(&s)),
+            )
         };
-        send(&Report::Ready { batch });
-        loop {
-            let bytes = loop {
-                if let Some(m) = dealer.immediate_matched_probe_with_tag(TO_WORKER) {
-                    break m.matched_receive_vec::<u8>().0;
-                }
-                std::thread::sleep(POLL);
-            };
-            let order = match decode::<Order>(&bytes) {
-                Ok(order) => order,
-                // Answered, so that rank 0 ends the batch (with this error) on every rank.
-                Err(e) => {
-                    send(&Report::Done {
-                        batch,
-                        index: usize::MAX,
-                        stats: Err(format!("rank {}: an order {e}", self.world.rank())),
-                    });
-                    continue;
-                }
-            };
-            match order {
-                Order::Run { batch: b, index } if b == batch => {
-                    let stats = run_chunk(seed, jobs, chunks, index).and_then(|s| encode(&s));
-                    if stats.is_ok() {
-                        self.runs += chunks[index].3;
-                    }
-                    send(&Report::Done {
-                        batch,
-                        index,
-                        stats,
-                    });
-                }
-                Order::End { batch: b, result } if b == batch => {
-                    // The batch's error, as every rank has it.
-                    let bytes = result?;
-                    return match decode(&bytes) {
-                        Ok(stats) => Ok(stats),
-                        Err(e) => {
-                            // Rank 0 holds the batch's statistics and this rank cannot read
-                            // them: their next steps would differ, so nothing can end cleanly.
-                            eprintln!(
-                                "error: rank {}: the batch's statistics {e}",
-                                self.world.rank()
-                            );
-                            self.world.abort(1)
-                        }
-                    };
-                }
-                other => {
-                    // The same code on every rank reaches the same batches; a rank that sees
-                    // another batch's order cannot be brought back in step.
-                    eprintln!(
-                        "error: rank {}: batch {batch} received {other:?}: the ranks are out of step",
-                        self.world.rank()
-                    );
-                    self.world.abort(1);
-                }
-            }
-        }
-    }
-
-    /// Rank 0's share: deals the chunks to the ranks that ask and to its own computing thread,
-    /// merges their statistics, and ends the batch on every rank once no chunk is running.
-    fn deal<P: BatchPoint>(
-        &mut self,
-        seed: u64,
-        jobs: &[Job<'_, P>],
-        chunks: &[(u64, usize, u64, u64)],
-    ) -> Result<Vec<P::Stats>, String> {
-        let batch = self.batch;
         let world = self.world;
-        let ranks = world.size() as usize;
-        let mut stats = vec![P::Stats::default(); jobs.len()];
-        let mut error: Option<String> = None;
-        let mut next = 0usize;
-        let mut waiting = 0usize;
-        let mut local_runs = 0u64;
-        let mut merged = 0usize;
-        std::thread::scope(|scope| {
-            let (to_local, local_in) = mpsc::channel::<usize>();
-            let (local_out, from_local) = mpsc::channel::<(usize, Result<P::Stats, String>)>();
-            scope.spawn(move || {
-                for index in local_in {
-                    let done = run_chunk(seed, jobs, chunks, index);
-                    if local_out.send((index, done)).is_err() {
-                        return;
-                    }
+        if world.rank() != 0 {
+            let last = serve::<Chunk, ChunkDone>(world, TAGS, &mut |(b, index)| {
+                if b != batch {
+                    // The same code on every rank reaches the same batches; a rank that is
+                    // handed another batch's chunk cannot be brought back in step.
+                    eprintln!(
+                        "error: rank {}: batch {batch} handed a chunk of batch {b}: the ranks are out of step",
+                        world.rank()
+                    );
+                    world.abort(1)
                 }
+                run((b, index))
             });
-            let mut local_busy = false;
-            let mut merge =
-                |index: usize, done: Result<P::Stats, String>, error: &mut Option<String>| {
-                    match done {
-                        Ok(s) => match chunks.get(index) {
-                            Some(&(_, j, _, _)) => {
-                                P::merge(&mut stats[j], &s);
-                                merged += 1;
-                            }
-                            None => *error = error.take().or(Some(format!("no chunk {index}"))),
-                        },
-                        Err(e) => *error = error.take().or(Some(e)),
-                    }
-                };
-            loop {
-                let mut progressed = false;
-                if !local_busy && error.is_none() && next < chunks.len() {
-                    match to_local.send(next) {
-                        Ok(()) => {
-                            local_busy = true;
-                            local_runs += chunks[next].3;
-                        }
-                        Err(_) => error = Some("rank 0's computing thread stopped".into()),
-                    }
-                    next += 1;
-                    progressed = true;
-                }
-                match from_local.try_recv() {
-                    Ok((index, done)) => {
-                        local_busy = false;
-                        progressed = true;
-                        merge(index, done, &mut error);
-                    }
-                    // The thread ended without a report (it panicked: the scope raises it once
-                    // the loop ends).
-                    Err(mpsc::TryRecvError::Disconnected) if local_busy => {
-                        local_busy = false;
-                        error = error
-                            .take()
-                            .or(Some("rank 0's computing thread stopped".into()));
-                    }
-                    Err(_) => {}
-                }
-                if let Some(m) = world
-                    .any_process()
-                    .immediate_matched_probe_with_tag(TO_DEALER)
-                {
-                    let (bytes, status) = m.matched_receive_vec::<u8>();
-                    let rank = status.source_rank();
-                    progressed = true;
-                    match decode::<Report>(&bytes) {
-                        Ok(Report::Ready { batch: b }) if b == batch => {}
-                        Ok(Report::Done {
-                            batch: b,
-                            index,
-                            stats: done,
-                        }) if b == batch => {
-                            merge(index, done.and_then(|bytes| decode(&bytes)), &mut error);
-                        }
-                        Ok(other) => {
-                            error = error.take().or(Some(format!(
-                            "batch {batch}: rank {rank} sent {other:?}: the ranks are out of step"
-                        )))
-                        }
-                        Err(e) => error = error.take().or(Some(format!("rank {rank}: {e}"))),
-                    }
-                    if error.is_none() && next < chunks.len() {
-                        let order = Order::Run { batch, index: next };
-                        next += 1;
-                        let bytes = encode(&order).unwrap_or_default();
-                        world
-                            .process_at_rank(rank)
-                            .send_with_tag(&bytes[..], TO_WORKER);
-                    } else {
-                        waiting += 1;
-                    }
-                }
-                let dealt = error.is_some() || next == chunks.len();
-                if waiting == ranks - 1 && !local_busy && dealt {
-                    break;
-                }
-                if !progressed {
-                    std::thread::sleep(POLL);
-                }
-            }
-        });
-        self.runs += local_runs;
-        if error.is_none() && merged != chunks.len() {
-            error = Some(format!(
-                "batch {batch} ended with {merged} of its {} chunks",
+            // The batch's result as every rank has it: its error, or rank 0's statistics,
+            // which a rank that cannot read them cannot follow (its next steps would differ).
+            let unreadable = |e: String| -> ! {
+                eprintln!("error: rank {}: the batch's result {e}", world.rank());
+                world.abort(1)
+            };
+            let shared: Result<Vec<u8>, String> = decode(&last).unwrap_or_else(|e| unreadable(e));
+            let bytes = shared.map_err(PointError)?;
+            return Ok(decode(&bytes).unwrap_or_else(|e| unreadable(e)));
+        }
+        let mut merge = Merge::<P> {
+            batch,
+            chunks: &chunks,
+            stats: vec![P::Stats::default(); jobs.len()],
+            merged: 0,
+            error: None,
+        };
+        let mut tasks = (0..chunks.len()).map(|index| (batch, index));
+        deal(world, TAGS, &mut tasks, &run, &mut merge);
+        if merge.error.is_none() && merge.merged != chunks.len() {
+            merge.error = Some(format!(
+                "batch {batch} ended with {} of its {} chunks",
+                merge.merged,
                 chunks.len()
             ));
         }
         // Every rank ends the batch with the same result: rank 0's own too comes from what it
         // sends (statistics it cannot encode are an error on every rank).
-        let shared = match error {
+        let shared = match merge.error {
             Some(e) => Err(e),
-            None => encode(&stats),
+            None => encode(&merge.stats),
         };
-        let result = match &shared {
-            Ok(_) => Ok(stats),
-            Err(e) => Err(e.clone()),
-        };
-        let end = encode(&Order::End {
-            batch,
-            result: shared,
-        })
-        .unwrap_or_default();
-        for rank in 1..world.size() {
-            world
-                .process_at_rank(rank)
-                .send_with_tag(&end[..], TO_WORKER);
-        }
-        result
+        end(world, TAGS, &encode(&shared).unwrap_or_default());
+        shared.map(|_| merge.stats).map_err(PointError)
     }
 }

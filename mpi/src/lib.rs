@@ -14,6 +14,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod deal;
 pub mod executor;
 pub mod sweep;
 

@@ -8,9 +8,8 @@
 //! any order, so how the runs were cut and who ran them never shows in a row. Rank 0 deals the
 //! pieces in point order (a slow piece holds up no other rank: the next free one takes the next
 //! piece), runs pieces itself on a second thread while it deals, and writes each point's row as
-//! soon as the point and every point before it are complete. Waiting ranks poll with short
-//! sleeps rather than block inside MPI, whose blocking receives spin and would take a core from
-//! the ranks still computing on an oversubscribed machine.
+//! soon as the point and every point before it are complete (the dealing itself is
+//! [`crate::deal`]'s, shared with the rank executor).
 //!
 //! Two differences from `ftcoll sweep`: a closed stdout is an error here (exit code 1; the
 //! single process ends quietly), since rank 0 must tell the other ranks how the sweep ended;
@@ -19,21 +18,19 @@
 
 use std::io::Write;
 use std::ops::Range;
-use std::sync::mpsc;
-use std::time::Duration;
 
-use ftcoll_lab::cli::sweep::{SweepPlan, Tally};
+use ftcoll_lab::cli::sweep::{SweepOutput, SweepPlan, Tally};
 use ftcoll_lab::cli::Failure;
-use mpi::point_to_point::{Destination, MatchedReceiveVec, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use serde::{Deserialize, Serialize};
 
-/// The tag of rank 0's messages to a worker rank.
-const TO_WORKER: i32 = 1;
-/// The tag of a worker rank's messages to rank 0.
-const TO_DEALER: i32 = 2;
-/// How long a rank with nothing to do sleeps between polls.
-pub(crate) const POLL: Duration = Duration::from_micros(200);
+use crate::deal::{deal, end, serve, Filing, Tags};
+
+/// The MPI tags of a sweep's dealing.
+const TAGS: Tags = Tags {
+    to_worker: 1,
+    to_dealer: 2,
+};
 
 /// A piece of work: a range of one point's runs.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,25 +39,8 @@ struct Piece {
     runs: Range<u64>,
 }
 
-/// What rank 0 sends a worker.
-#[derive(Debug, Serialize, Deserialize)]
-enum Order {
-    /// Run a piece and report it.
-    Run(Piece),
-    /// The sweep is over: exit with this code (0 for success; rank 0 prints any error).
-    End(u8),
-}
-
-/// What a worker sends rank 0.
-#[derive(Debug, Serialize, Deserialize)]
-enum Report {
-    /// Ready for a first piece.
-    Ready,
-    /// A piece's runs.
-    Done(Piece, Box<Tally>),
-    /// A piece that failed (the error `ftcoll sweep` would print).
-    Failed(Piece, Failure),
-}
+/// A piece's result: its runs' tally, or the failure `ftcoll sweep` would print.
+type PieceDone = (Piece, Result<Box<Tally>, Failure>);
 
 /// The pieces of points `from..` of a plan, in point order, made as they are dealt (a grid's
 /// pieces are never all held: they would outweigh the memory its admission counted per
@@ -124,65 +104,24 @@ pub fn distributed_sweep(
     plan: &SweepPlan,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
-    if world.rank() == 0 {
-        deal(world, plan, out)
-    } else {
-        work(world, plan)
+    if world.rank() != 0 {
+        let run = &mut |piece: Piece| {
+            let tally = plan.run(piece.point, piece.runs.clone()).map(Box::new);
+            (piece, tally)
+        };
+        // The last word is the exit code; rank 0 prints the error.
+        return match serve::<Piece, PieceDone>(world, TAGS, run).first() {
+            Some(0) => Ok(()),
+            code => Err(Failure {
+                line: String::new(),
+                code: code.copied().unwrap_or(1),
+            }),
+        };
     }
-}
-
-/// Polls (sleeping between tries) for a message from rank 0 with `tag`.
-fn wait_for(world: &SimpleCommunicator, tag: i32) -> Vec<u8> {
-    loop {
-        if let Some(matched) = world
-            .process_at_rank(0)
-            .immediate_matched_probe_with_tag(tag)
-        {
-            return matched.matched_receive_vec::<u8>().0;
-        }
-        std::thread::sleep(POLL);
-    }
-}
-
-/// A worker rank: asks for pieces, runs them and reports their tallies until rank 0 ends the
-/// sweep; its result is rank 0's.
-fn work(world: &SimpleCommunicator, plan: &SweepPlan) -> Result<(), Failure> {
-    let dealer = world.process_at_rank(0);
-    let send = |report: &Report| {
-        // Encoding an enum of plain data into a vector cannot fail; if it did, the empty
-        // message still answers rank 0, which records it as an undecodable report.
-        let bytes = postcard::to_allocvec(report).unwrap_or_default();
-        dealer.send_with_tag(&bytes[..], TO_DEALER);
-    };
-    send(&Report::Ready);
-    loop {
-        let bytes = wait_for(world, TO_WORKER);
-        match postcard::from_bytes::<Order>(&bytes) {
-            Ok(Order::End(0)) => return Ok(()),
-            Ok(Order::End(code)) => {
-                return Err(Failure {
-                    line: String::new(),
-                    code,
-                })
-            }
-            Ok(Order::Run(piece)) => match plan.run(piece.point, piece.runs.clone()) {
-                Ok(tally) => send(&Report::Done(piece, Box::new(tally))),
-                Err(failure) => send(&Report::Failed(piece, failure)),
-            },
-            // Rank 0 sends only orders; an undecodable one would be a bug, reported as a
-            // failed piece rather than a hang.
-            Err(e) => send(&Report::Failed(
-                Piece {
-                    point: 0,
-                    runs: 0..0,
-                },
-                Failure {
-                    line: format!("error: rank {}: an undecodable order: {e}", world.rank()),
-                    code: 1,
-                },
-            )),
-        }
-    }
+    let result = assemble(world, plan, out);
+    let code = result.as_ref().err().map_or(0, |f| f.code.max(1));
+    end(world, TAGS, &[code]);
+    result
 }
 
 /// The points' tallies as pieces come in, and the rows written so far.
@@ -228,19 +167,6 @@ impl Assembly {
         Ok(())
     }
 
-    /// Files a report.
-    fn take(&mut self, report: Report) {
-        match report {
-            Report::Ready => {}
-            Report::Done(piece, tally) => {
-                if let Err(failure) = self.add(&piece, *tally) {
-                    self.fatal(failure);
-                }
-            }
-            Report::Failed(piece, failure) => self.fail(&piece, failure),
-        }
-    }
-
     /// Records a failure of the sweep itself (rank 0's output, a garbled report): it ends the
     /// sweep before any further row.
     fn fatal(&mut self, failure: Failure) {
@@ -280,11 +206,48 @@ impl Assembly {
     }
 }
 
-/// Rank 0: deals the pieces to the worker ranks and to its own computing thread, writes the
-/// rows in point order, and ends the sweep on every rank once no piece is running. After a
-/// failure (a point's, or rank 0's output) no new piece starts, but running ones are still
-/// collected, so that no rank is left blocked in a send.
-fn deal(world: &SimpleCommunicator, plan: &SweepPlan, out: &mut impl Write) -> Result<(), Failure> {
+/// Rank 0's filing: each piece's tally into its point, each complete row written in order.
+struct Rows<'a, W> {
+    assembly: Assembly,
+    plan: &'a SweepPlan,
+    output: &'a mut SweepOutput,
+    out: &'a mut W,
+}
+
+impl<W: Write> Filing<PieceDone> for Rows<'_, W> {
+    fn file(&mut self, done: Result<PieceDone, String>) -> bool {
+        match done {
+            Ok((piece, Ok(tally))) => {
+                if let Err(failure) = self.assembly.add(&piece, *tally) {
+                    self.assembly.fatal(failure);
+                }
+            }
+            Ok((piece, Err(failure))) => self.assembly.fail(&piece, failure),
+            Err(e) => self.assembly.fatal(Failure {
+                line: format!("error: {e}"),
+                code: 1,
+            }),
+        }
+        // After a failure no new piece starts: every point before it is already dealt.
+        self.assembly.failure.is_none()
+    }
+
+    fn progress(&mut self) -> bool {
+        if let Err(failure) = self.assembly.write_ready(self.plan, self.output, self.out) {
+            self.assembly.fatal(failure);
+        }
+        self.assembly.failure.is_none()
+    }
+}
+
+/// Rank 0: deals the pieces (to the other ranks and to its own second thread) and writes the
+/// rows in point order. After a failure (a point's, or rank 0's output) no new piece starts,
+/// but running ones are still collected, so that no rank is left blocked in a send.
+fn assemble(
+    world: &SimpleCommunicator,
+    plan: &SweepPlan,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
     let ranks = world.size() as usize;
     let points = plan.points();
     let mut assembly = Assembly {
@@ -293,126 +256,52 @@ fn deal(world: &SimpleCommunicator, plan: &SweepPlan, out: &mut impl Write) -> R
         next: 0,
         failure: None,
     };
-    let (mut output, mut todo) = match plan.open(out) {
-        Ok(output) => {
-            let done = output.done();
-            assembly.next = done;
-            assembly.missing[..done].fill(0);
-            (Some(output), Pieces::new(plan, done, ranks, plan.threads()))
-        }
+    let run = |piece: Piece| {
+        let tally = plan.run(piece.point, piece.runs.clone()).map(Box::new);
+        (piece, tally)
+    };
+    let mut output = match plan.open(out) {
+        Ok(output) => output,
         Err(failure) => {
-            assembly.failure = Some((0, failure));
-            (None, Pieces::new(plan, plan.points(), ranks, 1))
+            // Nothing to deal: every worker's request is answered before the end.
+            deal(world, TAGS, &mut std::iter::empty(), &run, &mut Ended);
+            return Err(failure);
         }
     };
-    // Worker ranks that asked for work and got none (they wait for the end).
-    let mut waiting = 0;
-    std::thread::scope(|scope| {
-        // Rank 0's own computing thread: pieces in, reports out.
-        let (to_local, local_in) = mpsc::channel::<Piece>();
-        let (local_out, from_local) = mpsc::channel::<Report>();
-        scope.spawn(move || {
-            for piece in local_in {
-                let report = match plan.run(piece.point, piece.runs.clone()) {
-                    Ok(tally) => Report::Done(piece, Box::new(tally)),
-                    Err(failure) => Report::Failed(piece, failure),
-                };
-                if local_out.send(report).is_err() {
-                    return;
-                }
-            }
-        });
-        let mut local_busy = false;
-        loop {
-            let mut progressed = false;
-            if !local_busy && assembly.failure.is_none() {
-                if let Some(piece) = todo.next() {
-                    progressed = true;
-                    match to_local.send(piece) {
-                        Ok(()) => local_busy = true,
-                        Err(_) => assembly.fatal(Failure {
-                            line: "error: rank 0's computing thread stopped".into(),
-                            code: 1,
-                        }),
-                    }
-                }
-            }
-            match from_local.try_recv() {
-                Ok(report) => {
-                    local_busy = false;
-                    progressed = true;
-                    assembly.take(report);
-                }
-                // The thread ended without a report (it panicked: the scope raises it once
-                // every rank has been told to end).
-                Err(mpsc::TryRecvError::Disconnected) if local_busy => {
-                    local_busy = false;
-                    assembly.fatal(Failure {
-                        line: "error: rank 0's computing thread stopped".into(),
-                        code: 1,
-                    });
-                }
-                Err(_) => {}
-            }
-            if let Some(matched) = world
-                .any_process()
-                .immediate_matched_probe_with_tag(TO_DEALER)
-            {
-                let (bytes, status) = matched.matched_receive_vec::<u8>();
-                let rank = status.source_rank();
-                progressed = true;
-                match postcard::from_bytes::<Report>(&bytes) {
-                    Ok(report) => assembly.take(report),
-                    Err(e) => assembly.fatal(Failure {
-                        line: format!("error: an undecodable report from rank {rank}: {e}"),
-                        code: 1,
-                    }),
-                }
-                match todo.next().filter(|_| assembly.failure.is_none()) {
-                    Some(piece) => send_order(world, rank, &Order::Run(piece)),
-                    None => waiting += 1,
-                }
-            }
-            if let Some(output) = output.as_mut() {
-                if let Err(failure) = assembly.write_ready(plan, output, out) {
-                    assembly.fatal(failure);
-                }
-            }
-            let dealt = assembly.failure.is_some() || todo.is_empty();
-            if waiting == ranks - 1 && !local_busy && dealt {
-                break;
-            }
-            if !progressed {
-                std::thread::sleep(POLL);
-            }
-        }
-    });
-    let result = match assembly.failure {
+    let done = output.done();
+    assembly.next = done;
+    assembly.missing[..done].fill(0);
+    let mut pieces = Pieces::new(plan, done, ranks, plan.threads());
+    let mut rows = Rows {
+        assembly,
+        plan,
+        output: &mut output,
+        out,
+    };
+    deal(world, TAGS, &mut pieces, &run, &mut rows);
+    let assembly = rows.assembly;
+    match assembly.failure {
         Some((_, failure)) => Err(failure),
         // Every piece was dealt and none failed, so every row must be out: say so if not,
         // rather than end with a short output.
-        None if output.as_ref().is_some_and(|o| o.done() < points) => Err(Failure {
+        None if output.done() < points => Err(Failure {
             line: format!(
                 "error: the sweep ended with {} of its {points} rows written",
-                output.as_ref().map_or(0, |o| o.done())
+                output.done()
             ),
             code: 1,
         }),
         None => Ok(()),
-    };
-    let code = result.as_ref().err().map_or(0, |f| f.code.max(1));
-    for rank in 1..world.size() {
-        send_order(world, rank, &Order::End(code));
     }
-    result
 }
 
-/// Sends an order to worker `rank` (encoding an enum of plain data cannot fail).
-fn send_order(world: &SimpleCommunicator, rank: i32, order: &Order) {
-    let bytes = postcard::to_allocvec(order).unwrap_or_default();
-    world
-        .process_at_rank(rank)
-        .send_with_tag(&bytes[..], TO_WORKER);
+/// The filing of a sweep that ended before its first piece (no piece is dealt).
+struct Ended;
+
+impl Filing<PieceDone> for Ended {
+    fn file(&mut self, _: Result<PieceDone, String>) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]
