@@ -9,7 +9,7 @@
 //! pieces in point order (a slow piece holds up no other rank: the next free one takes the next
 //! piece), runs pieces itself on a second thread while it deals, and writes each point's row as
 //! soon as the point and every point before it are complete (the dealing itself is
-//! [`crate::deal`]'s, shared with the rank executor).
+//! `mpi/src/deal.rs`'s, shared with the rank executor).
 //!
 //! Two differences from `ftcoll sweep`: a closed stdout is an error here (exit code 1; the
 //! single process ends quietly), since rank 0 must tell the other ranks how the sweep ended;
