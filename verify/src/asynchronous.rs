@@ -140,11 +140,16 @@ where
 
     /// Whether offering `rank` a send slot would change anything.
     fn poll_changes(&self, state: &AsyncState<A>, rank: Rank) -> bool {
-        let mut node = state.nodes[rank as usize].clone();
-        let mut out = Outbox::new();
         // The send slot would be the next action: the time `next_state` passes it.
-        node.on_send_slot(&self.config, state.clock + 1, &mut out);
-        !out.is_empty() || node != state.nodes[rank as usize]
+        self.slot_changes(&state.nodes[rank as usize], state.clock + 1)
+    }
+
+    /// Whether a send slot at `now` would change `node` or make it act.
+    pub(crate) fn slot_changes(&self, node: &A, now: Time) -> bool {
+        let mut after = node.clone();
+        let mut out = Outbox::new();
+        after.on_send_slot(&self.config, now, &mut out);
+        !out.is_empty() || after != *node
     }
 
     /// Computes the derived field `pollable` of a new state.
@@ -158,24 +163,27 @@ where
     /// Recomputes `pollable` after an action of `rank` alone: an automaton that does not read
     /// the clock answers a send slot from its own state only, so only the rank that acted can
     /// change its answer; one that reads it is asked again everywhere.
-    fn resettle(&self, mut state: AsyncState<A>, rank: Rank) -> AsyncState<A> {
+    fn resettle_mut(&self, state: &mut AsyncState<A>, rank: Rank) {
         if self.reads_clock {
-            return self.settle(state);
+            for r in 0..self.procs {
+                state.pollable[r as usize] =
+                    !state.crashed[r as usize] && self.poll_changes(state, r);
+            }
+            return;
         }
         let r = rank as usize;
-        state.pollable[r] = !state.crashed[r] && self.poll_changes(&state, rank);
-        state
+        state.pollable[r] = !state.crashed[r] && self.poll_changes(state, rank);
     }
 
     /// Whether a message to a crashed process is discarded when sent or when the crash happens
     /// ([`Self::crashes_at_events_only`] with an automaton that does not read the clock).
-    fn discards_to_crashed(&self) -> bool {
+    pub(crate) fn discards_to_crashed(&self) -> bool {
         self.crashes_at_events_only && !self.reads_clock
     }
 
     /// Whether `rank` has an action of its own: a message to it in flight, a timer, or a send
     /// slot that would change it.
-    fn has_events(&self, state: &AsyncState<A>, rank: Rank) -> bool {
+    pub(crate) fn has_events(&self, state: &AsyncState<A>, rank: Rank) -> bool {
         state.pollable[rank as usize]
             || state.network.iter().any(|&(_, to, _)| to == rank)
             || state.timers.iter().any(|&(r, _)| r == rank)
@@ -300,7 +308,38 @@ where
         if !self.halt.admit() {
             return None;
         }
+        self.apply(state, action)
+    }
+
+    fn properties(&self) -> Vec<Property<Self>> {
+        vec![
+            Property::always(property::INTEGRITY, integrity::<A>),
+            Property::always(property::NO_DUPLICATES, no_duplicates::<A>),
+            Property::always(property::LIVENESS, liveness::<A>),
+            Property::always(property::TERMINATION, termination::<A>),
+            Property::sometimes(property::SOMETIMES_QUIESCENT, quiescent::<A>),
+        ]
+    }
+}
+
+impl<A: Automaton> AsyncModel<A>
+where
+    A::Msg: Ord,
+{
+    /// The state after `action`, which must be one [`Model::actions`] offers in `state`
+    /// (`None` if it names a message not in flight); the budget is not consulted.
+    pub(crate) fn apply(
+        &self,
+        state: &AsyncState<A>,
+        action: AsyncAction<A::Msg>,
+    ) -> Option<AsyncState<A>> {
         let mut next = state.clone();
+        self.apply_mut(&mut next, action).then_some(next)
+    }
+
+    /// [`Self::apply`] in place; false (and `next` partly changed) if `action` names a message
+    /// not in flight.
+    pub(crate) fn apply_mut(&self, next: &mut AsyncState<A>, action: AsyncAction<A::Msg>) -> bool {
         next.clock += 1;
         let now = next.clock;
         let mut out = Outbox::new();
@@ -312,26 +351,29 @@ where
         };
         match action {
             AsyncAction::Deliver(from, to, msg) => {
-                let index = next
+                let Some(index) = next
                     .network
                     .iter()
-                    .position(|(f, t, m)| *f == from && *t == to && *m == msg)?;
+                    .position(|(f, t, m)| *f == from && *t == to && *m == msg)
+                else {
+                    return false;
+                };
                 next.network.remove(index);
                 if !next.crashed[to as usize] {
                     next.nodes[to as usize].on_message(&self.config, now, from, msg, &mut out);
-                    self.absorb(&mut next, to, &mut out, false);
+                    self.absorb(next, to, &mut out, false);
                 }
             }
             AsyncAction::Timer(rank, id) => {
                 next.timers.retain(|&t| t != (rank, id));
                 if !next.crashed[rank as usize] {
                     next.nodes[rank as usize].on_timer(&self.config, now, id, &mut out);
-                    self.absorb(&mut next, rank, &mut out, false);
+                    self.absorb(next, rank, &mut out, false);
                 }
             }
             AsyncAction::Poll(rank) => {
                 next.nodes[rank as usize].on_send_slot(&self.config, now, &mut out);
-                self.absorb(&mut next, rank, &mut out, true);
+                self.absorb(next, rank, &mut out, true);
             }
             AsyncAction::Crash(rank) => {
                 next.crashed[rank as usize] = true;
@@ -342,17 +384,8 @@ where
                 }
             }
         }
-        Some(self.resettle(next, actor))
-    }
-
-    fn properties(&self) -> Vec<Property<Self>> {
-        vec![
-            Property::always(property::INTEGRITY, integrity::<A>),
-            Property::always(property::NO_DUPLICATES, no_duplicates::<A>),
-            Property::always(property::LIVENESS, liveness::<A>),
-            Property::always(property::TERMINATION, termination::<A>),
-            Property::sometimes(property::SOMETIMES_QUIESCENT, quiescent::<A>),
-        ]
+        self.resettle_mut(next, actor);
+        true
     }
 }
 
@@ -381,29 +414,29 @@ pub(crate) fn live_ones_delivered<V>(deliveries: &[(u32, Option<V>)], crashed: &
         .all(|((d, _), &c)| c || *d > 0)
 }
 
-fn integrity<A: Automaton>(m: &AsyncModel<A>, s: &AsyncState<A>) -> bool {
+pub(crate) fn integrity<A: Automaton>(m: &AsyncModel<A>, s: &AsyncState<A>) -> bool {
     delivered_payload_only(&s.deliveries, &m.payload)
 }
 
-fn no_duplicates<A: Automaton>(_: &AsyncModel<A>, s: &AsyncState<A>) -> bool {
+pub(crate) fn no_duplicates<A: Automaton>(_: &AsyncModel<A>, s: &AsyncState<A>) -> bool {
     delivered_at_most_once(&s.deliveries)
 }
 
-fn liveness<A: Automaton>(m: &AsyncModel<A>, s: &AsyncState<A>) -> bool
+pub(crate) fn liveness<A: Automaton>(m: &AsyncModel<A>, s: &AsyncState<A>) -> bool
 where
     A::Msg: Ord,
 {
     !m.quiescent(s) || m.live_delivered(s)
 }
 
-fn termination<A: Automaton>(m: &AsyncModel<A>, s: &AsyncState<A>) -> bool
+pub(crate) fn termination<A: Automaton>(m: &AsyncModel<A>, s: &AsyncState<A>) -> bool
 where
     A::Msg: Ord,
 {
     !s.broken && (s.clock < m.horizon || m.quiescent(s))
 }
 
-fn quiescent<A: Automaton>(m: &AsyncModel<A>, s: &AsyncState<A>) -> bool
+pub(crate) fn quiescent<A: Automaton>(m: &AsyncModel<A>, s: &AsyncState<A>) -> bool
 where
     A::Msg: Ord,
 {
@@ -416,7 +449,7 @@ mod tests {
     use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
     use ftcoll::topology::{LogP, Order, TreeKind};
 
-    /// The incremental send-slot answer (`resettle`) is the one computed from scratch (`settle`)
+    /// The incremental send-slot answer (`resettle_mut`) is the one computed from scratch (`settle`)
     /// in every state of 200 pseudo-random runs per variant, crashes included; for an automaton
     /// that reads the clock it is the full recomputation anyway.
     #[test]

@@ -201,10 +201,15 @@ pub enum Search {
     /// its counterexamples are the first runs found, not the shortest; with more than one
     /// thread, which one is a race.
     Fingerprints,
+    /// [`crate::transactions`], the asynchronous model only: the search by fingerprints over
+    /// the runs in which each process's receptions come right before its next send slot or
+    /// crash (a reduction that keeps every verdict). Its count is the reduced model's unique
+    /// states; its counterexamples are runs of the asynchronous model.
+    Transactions,
 }
 
 impl Search {
-    /// `auto`, `layered`, `bfs`, `depth`, `dpor` or `fingerprints`.
+    /// `auto`, `layered`, `bfs`, `depth`, `dpor`, `fingerprints` or `transactions`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Auto => "auto",
@@ -213,6 +218,7 @@ impl Search {
             Self::Depth => "depth",
             Self::Dpor => "dpor",
             Self::Fingerprints => "fingerprints",
+            Self::Transactions => "transactions",
         }
     }
 }
@@ -382,7 +388,8 @@ impl<'a> Watch<'a> {
     }
 }
 
-/// Parses `--search`: `auto`, `layered`, `bfs`, `depth`, `dpor` or `fingerprints`.
+/// Parses `--search`: `auto`, `layered`, `bfs`, `depth`, `dpor`, `fingerprints` or
+/// `transactions`.
 pub fn parse_search(text: &str) -> Result<Search, String> {
     match text {
         "auto" => Ok(Search::Auto),
@@ -391,9 +398,10 @@ pub fn parse_search(text: &str) -> Result<Search, String> {
         "depth" => Ok(Search::Depth),
         "dpor" => Ok(Search::Dpor),
         "fingerprints" => Ok(Search::Fingerprints),
+        "transactions" => Ok(Search::Transactions),
         _ => Err(format!(
             "'{text}' is not a search engine: allowed auto, layered, bfs, depth, dpor, \
-             fingerprints"
+             fingerprints, transactions"
         )),
     }
 }

@@ -43,6 +43,7 @@ pub mod matrix;
 pub mod mutants;
 pub mod search;
 pub mod timed;
+pub mod transactions;
 
 pub use asynchronous::AsyncModel;
 pub use budget::{Budget, Halt, Stop};
@@ -412,6 +413,39 @@ pub fn check_within(
                 start,
             ))
         }
+        ModelKind::Async if budget.search == budget::Search::Transactions => {
+            let mut model = AsyncModel::corrected_tree(spec, crashes)?;
+            if model.reads_clock {
+                return Err(CheckError::Refused(dpor::Refusal::ReadsClock));
+            }
+            model.crashes_at_events_only = budget.crashes_at_events_only;
+            let halt = model.halt.clone();
+            if let Some(cap) = budget.max_states {
+                halt.cap(cap.saturating_sub(initial), Stop::States);
+            }
+            let model = transactions::TransactionModel::new(model);
+            let explored = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                fingerprints::explore(&model, &halt, budget, start, progress)
+            }))
+            .map_err(|_| CheckError::CheckerFailed)?
+            .map_err(|_| CheckError::CheckerFailed)?;
+            let stopped = halt.reason();
+            halt.release();
+            Ok(async_result(
+                |name| {
+                    explored.discoveries.get(name).map(|(_, steps)| {
+                        steps
+                            .iter()
+                            .flat_map(|step| step.actions.iter())
+                            .map(|a| format!("{a:?}"))
+                            .collect()
+                    })
+                },
+                explored.states,
+                stopped,
+                start,
+            ))
+        }
         ModelKind::Async if budget.search == budget::Search::Fingerprints => {
             let mut model = AsyncModel::corrected_tree(spec, crashes)?;
             model.crashes_at_events_only = budget.crashes_at_events_only;
@@ -515,14 +549,18 @@ where
     model.crashes_before_sends_only |= budget.crashes_before_sends_only;
     let halt = model.halt.clone();
     let search = match budget.search {
-        budget::Search::Auto | budget::Search::Dpor | budget::Search::Fingerprints
+        budget::Search::Auto
+        | budget::Search::Dpor
+        | budget::Search::Fingerprints
+        | budget::Search::Transactions
             if model.choices.is_some() =>
         {
             budget::Search::Bfs
         }
-        budget::Search::Auto | budget::Search::Dpor | budget::Search::Fingerprints => {
-            budget::Search::Depth
-        }
+        budget::Search::Auto
+        | budget::Search::Dpor
+        | budget::Search::Fingerprints
+        | budget::Search::Transactions => budget::Search::Depth,
         chosen => chosen,
     };
     if search == budget::Search::Bfs {

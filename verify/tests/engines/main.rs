@@ -10,3 +10,4 @@ mod layered;
 mod pinned_cells;
 mod search;
 mod threads;
+mod transactions;

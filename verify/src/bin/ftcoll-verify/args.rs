@@ -287,7 +287,11 @@ impl BudgetArgs {
                 }
             }
             Target::Timed { what, pre } => {
-                if let Some(s @ (budget::Search::Dpor | budget::Search::Fingerprints)) = self.search
+                if let Some(
+                    s @ (budget::Search::Dpor
+                    | budget::Search::Fingerprints
+                    | budget::Search::Transactions),
+                ) = self.search
                 {
                     return Err(format!(
                         "--search: {} is not allowed with {what}: it searches the \

@@ -279,7 +279,12 @@ fn main() -> ExitCode {
             if let Err(m) = a.budget.refuse_ignored(&target) {
                 return usage(m);
             }
-            if model == ModelKind::Async && a.budget.search == Some(budget::Search::Dpor) {
+            if model == ModelKind::Async
+                && matches!(
+                    a.budget.search,
+                    Some(budget::Search::Dpor | budget::Search::Transactions)
+                )
+            {
                 if let Err(m) = local_clocks_allowed(&spec) {
                     return usage(m);
                 }
