@@ -108,6 +108,33 @@ pub(crate) fn fingerprint<T: Hash>(value: &T) -> u64 {
     .hash_one(value)
 }
 
+/// How a model's states are fingerprinted for [`explore`]: by default the hash of the whole
+/// state; a model may compute a successor's fingerprint without building it, so that a state
+/// seen before is never built again.
+pub trait Fingerprints: Model {
+    /// The fingerprint of `state`.
+    fn fingerprint_of(&self, state: &Self::State) -> u64
+    where
+        Self::State: Hash,
+    {
+        fingerprint(state)
+    }
+
+    /// The fingerprint of the state `action` leads to from `state`, if known before building
+    /// it; it must equal [`Self::fingerprint_of`] that state.
+    fn fingerprint_after(&self, _state: &Self::State, _action: &Self::Action) -> Option<u64> {
+        None
+    }
+}
+
+impl<A> Fingerprints for crate::AsyncModel<A>
+where
+    A: ftcoll::automaton::Automaton + Send + Sync + 'static,
+    A::Msg: Ord + Send + Sync,
+    A::Config: Send + Sync + 'static,
+{
+}
+
 /// The fingerprints seen, in shards chosen by the fingerprint's top bits.
 struct Visited {
     shards: Vec<Mutex<HashSet<u64, BuildHasherDefault<Identity>>>>,
@@ -184,11 +211,27 @@ struct Shared<'m, M: Model> {
     states: AtomicU64,
 }
 
-impl<M: Model> Shared<'_, M>
+impl<M: Fingerprints> Shared<'_, M>
 where
     M::State: Hash,
     M::Action: Clone,
 {
+    /// The successor of `state` by `action` if it is new (and within the boundary): its
+    /// fingerprint taken before it is built when the model knows it.
+    fn successor(&self, state: &M::State, action: &M::Action) -> Option<M::State> {
+        if let Some(known) = self.model.fingerprint_after(state, action) {
+            if !self.visited.insert(known) {
+                return None;
+            }
+            let next = self.model.next_state(state, action.clone())?;
+            debug_assert_eq!(known, self.model.fingerprint_of(&next));
+            return self.model.within_boundary(&next).then_some(next);
+        }
+        let next = self.model.next_state(state, action.clone())?;
+        (self.model.within_boundary(&next) && self.visited.insert(self.model.fingerprint_of(&next)))
+            .then_some(next)
+    }
+
     /// Checks `state` against every property not yet discovered, recording what it shows.
     fn check(&self, state: &M::State, order: Order, origin: usize, path: &[M::Action]) {
         for (i, property) in self.properties.iter().enumerate() {
@@ -239,12 +282,9 @@ where
             }
             let action = top.actions[top.next].clone();
             top.next += 1;
-            let Some(next) = self.model.next_state(&top.state, action.clone()) else {
+            let Some(next) = self.successor(&top.state, &action) else {
                 continue;
             };
-            if !self.model.within_boundary(&next) || !self.visited.insert(fingerprint(&next)) {
-                continue;
-            }
             unpublished += 1;
             if unpublished == SLICE {
                 self.states.fetch_add(unpublished, Ordering::Relaxed);
@@ -279,7 +319,7 @@ pub fn explore<M>(
     progress: Option<crate::Progress<'_>>,
 ) -> Result<Explored<M::Action>, Refusal>
 where
-    M: Model + Sync,
+    M: Fingerprints + Sync,
     M::State: Hash + Send + Sync,
     M::Action: Clone + Send + Sync,
 {
@@ -305,7 +345,7 @@ where
     let mut waiting: VecDeque<Root<M>> = VecDeque::new();
     let mut seq = 0u64;
     for (origin, state) in model.init_states().into_iter().enumerate() {
-        if !model.within_boundary(&state) || !shared.visited.insert(fingerprint(&state)) {
+        if !model.within_boundary(&state) || !shared.visited.insert(model.fingerprint_of(&state)) {
             continue;
         }
         shared.states.fetch_add(1, Ordering::Relaxed);
@@ -325,12 +365,9 @@ where
         actions.clear();
         model.actions(&root.state, &mut actions);
         for action in actions.drain(..) {
-            let Some(next) = model.next_state(&root.state, action.clone()) else {
+            let Some(next) = shared.successor(&root.state, &action) else {
                 continue;
             };
-            if !model.within_boundary(&next) || !shared.visited.insert(fingerprint(&next)) {
-                continue;
-            }
             shared.states.fetch_add(1, Ordering::Relaxed);
             let mut path = root.path.clone();
             path.push(action);

@@ -79,14 +79,46 @@ pub struct TransactionState<A: Automaton> {
     pub stage: Stage,
 }
 
-/// A step of the reduced model: actions of [`AsyncModel`] taken one after another, and the
-/// state they lead to (computed once, when the step is offered).
-#[derive(Clone, Debug)]
+/// A step of the reduced model: actions of [`AsyncModel`] taken one after another. The state
+/// they lead to is fingerprinted when the step is offered and built only if it is new.
+#[derive(Clone)]
 pub struct Step<A: Automaton> {
     /// The actions, in order.
     pub actions: Vec<AsyncAction<A::Msg>>,
-    /// The state after them.
-    pub next: Arc<TransactionState<A>>,
+    fingerprint: u64,
+    build: Build<A>,
+}
+
+impl<A: Automaton> std::fmt::Debug for Step<A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(&self.actions).finish()
+    }
+}
+
+/// How the state after a step is built.
+#[derive(Clone)]
+enum Build<A: Automaton> {
+    /// Built already (the ending and witnesses).
+    Ready(Arc<TransactionState<A>>),
+    /// Transaction `index` of `rank`'s receptions, ended by its send slot or by a crash.
+    Transaction {
+        rank: Rank,
+        found: Arc<Receptions<A>>,
+        index: usize,
+        crash: bool,
+    },
+}
+
+/// A transaction's receptions and send slot, at one process.
+struct Transaction<A: Automaton> {
+    /// The receptions then the send slot.
+    actions: Vec<AsyncAction<A::Msg>>,
+    /// The process after the receptions.
+    received: Local<A>,
+    /// After the send slot too.
+    polled: Local<A>,
+    /// What the send slot sent.
+    sent: Option<(Rank, A::Msg)>,
 }
 
 /// [`AsyncModel`] reduced to transactions (see the module's documentation).
@@ -134,7 +166,7 @@ struct Receptions<A: Automaton> {
     /// the send slot, where the crash budget allows (a crash only where the process would send:
     /// one where it would not changes nothing the properties read but its own obligation to
     /// deliver; module docs).
-    transactions: Vec<(Vec<AsyncAction<A::Msg>>, Local<A>)>,
+    transactions: Vec<Transaction<A>>,
     /// Receptions after which the process has nothing left to do.
     endings: Vec<(Vec<AsyncAction<A::Msg>>, Local<A>)>,
     /// Receptions after which integrity, no duplicates or the contract fails.
@@ -226,13 +258,20 @@ where
         next.timers.sort();
         next.deliveries[r] = local.delivered.clone();
         next.broken |= local.broken;
-        next.pollable[r] = !state.crashed[r] && self.inner.slot_changes(&local.node, next.clock + 1);
+        next.pollable[r] =
+            !state.crashed[r] && self.inner.slot_changes(&local.node, next.clock + 1);
         next
     }
 
     /// One reception at a live process: the delivery of `inbox[at]` or, past the inbox, the
     /// firing of `timers[at - inbox.len()]`.
-    fn receive(&self, local: &Local<A>, rank: Rank, clock: Time, at: usize) -> (AsyncAction<A::Msg>, Local<A>) {
+    fn receive(
+        &self,
+        local: &Local<A>,
+        rank: Rank,
+        clock: Time,
+        at: usize,
+    ) -> (AsyncAction<A::Msg>, Local<A>) {
         let m = &self.inner;
         let mut next = local.clone();
         next.taken += 1;
@@ -240,7 +279,8 @@ where
         let mut out = Outbox::new();
         let action = if at < local.inbox.len() {
             let (from, msg) = next.inbox.remove(at);
-            next.node.on_message(&m.config, now, from, msg.clone(), &mut out);
+            next.node
+                .on_message(&m.config, now, from, msg.clone(), &mut out);
             AsyncAction::Deliver(from, rank, msg)
         } else {
             let (_, id) = next.timers.remove(at - local.inbox.len());
@@ -258,6 +298,21 @@ where
             |_, _| {},
         );
         (action, next)
+    }
+
+    /// A step whose state is built already.
+    fn ready(
+        &self,
+        actions: Vec<AsyncAction<A::Msg>>,
+        next: AsyncState<A>,
+        stage: Stage,
+    ) -> Step<A> {
+        let fingerprint = Parts::staged(&next, stage).total();
+        Step {
+            actions,
+            fingerprint,
+            build: Build::Ready(Arc::new(TransactionState { state: next, stage })),
+        }
     }
 
     /// Every outcome of `rank`'s receptions from `state` (a breadth-first search over the
@@ -323,9 +378,29 @@ where
                 continue;
             }
             if sends {
-                let mut t = path.clone();
-                t.push(AsyncAction::Poll(rank));
-                found.transactions.push((t, here.clone()));
+                let mut actions = path.clone();
+                actions.push(AsyncAction::Poll(rank));
+                let mut polled = here.clone();
+                polled.taken += 1;
+                let mut out = Outbox::new();
+                polled.node.on_send_slot(&m.config, clock + 1, &mut out);
+                let mut sent = None;
+                apply_outbox(
+                    &mut out,
+                    rank,
+                    m.procs,
+                    true,
+                    &mut polled.timers,
+                    &mut polled.delivered,
+                    &mut polled.broken,
+                    |to, msg| sent = Some((to, msg)),
+                );
+                found.transactions.push(Transaction {
+                    actions,
+                    received: here.clone(),
+                    polled,
+                    sent,
+                });
             }
             for i in 0..open {
                 if i > 0 && i < here.inbox.len() && here.inbox[i] == here.inbox[i - 1] {
@@ -341,17 +416,87 @@ where
         }
         found
     }
-
 }
 
-fn step<A: Automaton>(
-    actions: Vec<AsyncAction<A::Msg>>,
-    next: AsyncState<A>,
-    stage: Stage,
-) -> Step<A> {
-    Step {
-        actions,
-        next: Arc::new(TransactionState { state: next, stage }),
+/// The fingerprint of a state of the reduced model is a sum of hashes, one for the global
+/// fields, one per process (its automaton, whether it crashed, its deliveries), one per message
+/// in flight and one per timer, so that a transaction's successor is fingerprinted from the
+/// parts it changes. (The send-slot answers are left out: they follow from the automata.)
+fn global_hash(stage: Stage, clock: Time, crashes: u32, broken: bool) -> u64 {
+    fingerprint(&(0u8, stage, clock, crashes, broken))
+}
+
+fn process_hash<A: Automaton>(
+    rank: Rank,
+    node: &A,
+    crashed: bool,
+    delivered: &(u32, Option<A::Value>),
+) -> u64 {
+    fingerprint(&(1u8, rank, node, crashed, delivered))
+}
+
+fn message_hash<M: std::hash::Hash>(from: Rank, to: Rank, msg: &M) -> u64 {
+    fingerprint(&(2u8, from, to, msg))
+}
+
+fn timer_hash(rank: Rank, id: TimerId) -> u64 {
+    fingerprint(&(3u8, rank, id))
+}
+
+/// A state's hashes by process: its own, its incoming messages' and its timers'.
+struct Parts {
+    global: u64,
+    process: Vec<u64>,
+    to: Vec<u64>,
+    timers: Vec<u64>,
+}
+
+impl Parts {
+    fn of<A: Automaton>(s: &AsyncState<A>) -> Self {
+        Self::staged(s, Stage::Transactions)
+    }
+
+    fn staged<A: Automaton>(s: &AsyncState<A>, stage: Stage) -> Self {
+        let n = s.nodes.len();
+        let mut to = vec![0u64; n];
+        for (from, dest, msg) in &s.network {
+            to[*dest as usize] = to[*dest as usize].wrapping_add(message_hash(*from, *dest, msg));
+        }
+        let mut timers = vec![0u64; n];
+        for &(rank, id) in &s.timers {
+            timers[rank as usize] = timers[rank as usize].wrapping_add(timer_hash(rank, id));
+        }
+        Self {
+            global: global_hash(stage, s.clock, s.crashes, s.broken),
+            process: (0..n)
+                .map(|r| process_hash(r as Rank, &s.nodes[r], s.crashed[r], &s.deliveries[r]))
+                .collect(),
+            to,
+            timers,
+        }
+    }
+
+    fn total(&self) -> u64 {
+        self.process
+            .iter()
+            .chain(&self.to)
+            .chain(&self.timers)
+            .fold(self.global, |h, x| h.wrapping_add(*x))
+    }
+}
+
+impl<A> crate::fingerprints::Fingerprints for TransactionModel<A>
+where
+    A: Automaton + Send + Sync + 'static,
+    A::Msg: Ord + Send + Sync,
+    A::Config: Send + Sync + 'static,
+{
+    fn fingerprint_of(&self, state: &TransactionState<A>) -> u64 {
+        Parts::staged(&state.state, state.stage).total()
+    }
+
+    fn fingerprint_after(&self, _: &TransactionState<A>, step: &Step<A>) -> Option<u64> {
+        Some(step.fingerprint)
     }
 }
 
@@ -383,25 +528,83 @@ where
         let all: Vec<Arc<Receptions<A>>> = (0..self.inner.procs)
             .map(|rank| self.receptions_known(s, rank))
             .collect();
+        let parts = Parts::of(s);
+        let discard = self.inner.discards_to_crashed();
         for (rank, found) in (0..self.inner.procs).zip(&all) {
-            for (t, local) in &found.transactions {
-                let last = t.last().expect("a transaction ends with its send slot or crash");
-                let received = self.with(s, rank, local);
+            let r = rank as usize;
+            // The fingerprint of the state without `rank`'s process, messages and timers.
+            let rest = parts
+                .total()
+                .wrapping_sub(parts.global)
+                .wrapping_sub(parts.process[r])
+                .wrapping_sub(parts.to[r])
+                .wrapping_sub(parts.timers[r]);
+            for (index, t) in found.transactions.iter().enumerate() {
+                let inbox = |local: &Local<A>| -> u64 {
+                    local.inbox.iter().fold(0u64, |h, (from, msg)| {
+                        h.wrapping_add(message_hash(*from, rank, msg))
+                    })
+                };
                 if rank != 0 && s.crashes < self.inner.max_crashes {
-                    let mut crash = t.clone();
+                    let mut crash = t.actions.clone();
                     *crash.last_mut().expect("not empty") = AsyncAction::Crash(rank);
-                    let mut next = received.clone();
-                    if self.inner.apply_mut(&mut next, AsyncAction::Crash(rank)) {
-                        actions.push(step(crash, next, Stage::Transactions));
+                    let local = &t.received;
+                    let fingerprint = rest
+                        .wrapping_add(global_hash(
+                            Stage::Transactions,
+                            s.clock + local.taken + 1,
+                            s.crashes + 1,
+                            s.broken || local.broken,
+                        ))
+                        .wrapping_add(process_hash(rank, &local.node, true, &local.delivered))
+                        .wrapping_add(if discard { 0 } else { inbox(local) });
+                    actions.push(Step {
+                        actions: crash,
+                        fingerprint,
+                        build: Build::Transaction {
+                            rank,
+                            found: Arc::clone(found),
+                            index,
+                            crash: true,
+                        },
+                    });
+                }
+                let local = &t.polled;
+                let sent = match &t.sent {
+                    Some((to, msg)) if !(discard && s.crashed[*to as usize]) => {
+                        message_hash(rank, *to, msg)
                     }
-                }
-                let mut next = received;
-                if self.inner.apply_mut(&mut next, last.clone()) {
-                    actions.push(step(t.clone(), next, Stage::Transactions));
-                }
+                    _ => 0,
+                };
+                let fingerprint = rest
+                    .wrapping_add(global_hash(
+                        Stage::Transactions,
+                        s.clock + local.taken,
+                        s.crashes,
+                        s.broken || local.broken,
+                    ))
+                    .wrapping_add(process_hash(rank, &local.node, false, &local.delivered))
+                    .wrapping_add(inbox(local))
+                    .wrapping_add(sent)
+                    .wrapping_add(
+                        local
+                            .timers
+                            .iter()
+                            .fold(0u64, |h, &(t, id)| h.wrapping_add(timer_hash(t, id))),
+                    );
+                actions.push(Step {
+                    actions: t.actions.clone(),
+                    fingerprint,
+                    build: Build::Transaction {
+                        rank,
+                        found: Arc::clone(found),
+                        index,
+                        crash: false,
+                    },
+                });
             }
             for (f, local) in &found.failures {
-                actions.push(step(f.clone(), self.with(s, rank, local), Stage::Witness));
+                actions.push(self.ready(f.clone(), self.with(s, rank, local), Stage::Witness));
             }
         }
         // The horizon: the longest receptions of every process, one after another, cut there.
@@ -423,12 +626,14 @@ where
                 }
             }
             if !cut.is_empty() {
-                actions.push(step(cut, next, Stage::Witness));
+                actions.push(self.ready(cut, next, Stage::Witness));
             }
         }
         // The ending: every combination of the processes' endings, in rank order.
         if all.iter().any(|f| f.endings.is_empty())
-            || all.iter().all(|f| f.endings.iter().all(|(e, _)| e.is_empty()))
+            || all
+                .iter()
+                .all(|f| f.endings.iter().all(|(e, _)| e.is_empty()))
         {
             return;
         }
@@ -449,7 +654,7 @@ where
                         steps.extend(path.iter().cloned());
                     }
                 }
-                actions.push(step(steps, next, Stage::Ended));
+                actions.push(self.ready(steps, next, Stage::Ended));
             }
             let mut digit = 0;
             loop {
@@ -466,11 +671,33 @@ where
         }
     }
 
-    fn next_state(&self, _: &Self::State, step: Self::Action) -> Option<Self::State> {
+    fn next_state(&self, state: &Self::State, step: Self::Action) -> Option<Self::State> {
         if !self.inner.halt.admit() {
             return None;
         }
-        Some(Arc::unwrap_or_clone(step.next))
+        match step.build {
+            Build::Ready(next) => Some(Arc::unwrap_or_clone(next)),
+            Build::Transaction {
+                rank,
+                found,
+                index,
+                crash,
+            } => {
+                let t = &found.transactions[index];
+                let mut next = self.with(&state.state, rank, &t.received);
+                let last = if crash {
+                    AsyncAction::Crash(rank)
+                } else {
+                    AsyncAction::Poll(rank)
+                };
+                self.inner
+                    .apply_mut(&mut next, last)
+                    .then_some(TransactionState {
+                        state: next,
+                        stage: Stage::Transactions,
+                    })
+            }
+        }
     }
 
     fn properties(&self) -> Vec<Property<Self>> {

@@ -205,8 +205,8 @@ fn gossip_bad_input_is_one_line_naming_the_flag() {
     );
 }
 
-/// Each model has its own engines: the asynchronous model takes auto, bfs, dpor and
-/// fingerprints; the
+/// Each model has its own engines: the asynchronous model takes auto, bfs, dpor,
+/// fingerprints and transactions; the
 /// timed-only ones are refused with it rather than run against the wrong model.
 #[test]
 fn a_timed_search_engine_is_refused_with_the_async_model() {
@@ -217,13 +217,13 @@ fn a_timed_search_engine_is_refused_with_the_async_model() {
                 "--search",
                 engine,
                 "--model async",
-                "allowed: auto, bfs, dpor or fingerprints",
+                "allowed: auto, bfs, dpor, fingerprints or transactions",
             ],
         );
     }
 }
 
-/// `dpor` and `fingerprints` search the asynchronous model only: the timed models (`check`'s
+/// `dpor`, `fingerprints` and `transactions` search the asynchronous model only: the timed models (`check`'s
 /// default, `ftco`, `gossip`) refuse them instead of searching with their own default engine.
 #[test]
 fn the_async_engines_are_refused_with_a_timed_model() {
@@ -235,6 +235,10 @@ fn the_async_engines_are_refused_with_a_timed_model() {
     assert_refused(
         &[&CHECK[..], &["--search", "dpor"]].concat(),
         &["--search", "dpor", "--model timed", allowed],
+    );
+    assert_refused(
+        &[&CHECK[..], &["--search", "transactions"]].concat(),
+        &["--search", "transactions", "--model timed", allowed],
     );
     assert_refused(
         &[

@@ -9,7 +9,7 @@
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
 use ftcoll::topology::{LogP, Order, TreeKind};
 use ftcoll_verify::budget::{Budget, Search};
-use ftcoll_verify::fingerprints::{explore, Refusal};
+use ftcoll_verify::fingerprints::{explore, Fingerprints, Refusal};
 use ftcoll_verify::mutants::{async_model, Bug, Mutant};
 use ftcoll_verify::{
     check_within, property, AsyncModel, CheckResult, CorrectedTreeSpec, CrashTiming, Halt,
@@ -241,6 +241,7 @@ fn an_eventually_property_is_refused() {
             vec![Property::eventually("reaches three", |_, s| *s == 3)]
         }
     }
+    impl Fingerprints for Count {}
     let refused = explore(
         &Count,
         &Halt::new(),

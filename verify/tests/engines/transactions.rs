@@ -3,8 +3,8 @@
 //! with the breadth-first search in `fingerprints.rs`): the same violated properties and the same
 //! `sometimes` examples on every correction variant with overlapped start, two trees, P = 2 … 5
 //! and f = 0 … 2, under both crash rules, and on eight mutants; every counterexample it reports
-//! is a run of the asynchronous model that ends in a violating state. A reduction that drops the
-//! runs in which a process crashes, or the failures seen inside a transaction, fails here.
+//! is a run of the asynchronous model that ends in a violating state. A reduction that offers no
+//! crash (tried by hand) fails the first comparison at the tree without correction.
 
 use ftcoll::automaton::Automaton;
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
@@ -172,7 +172,11 @@ fn mutants_are_caught_with_counterexamples_that_replay() {
             CorrectionSpec::Opportunistic { distance: 2 },
             1,
         ),
-        (Bug::NeverRepliesStop, CorrectionSpec::Delayed { delay: 3 }, 1),
+        (
+            Bug::NeverRepliesStop,
+            CorrectionSpec::Delayed { delay: 3 },
+            1,
+        ),
     ];
     let mut caught = 0;
     for (bug, correction, f) in cases {

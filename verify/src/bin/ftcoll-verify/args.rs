@@ -160,10 +160,12 @@ pub(crate) struct BudgetArgs {
     /// counterexamples are the shortest, else `depth`); docs/reference/checker.md compares them.
     /// The
     /// async model takes `bfs` (auto), `fingerprints` (depth first, holding one 64-bit
-    /// fingerprint per state seen: the same unique states, far less memory) or `dpor` (one run
-    /// per way the processes can order what they see, holding only the current run; its count
-    /// is events, not unique states); each model refuses the other's engines; `explore`
-    /// refuses it.
+    /// fingerprint per state seen: the same unique states, far less memory), `transactions`
+    /// (fingerprints over the runs in which each process receives right before it sends or
+    /// crashes: the same verdicts in far fewer states; its count is those states) or `dpor`
+    /// (one run per way the processes can order what they see, holding only the current run;
+    /// its count is events, not unique states); each model refuses the other's engines;
+    /// `explore` refuses it.
     #[arg(long, value_name = "ENGINE", value_parser = search_engine)]
     pub(crate) search: Option<budget::Search>,
     /// Layered search (refused with any other engine): once N states wait in its layers, hold
@@ -258,7 +260,7 @@ impl BudgetArgs {
                 if let Some(s @ (budget::Search::Layered | budget::Search::Depth)) = self.search {
                     return Err(format!(
                         "--search: {} is not allowed with --model async: it searches the timed \
-                         model; allowed: auto, bfs, dpor or fingerprints",
+                         model; allowed: auto, bfs, dpor, fingerprints or transactions",
                         s.as_str()
                     ));
                 }

@@ -48,8 +48,8 @@ pub(crate) struct SearchArgs {
 pub(crate) fn local_clocks_allowed(spec: &CorrectedTreeSpec) -> Result<(), String> {
     if spec.reads_clock() {
         return Err(format!(
-            "--start: sync (the default) is not allowed with --correction {} and per-process \
-             clocks (check --model async --search dpor, search --model async): synchronized \
+            "--start: sync (the default) is not allowed with --correction {} and check --model \
+             async --search dpor or transactions, or search --model async: synchronized \
              correction reads the clock; allowed: overlap (pass --start overlap), or sync with \
              --correction none or ack",
             spec.correction
