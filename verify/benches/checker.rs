@@ -136,10 +136,11 @@ fn states_per_second(c: &mut Criterion) {
             });
         }
     }
-    // The asynchronous model's three exhaustive engines (`--search bfs`, the default, `--search
-    // dpor` and `--search fingerprints`) on one and two threads, and its random runs
-    // (`dpor::walks`), at P = 4 with one crash: the reduction counts events (states visited
-    // again across runs), the other two unique states, so compare the times. The search by
+    // The asynchronous model's four exhaustive engines (`--search bfs`, the default, `--search
+    // dpor`, `--search fingerprints` and `--search transactions`) on one and two threads, and
+    // its random runs (`dpor::walks`), at P = 4 with one crash: the reduction counts events
+    // (states visited again across runs), transactions the reduced model's states, the other
+    // two unique states, so compare the times. The search by
     // fingerprints also prints what its visited set holds per state.
     let optimized = crate::spec(
         CorrectionSpec::Optimized { distance: 2 },
@@ -150,6 +151,7 @@ fn states_per_second(c: &mut Criterion) {
         (Search::Bfs, "bfs"),
         (Search::Dpor, "dpor"),
         (Search::Fingerprints, "fingerprints"),
+        (Search::Transactions, "transactions"),
     ] {
         for threads in [1, 2] {
             let budget = Budget {

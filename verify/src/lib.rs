@@ -415,15 +415,12 @@ pub fn check_within(
         }
         ModelKind::Async if budget.search == budget::Search::Transactions => {
             let mut model = AsyncModel::corrected_tree(spec, crashes)?;
-            if model.reads_clock {
-                return Err(CheckError::Refused(dpor::Refusal::ReadsClock));
-            }
             model.crashes_at_events_only = budget.crashes_at_events_only;
             let halt = model.halt.clone();
+            let model = transactions::TransactionModel::new(model).map_err(CheckError::Refused)?;
             if let Some(cap) = budget.max_states {
                 halt.cap(cap.saturating_sub(initial), Stop::States);
             }
-            let model = transactions::TransactionModel::new(model);
             let explored = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 fingerprints::explore(&model, &halt, budget, start, progress)
             }))

@@ -429,23 +429,22 @@ pub fn async_head(args: &MatrixArgs) -> String {
     );
     let _ = writeln!(
         doc,
-        "Why exhaustive search stops at P = 4 here (the target is P = 6 with two crashes). \
-         Any delivery order makes both kinds of exhaustive search grow by more than an order of \
-         magnitude per process, and no sound reduction we know removes enough. The breadth-first \
-         search of every interleaving holds 90,193 states for opportunistic:2 at P = 4 without \
-         crashes and more than 3.6·10^6 at P = 5 (where a 22 GB budget's state cap stopped it). The \
-         search by fingerprints (`--search fingerprints`, this section's engine: the same unique \
-         states, one 64-bit fingerprint held per state) has room for them: opportunistic:2 at P = 5 \
-         without crashes is 43,911,894 states (237 s on two threads, 626 MB), but with one crash \
-         its states pass 10^8 in ten minutes before it ends, even with the asynchronous crash \
-         reductions of `--crashes-at-events-only`. The dynamic \
-         partial-order reduction (`--search dpor`: one run per way the processes can order what \
-         they see, no state held) needs 1.6·10^8 events at P = 4 already: each process has many \
-         orders of its messages and send slots but few local states, and only a search that merges \
-         states exploits that. A static reduction (persistent sets) needs processes that can no \
-         longer send to each other, but at P ≤ 6 a colored process with distance-2 or checked \
-         correction may still send to nearly every other; the Lamé tree on a ring has no \
-         symmetry to exploit. docs/performance.md has the measurements.\n"
+        "Why these cells stop at P = 4 (the target is P = 6 with two crashes). Any delivery \
+         order makes the search of every state grow by more than an order of magnitude per \
+         process: the search by fingerprints (`--search fingerprints`, this section's engine: \
+         the breadth-first search's unique states, one 64-bit fingerprint held per state) finds \
+         opportunistic:2 at P = 5 without crashes in 43,911,894 states (237 s on two threads), \
+         and with one crash passes 10^8 states in ten minutes. The reduction to transactions \
+         (`--search transactions`: each process's receptions moved to its next send slot or \
+         crash, crashes only where the process would send; the same verdicts, \
+         docs/reference/checker.md has the argument) decides every row at P = 5 with one crash, \
+         all holding, in 48.6 s (optimized:2), 181.8 s (checked) and 298.0 s \
+         (opportunistic:2) on two threads (40.1 s, 161.6 s and 182.8 s with \
+         `--crashes-at-events-only`): minutes, too long for this matrix, which the test suite \
+         regenerates. The dynamic partial-order reduction (`--search dpor`) needs \
+         1.6·10^8 events at P = 4 already: each process has many orders of its messages and \
+         send slots but few local states, and only a search that merges states exploits that. \
+         docs/performance.md has the measurements.\n"
     );
     let _ = writeln!(
         doc,

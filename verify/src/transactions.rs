@@ -12,7 +12,10 @@
 //! explores those runs only:
 //!
 //! - **a transaction** of process `p`: some of the receptions open to `p` in the current state,
-//!   in any order, then a send slot or a crash of `p`;
+//!   in any order, then a send slot or a crash of `p`; a crash only where the send slot would
+//!   change `p` (a crash where it would not changes nothing the properties read but `p`'s own
+//!   obligation to deliver: the run in which `p` goes on receiving and crashes at its next send
+//!   shows every violation of the first);
 //! - **the ending**: every process's remaining receptions, leaving it with nothing to do (no
 //!   message to it, no timer, a send slot that would change nothing); these are the quiescent
 //!   states of [`AsyncModel`];
@@ -24,7 +27,9 @@
 //! it has not yet followed by a send slot or a crash; the states where some process has received
 //! part of its messages are passed through inside a transaction, never stored. That is where the
 //! reduction comes from: a process's receptions in any order are many states of the whole
-//! machine, and here only their outcomes followed by a send are.
+//! machine, and here only their outcomes followed by a send are. A state's fingerprint is a sum
+//! of hashes of its parts, so a transaction's successor is fingerprinted from what it changes
+//! and built only if it is new ([`crate::fingerprints::Fingerprints`]).
 //!
 //! **Why every verdict is the asynchronous model's** (docs/reference/checker.md, "The
 //! asynchronous model reduced to transactions", has the whole argument):
@@ -41,8 +46,9 @@
 //!   transactions then receptions, whose longest per-process stretches sum to at least the
 //!   horizon: also a witness.
 //!
-//! This needs each process's send slot to depend on its own state only: an automaton that reads
-//! the clock is refused ([`crate::dpor::Refusal::ReadsClock`]).
+//! This needs each process's send slot, and the outcome of its receptions, to depend on its own
+//! state only (the outcomes are kept by the process's fingerprint and reused at other clocks):
+//! an automaton that reads the clock is refused ([`crate::dpor::Refusal::ReadsClock`]).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -159,6 +165,9 @@ struct Local<A: Automaton> {
     taken: Time,
 }
 
+/// Receptions of one process and the process after them.
+type Outcome<A> = (Vec<AsyncAction<<A as Automaton>::Msg>>, Local<A>);
+
 /// What one process can do from a state by receptions alone: each outcome is the receptions
 /// and the process after them.
 struct Receptions<A: Automaton> {
@@ -168,9 +177,9 @@ struct Receptions<A: Automaton> {
     /// deliver; module docs).
     transactions: Vec<Transaction<A>>,
     /// Receptions after which the process has nothing left to do.
-    endings: Vec<(Vec<AsyncAction<A::Msg>>, Local<A>)>,
+    endings: Vec<Outcome<A>>,
     /// Receptions after which integrity, no duplicates or the contract fails.
-    failures: Vec<(Vec<AsyncAction<A::Msg>>, Local<A>)>,
+    failures: Vec<Outcome<A>>,
     /// A longest run of receptions, preferring one after which the process could still send.
     longest: (Vec<AsyncAction<A::Msg>>, Option<Local<A>>),
     /// Whether the room left before the horizon cut some run of receptions short.
@@ -184,12 +193,16 @@ where
     A: Automaton,
     A::Msg: Ord,
 {
-    /// The reduced model of `inner`.
-    pub fn new(inner: AsyncModel<A>) -> Self {
-        Self {
+    /// The reduced model of `inner`; refused if its automaton reads the clock
+    /// ([`AsyncModel::reads_clock`]), whose receptions would then not move.
+    pub fn new(inner: AsyncModel<A>) -> Result<Self, crate::dpor::Refusal> {
+        if inner.reads_clock {
+            return Err(crate::dpor::Refusal::ReadsClock);
+        }
+        Ok(Self {
             inner,
             known: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
-        }
+        })
     }
 
     /// [`Self::receptions`], looked up first among those found: a run of receptions found
@@ -348,7 +361,7 @@ where
         let mut longest_sends = false;
         let mut seen = HashSet::new();
         seen.insert(fingerprint(&start));
-        let mut queue: Vec<(Vec<AsyncAction<A::Msg>>, Local<A>)> = vec![(Vec::new(), start)];
+        let mut queue: Vec<Outcome<A>> = vec![(Vec::new(), start)];
         let mut at = 0;
         while at < queue.len() {
             let (path, here) = queue[at].clone();

@@ -110,7 +110,7 @@ where
 {
     let halt = model.halt.clone();
     halt.cap(CAP, Stop::States);
-    let reduced = TransactionModel::new(model);
+    let reduced = TransactionModel::new(model).expect("overlapped start reads no clock");
     let explored = explore(
         &reduced,
         &halt,
