@@ -1,7 +1,54 @@
-//! Helpers shared by the tests that compare the timed model's search engines
-//! (`layered.rs`, `depth.rs`).
+//! Helpers shared by the tests that compare the search engines (`layered.rs`, `depth.rs`;
+//! `fingerprints.rs` and `transactions.rs` replay counterexamples in the asynchronous model).
 
-use ftcoll_verify::CheckResult;
+use ftcoll::automaton::Automaton;
+use ftcoll::protocols::corrected_tree::CorrectionSpec;
+use ftcoll_verify::asynchronous::{AsyncAction, AsyncState};
+use ftcoll_verify::mutants::Bug;
+use ftcoll_verify::{AsyncModel, CheckResult};
+use stateright::Model;
+
+/// Mutants of the asynchronous model, with the correction and crashes that show them: integrity,
+/// no duplicates, liveness and termination.
+pub const ASYNC_MUTANTS: [(Bug, CorrectionSpec, u32); 4] = [
+    (Bug::CorruptsRelayedPayload, CorrectionSpec::None, 0),
+    (
+        Bug::DeliversEveryCopy,
+        CorrectionSpec::Opportunistic { distance: 1 },
+        0,
+    ),
+    (Bug::ConfusesDirections, CorrectionSpec::Checked, 1),
+    (
+        Bug::EchoesCorrection,
+        CorrectionSpec::Opportunistic { distance: 1 },
+        0,
+    ),
+];
+
+/// Replays `actions` from initial state `origin` of `model`, asserting that each is one the
+/// model offers where it is taken, and returns the last state.
+pub fn replay<'a, A>(
+    model: &AsyncModel<A>,
+    origin: usize,
+    actions: impl IntoIterator<Item = &'a AsyncAction<A::Msg>>,
+    what: &str,
+) -> AsyncState<A>
+where
+    A: Automaton + Send + Sync + 'static,
+    A::Msg: Ord + Send + Sync + 'a,
+    A::Config: Send + Sync + 'static,
+{
+    let mut state = model.init_states().swap_remove(origin);
+    for action in actions {
+        let mut enabled = Vec::new();
+        model.actions(&state, &mut enabled);
+        assert!(enabled.contains(action), "{what}: {action:?} not enabled");
+        state = model
+            .next_state(&state, action.clone())
+            .expect("a successor");
+    }
+    state
+}
 
 /// What must not depend on the engine: everything but the run time, and the traces only when
 /// `traces` (models without choices minimize their counterexamples the same way).

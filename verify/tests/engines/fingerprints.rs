@@ -169,15 +169,7 @@ where
         let Some((origin, actions)) = explored.discoveries.get(p.name) else {
             continue;
         };
-        let mut state = model.init_states().swap_remove(*origin);
-        for action in actions {
-            let mut enabled = Vec::new();
-            model.actions(&state, &mut enabled);
-            assert!(enabled.contains(action), "{what}: {action:?} not enabled");
-            state = model
-                .next_state(&state, action.clone())
-                .expect("a successor");
-        }
+        let state = crate::common::replay(model, *origin, actions, what);
         assert!(!(p.condition)(model, &state), "{what}: '{}' holds", p.name);
         shown += 1;
     }
@@ -190,21 +182,7 @@ where
 /// crash.
 #[test]
 fn every_counterexample_replays_to_a_violation() {
-    let cases = [
-        (Bug::CorruptsRelayedPayload, CorrectionSpec::None, 0),
-        (
-            Bug::DeliversEveryCopy,
-            CorrectionSpec::Opportunistic { distance: 1 },
-            0,
-        ),
-        (Bug::ConfusesDirections, CorrectionSpec::Checked, 1),
-        (
-            Bug::EchoesCorrection,
-            CorrectionSpec::Opportunistic { distance: 1 },
-            0,
-        ),
-    ];
-    for (bug, correction, f) in cases {
+    for (bug, correction, f) in crate::common::ASYNC_MUTANTS {
         let model = mutant_model(bug, correction, 4, f);
         let shown = replayed(&model, &format!("{bug:?}"));
         assert!(shown >= 1, "{bug:?}: no counterexample");

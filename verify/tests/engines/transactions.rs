@@ -129,15 +129,8 @@ where
         let Some((origin, steps)) = explored.discoveries.get(p.name) else {
             continue;
         };
-        let mut state = model.init_states().swap_remove(*origin);
-        for action in steps.iter().flat_map(|step| step.actions.iter()) {
-            let mut enabled = Vec::new();
-            model.actions(&state, &mut enabled);
-            assert!(enabled.contains(action), "{what}: {action:?} not enabled");
-            state = model
-                .next_state(&state, action.clone())
-                .expect("a successor");
-        }
+        let actions = steps.iter().flat_map(|step| step.actions.iter());
+        let state = crate::common::replay(model, *origin, actions, what);
         assert!(!(p.condition)(model, &state), "{what}: '{}' holds", p.name);
         shown.push(p.name);
     }
@@ -148,19 +141,7 @@ where
 /// a run of the asynchronous model ending in a violation.
 #[test]
 fn mutants_are_caught_with_counterexamples_that_replay() {
-    let cases = [
-        (Bug::CorruptsRelayedPayload, CorrectionSpec::None, 0),
-        (
-            Bug::DeliversEveryCopy,
-            CorrectionSpec::Opportunistic { distance: 1 },
-            0,
-        ),
-        (Bug::ConfusesDirections, CorrectionSpec::Checked, 1),
-        (
-            Bug::EchoesCorrection,
-            CorrectionSpec::Opportunistic { distance: 1 },
-            0,
-        ),
+    let more = [
         (Bug::StopsOnlyAtNeighbours, CorrectionSpec::Checked, 1),
         (
             Bug::IgnoresCoverage,
@@ -179,7 +160,7 @@ fn mutants_are_caught_with_counterexamples_that_replay() {
         ),
     ];
     let mut caught = 0;
-    for (bug, correction, f) in cases {
+    for (bug, correction, f) in crate::common::ASYNC_MUTANTS.into_iter().chain(more) {
         for procs in [4, 5] {
             let s = spec(TreeKind::KAry(2), correction, procs);
             let what = format!("{bug:?} P={procs} f={f}");
