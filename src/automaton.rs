@@ -71,6 +71,8 @@ pub enum Phase {
     Correction,
     /// Acknowledgments and other replies.
     Acknowledgment,
+    /// Probes of a peer's liveness that carry no data (FTCO §4: KEEPALIVE).
+    Liveness,
 }
 
 /// A protocol message.

@@ -56,6 +56,7 @@ fn phase_name(phase: Phase) -> &'static str {
         Phase::Dissemination => "dissemination",
         Phase::Correction => "correction",
         Phase::Acknowledgment => "acknowledgment",
+        Phase::Liveness => "liveness",
     }
 }
 

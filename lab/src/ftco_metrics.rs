@@ -110,7 +110,7 @@ impl<V: Clone> FtcoMetrics<V> {
             longest_queue: report.longest_queue,
             messages: report.messages_total(),
             data: report.messages_in(Phase::Dissemination),
-            keepalive: report.messages_in(Phase::Correction),
+            keepalive: report.messages_in(Phase::Liveness),
             ack: report.messages_in(Phase::Acknowledgment),
             lost: report.lost,
             result,

@@ -166,8 +166,8 @@ pub struct ServedSummary<V> {
     pub delivered: Vec<(Time, V)>,
     /// Values completed with, with their instants.
     pub completed: Vec<(Time, V)>,
-    /// Messages sent per phase (dissemination, correction, acknowledgment).
-    pub sent: [u64; 3],
+    /// Messages sent per phase (dissemination, correction, acknowledgment, liveness).
+    pub sent: [u64; 4],
     /// Messages handed to the automaton.
     pub received: u64,
     /// How serving ended: `done`, `quiet`, `gave-up` or `crashed`.

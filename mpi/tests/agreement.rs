@@ -471,7 +471,7 @@ fn every_gossip_protocol_keeps_its_claims_on_ranks() {
             for r in line["ranks"].as_array().unwrap() {
                 if protocol == "big" {
                     let rank = r["rank"].as_u64().unwrap() as Rank;
-                    let sent: Vec<u64> = (0..3)
+                    let sent: Vec<u64> = (0..4)
                         .map(|k| r["served"]["sent"][k].as_u64().unwrap())
                         .collect();
                     let simulated = big_sim.sent(rank).map(u64::from);

@@ -19,6 +19,7 @@ pub(crate) fn phase_index(phase: Phase) -> usize {
         Phase::Dissemination => 0,
         Phase::Correction => 1,
         Phase::Acknowledgment => 2,
+        Phase::Liveness => 3,
     }
 }
 
@@ -58,8 +59,10 @@ pub struct Report<V = Value> {
     extra_deliveries: BTreeMap<Rank, u32>,
     /// Acknowledgments sent by each process; empty until one is sent.
     acknowledgments: Vec<u32>,
-    /// Messages per phase.
-    pub messages: [u64; 3],
+    /// Liveness probes sent by each process; empty until one is sent.
+    probes: Vec<u32>,
+    /// Messages per phase (dissemination, correction, acknowledgment, liveness).
+    pub messages: [u64; 4],
     /// `(rank, time, value)` of every completion event.
     pub completions: Vec<(Rank, Time, V)>,
     /// Last activity of the whole operation (a receive ends, a send ends, or a message reaches
@@ -152,6 +155,7 @@ impl<V: Clone> Clone for Report<V> {
             values,
             extra_deliveries,
             acknowledgments,
+            probes,
             messages,
             completions,
             last_activity,
@@ -171,6 +175,7 @@ impl<V: Clone> Clone for Report<V> {
         values.clone_from(&source.values);
         extra_deliveries.clone_from(&source.extra_deliveries);
         acknowledgments.clone_from(&source.acknowledgments);
+        probes.clone_from(&source.probes);
         *messages = source.messages;
         completions.clone_from(&source.completions);
         *last_activity = source.last_activity;
@@ -196,7 +201,8 @@ impl<V> Report<V> {
             values: Values::Same(None),
             extra_deliveries: BTreeMap::new(),
             acknowledgments: Vec::new(),
-            messages: [0; 3],
+            probes: Vec::new(),
+            messages: [0; 4],
             completions: Vec::new(),
             last_activity: 0,
             lost: 0,
@@ -268,6 +274,12 @@ impl<V> Report<V> {
                     self.acknowledgments = vec![0; self.rows.len()];
                 }
                 self.acknowledgments[rank as usize] += 1;
+            }
+            Phase::Liveness => {
+                if self.probes.is_empty() {
+                    self.probes = vec![0; self.rows.len()];
+                }
+                self.probes[rank as usize] += 1;
             }
         }
         self.messages[i] += 1;
@@ -403,13 +415,15 @@ impl<V> Report<V> {
         self.flags[rank as usize] & CRASHED != 0
     }
 
-    /// Messages sent by `rank`, per phase (dissemination, correction, acknowledgment).
-    pub fn sent(&self, rank: Rank) -> [u32; 3] {
+    /// Messages sent by `rank`, per phase (dissemination, correction, acknowledgment,
+    /// liveness).
+    pub fn sent(&self, rank: Rank) -> [u32; 4] {
         self.sent_at(rank as usize)
     }
 
-    /// [`Report::sent`] by index: the row's two counters and the acknowledgments, if any.
-    fn sent_at(&self, r: usize) -> [u32; 3] {
+    /// [`Report::sent`] by index: the row's two counters, the acknowledgments and the probes,
+    /// if any.
+    fn sent_at(&self, r: usize) -> [u32; 4] {
         let count = |i: usize| match self.rows[r].sent[i] {
             FAR_SENT => self
                 .far_sent
@@ -422,11 +436,12 @@ impl<V> Report<V> {
         };
         let (dissemination, correction) = (count(0), count(1));
         let acknowledgment = self.acknowledgments.get(r).copied().unwrap_or(0);
-        [dissemination, correction, acknowledgment]
+        let probes = self.probes.get(r).copied().unwrap_or(0);
+        [dissemination, correction, acknowledgment, probes]
     }
 
     /// The messages every process sent, per phase as [`Report::sent`], in rank order.
-    pub fn sent_counts(&self) -> impl ExactSizeIterator<Item = [u32; 3]> + Clone + '_ {
+    pub fn sent_counts(&self) -> impl ExactSizeIterator<Item = [u32; 4]> + Clone + '_ {
         (0..self.rows.len()).map(|r| self.sent_at(r))
     }
 
@@ -544,12 +559,12 @@ mod tests {
         for n in 1..=70_000u32 {
             r.record_send(1, 0, Phase::Correction);
             if n % 9_973 == 0 || (65_530..65_540).contains(&n) {
-                assert_eq!(r.sent(1), [0, n, 0], "after {n} sends");
+                assert_eq!(r.sent(1), [0, n, 0, 0], "after {n} sends");
                 assert_eq!(r.far_sent.len(), usize::from(n >= 65_535));
             }
         }
         r.record_send(2, 0, Phase::Dissemination);
-        assert_eq!(r.sent(2), [1, 0, 0]);
+        assert_eq!(r.sent(2), [1, 0, 0, 0]);
         assert_eq!(r.sent_counts().map(|c| c[1]).sum::<u32>(), 70_000);
         assert_eq!(r.correction_participants(), 1);
         let mut other = Report::<u64>::new(3);
@@ -576,7 +591,7 @@ mod tests {
         let json = serde_json::to_string(&r).expect("a report serializes");
         let back: Report<u64> = serde_json::from_str(&json).expect("and reads back");
         assert_eq!(back, r);
-        assert_eq!(back.sent(1), [70_000, 0, 0]);
+        assert_eq!(back.sent(1), [70_000, 0, 0, 0]);
     }
 
     #[test]
@@ -591,6 +606,7 @@ mod tests {
         r.record_send(0, 1, Phase::Dissemination);
         r.record_send(2, 6, Phase::Correction);
         r.record_send(3, 6, Phase::Acknowledgment);
+        r.record_send(2, 7, Phase::Liveness);
         r.record_finish(2, 8);
         r.record_finish(2, 6);
         r.set_crashed(3, true);
@@ -611,15 +627,17 @@ mod tests {
         );
         assert_eq!(
             r.sent_counts().collect::<Vec<_>>(),
-            [[2, 0, 0], [0, 0, 0], [0, 1, 0], [0, 0, 1]]
+            [[2, 0, 0, 0], [0, 0, 0, 0], [0, 1, 0, 1], [0, 0, 1, 0]]
         );
-        assert_eq!(r.sent(3), [0, 0, 1]);
+        assert_eq!(r.sent(3), [0, 0, 1, 0]);
+        assert_eq!(r.sent(2), [0, 1, 0, 1], "a KEEPALIVE is a liveness probe");
+        assert_eq!(r.messages_in(Phase::Liveness), 1);
         assert_eq!(r.finish_times().collect::<Vec<_>>(), [0, 0, 8, 0]);
         assert_eq!(
             (r.crashed(3), r.is_live(3), r.is_live(2)),
             (true, false, true)
         );
-        assert_eq!(r.messages, [2, 1, 1]);
+        assert_eq!(r.messages, [2, 1, 1, 1]);
         assert_eq!((r.undelivered(), r.correction_participants()), (0, 1));
     }
 

@@ -97,8 +97,8 @@ pub struct Served<V> {
     pub delivered: Vec<(Time, V)>,
     /// Every value completed with ([`Action::Complete`]), in order, with its instant.
     pub completed: Vec<(Time, V)>,
-    /// Messages sent, per phase (dissemination, correction, acknowledgment).
-    pub sent: [u64; 3],
+    /// Messages sent, per phase (dissemination, correction, acknowledgment, liveness).
+    pub sent: [u64; 4],
     /// Messages received and handed to the automaton.
     pub received: u64,
     /// Inputs the automaton ignored ([`Action::Ignored`]).
@@ -117,6 +117,7 @@ fn phase_index(phase: Phase) -> usize {
         Phase::Dissemination => 0,
         Phase::Correction => 1,
         Phase::Acknowledgment => 2,
+        Phase::Liveness => 3,
     }
 }
 
@@ -217,7 +218,7 @@ where
         served: Served {
             delivered: Vec::new(),
             completed: Vec::new(),
-            sent: [0; 3],
+            sent: [0; 4],
             received: 0,
             ignored: 0,
             ended: Ended::GaveUp,

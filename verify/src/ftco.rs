@@ -477,7 +477,7 @@ fn fault_free_cost<A: FtcoProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool
         return true;
     }
     let report = s.sim.report();
-    if report.messages_in(Phase::Correction) != 0 {
+    if report.messages_in(Phase::Liveness) != 0 {
         return false; // A KEEPALIVE: some f_ETA passed before its data came.
     }
     if !TimedModel::quiescent(s) {

@@ -441,6 +441,7 @@ pub fn model_of<A: GossipProcess>(
                 "Gossip message",
                 "Correction message",
                 "Acknowledgment message",
+                "Liveness probe",
             ],
             completes: false,
         },

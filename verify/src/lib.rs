@@ -933,6 +933,7 @@ pub fn describe_in(event: &ftcoll_sim::TraceEvent, words: &timed::Vocabulary) ->
         Phase::Dissemination => words.messages[0],
         Phase::Correction => words.messages[1],
         Phase::Acknowledgment => words.messages[2],
+        Phase::Liveness => words.messages[3],
     };
     match event {
         TraceEvent::Message {

@@ -181,8 +181,8 @@ pub type Guide<A> = fn(&TimedModel<A>, &TimedState<A>) -> Vec<(Rank, Rank)>;
 /// The words a counterexample trace uses for a protocol family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Vocabulary {
-    /// Message names by phase: dissemination, correction, acknowledgment.
-    pub messages: [&'static str; 3],
+    /// Message names by phase: dissemination, correction, acknowledgment, liveness.
+    pub messages: [&'static str; 4],
     /// Whether the family's outcome is a completion (`Complete`, a reduction) rather than a
     /// delivery (a broadcast).
     pub completes: bool,
@@ -195,13 +195,15 @@ impl Vocabulary {
             "Dissemination message",
             "Correction message",
             "Acknowledgment message",
+            "Liveness probe",
         ],
         completes: false,
     };
 
-    /// FTCO's words (FTCO §3, "Message Flow"): DATA, KEEPALIVE, ACK; completions.
+    /// FTCO's words (FTCO §3, "Message Flow"): DATA, ACK, KEEPALIVE (it sends nothing in the
+    /// correction phase); completions.
     pub const FTCO: Self = Self {
-        messages: ["DATA", "KEEPALIVE", "ACK"],
+        messages: ["DATA", "Correction message", "ACK", "KEEPALIVE"],
         completes: true,
     };
 }

@@ -383,7 +383,7 @@ impl CgPoint {
             quiescence_latency: report.quiescence_latency(),
             completion_latency,
             incomplete,
-            messages: report.messages,
+            messages: [report.messages[0], report.messages[1], report.messages[2]],
             undelivered: u64::from(report.undelivered()),
             live: (0..procs).filter(|&r| report.is_live(r)).count() as u64,
             gnodes,

@@ -49,7 +49,7 @@ fn check(
         "{what}"
     );
     assert_eq!(
-        report.messages_in(Phase::Correction),
+        report.messages_in(Phase::Liveness),
         0,
         "no KEEPALIVE: {what}"
     );
@@ -148,7 +148,7 @@ fn ftco_app_a_service_distances_disd_and_rsd_cost_nothing_without_faults() {
                 let latency = measured(&report, collective);
                 let ff = predicted(&cfg.topology, collective, 10);
                 assert_eq!(latency, ff, "{what}");
-                assert_eq!(report.messages_in(Phase::Correction), 0, "{what}");
+                assert_eq!(report.messages_in(Phase::Liveness), 0, "{what}");
                 match collective {
                     Collective::Bcast => assert_eq!(report.undelivered(), 0, "{what}"),
                     _ => assert!(
@@ -230,7 +230,7 @@ fn ftco_3_reduce_acknowledges_every_partial_and_rank_0_completes_when_it_holds_t
         let edges = u64::from(procs) - 1;
         assert_eq!(report.messages_in(Phase::Dissemination), edges, "{what}");
         assert_eq!(report.messages_in(Phase::Acknowledgment), edges, "{what}");
-        assert_eq!(report.messages_in(Phase::Correction), 0, "{what}");
+        assert_eq!(report.messages_in(Phase::Liveness), 0, "{what}");
         let last_partial = report
             .trace
             .iter()

@@ -283,14 +283,14 @@ fn ftco_4_first_keepalive_leaves_one_step_after_the_fault_free_arrival() {
                         from,
                         to,
                         sent,
-                        phase: Phase::Correction,
+                        phase: Phase::Liveness,
                         ..
                     }
                     | TraceEvent::Lost {
                         from,
                         to,
                         sent,
-                        phase: Phase::Correction,
+                        phase: Phase::Liveness,
                         ..
                     } if from == parent && to == dead => Some(sent),
                     _ => None,

@@ -37,7 +37,7 @@ fn ftco_table_2_fault_free_row_64k_multi_root_knomial_allreduce() {
     eprintln!(
         "latency {latency} messages {messages} ({} data, {} keepalive, {} ack) per node {:.4} spread {} first {first} queue {}",
         report.messages_in(Phase::Dissemination),
-        report.messages_in(Phase::Correction),
+        report.messages_in(Phase::Liveness),
         report.messages_in(Phase::Acknowledgment),
         messages as f64 / procs as f64,
         report.completion_spread(),
@@ -54,7 +54,7 @@ fn ftco_table_2_fault_free_row_64k_multi_root_knomial_allreduce() {
     let partials = edges + best.roots * (best.roots - 1);
     assert_eq!(report.messages_in(Phase::Dissemination), partials + edges);
     assert_eq!(report.messages_in(Phase::Acknowledgment), partials - 117);
-    assert_eq!(report.messages_in(Phase::Correction), 0);
+    assert_eq!(report.messages_in(Phase::Liveness), 0);
     assert_eq!(messages, 3 * procs);
     // Paper: output spread 43. The first completion at 128 (the roots, after their sends) is a
     // regression pin read off a run.

@@ -135,9 +135,17 @@ impl<V: Clone> Metrics<V> {
             deliveries: ranks.clone().map(|k| r.deliveries(k)).collect(),
             by_dissemination: ranks.clone().map(|k| r.by_dissemination(k)).collect(),
             crashed: ranks.clone().map(|k| r.crashed(k)).collect(),
-            sent: ranks.clone().map(|k| r.sent(k)).collect(),
+            // Liveness probes folded into the correction phase, where they were counted when
+            // the digests were pinned.
+            sent: ranks
+                .clone()
+                .map(|k| {
+                    let [d, c, a, l] = r.sent(k);
+                    [d, c + l, a]
+                })
+                .collect(),
             finish: ranks.map(|k| r.finish(k)).collect(),
-            messages: r.messages,
+            messages: [r.messages[0], r.messages[1] + r.messages[3], r.messages[2]],
             completions: r.completions.clone(),
             last_activity: r.last_activity,
             lost: r.lost,

@@ -189,7 +189,7 @@ fn message_is_handed_over_2o_plus_l_after_its_send() {
     );
     assert_eq!(report.quiescence_latency(), 11);
     assert_eq!(report.coloring_latency(), 11);
-    assert_eq!(report.sent(0), [3, 0, 0]);
+    assert_eq!(report.sent(0), [3, 0, 0, 0]);
     // The sender's last activity is the end of its last send overhead, 4 + 2.
     assert_eq!(report.finish(0), 6);
 }
@@ -320,7 +320,7 @@ fn message_to_a_crashed_process_is_lost() {
     assert_eq!(lost(&report), vec![(0, 1, 0, 5)]);
     assert_eq!(messages(&report), vec![(0, 2, 2, 9)]);
     assert_eq!(report.delivered_at(1), None);
-    assert_eq!(report.sent(0), [2, 0, 0]);
+    assert_eq!(report.sent(0), [2, 0, 0, 0]);
     assert_eq!(report.undelivered(), 0, "a crashed process is not live");
 
     let script = Script::new(2).eager(0, &[1]);

@@ -262,7 +262,7 @@ fn a_planned_crash_stops_after_its_actions() {
     let crashed = &served[&leaf];
     assert_eq!(crashed.ended, Ended::Crashed);
     assert_eq!(crashed.delivered.len(), 1, "its one action: the delivery");
-    assert_eq!(crashed.sent, [0, 0, 0], "nothing after it");
+    assert_eq!(crashed.sent, [0, 0, 0, 0], "nothing after it");
     for (rank, s) in served.iter().filter(|(&r, _)| r != leaf) {
         assert_eq!(s.delivered.len(), 1, "rank {rank}");
         assert_eq!(s.ended, Ended::Done, "rank {rank}");

@@ -89,7 +89,7 @@ fn bfb_by_hand() {
         [Some(0), Some(4), Some(3), Some(6)]
     );
     assert_eq!(r.completion(), Some(12));
-    assert_eq!(r.report.messages, [3, 0, 3]);
+    assert_eq!(r.report.messages, [3, 0, 3, 0]);
     assert_eq!(r.report.quiescence_latency(), 12);
 }
 

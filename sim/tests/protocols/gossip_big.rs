@@ -28,7 +28,7 @@ fn big_by_hand() {
         r.delivery_times().collect::<Vec<_>>(),
         [Some(0), Some(4), Some(3), Some(6)]
     );
-    assert_eq!(r.sent_counts().collect::<Vec<_>>(), vec![[2, 0, 0]; 4]);
+    assert_eq!(r.sent_counts().collect::<Vec<_>>(), vec![[2, 0, 0, 0]; 4]);
     assert_eq!(r.coloring_latency(), 6);
     assert_eq!(r.quiescence_latency(), 10);
 }

@@ -44,12 +44,12 @@ impl<V> FtcoMsg<V> {
 }
 
 impl<V: Payload> Message for FtcoMsg<V> {
-    /// DATA is dissemination, KEEPALIVE is fault detection (counted as correction, FTCO's
-    /// counterpart of CT's correction phase), ACK is acknowledgment.
+    /// DATA is dissemination, KEEPALIVE a liveness probe (fault detection, FTCO §4), ACK an
+    /// acknowledgment.
     fn phase(&self) -> Phase {
         match self.kind() {
             Kind::Data => Phase::Dissemination,
-            Kind::Keepalive => Phase::Correction,
+            Kind::Keepalive => Phase::Liveness,
             Kind::Ack => Phase::Acknowledgment,
         }
     }
