@@ -58,6 +58,41 @@ fn check_prints_the_verdict_and_the_shortest_trace() {
 
 /// Every JSON line the commands print is one JSON document whose strings read back exactly:
 /// the counterexample's lines (brackets, commas, quotes of the property names) survive.
+/// The asynchronous model reduced to transactions says what it counts, and finds the tree
+/// without correction's liveness failure with one crash as a run of the asynchronous model.
+#[test]
+fn check_by_transactions_names_its_count_and_finds_the_failure() {
+    let args = [
+        "check",
+        "--model",
+        "async",
+        "--search",
+        "transactions",
+        "--tree",
+        "kary:2",
+        "--correction",
+        "none",
+        "--start",
+        "overlap",
+        "--procs",
+        "4",
+        "--crashes",
+        "1",
+        "--format",
+        "text",
+    ];
+    let out = verify(&args);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    for needle in [
+        "VIOLATED  non-faulty liveness",
+        "states of the model reduced to transactions",
+        "Crash(",
+    ] {
+        assert!(text.contains(needle), "{needle} not in {text}");
+    }
+}
+
 #[test]
 fn json_outputs_parse_and_keep_their_strings() {
     let out = verify(&[

@@ -314,10 +314,11 @@ fn main() -> ExitCode {
                         ModelKind::Async => "any".to_string(),
                         ModelKind::Timed => timing(a.timing).to_string(),
                     };
-                    let counted = if dpor && model == ModelKind::Async {
-                        EVENTS
-                    } else {
-                        UNIQUE
+                    let transactions = a.budget.search == Some(budget::Search::Transactions);
+                    let counted = match model {
+                        ModelKind::Async if dpor => EVENTS,
+                        ModelKind::Async if transactions => REDUCED,
+                        _ => UNIQUE,
                     };
                     print_result(
                         &result,

@@ -14,7 +14,8 @@ pub(crate) fn milliseconds(seconds: f64) -> f64 {
 
 /// What a check's count counts and what its counterexample is: unique states and a shortest
 /// (or minimized) counterexample, except for the asynchronous model's `dpor` engine (events,
-/// and the first run found).
+/// and the first run found) and `transactions` engine (the reduced model's states, and the
+/// first run found).
 #[derive(Clone, Copy)]
 pub(crate) struct Counted {
     pub(crate) unit: &'static str,
@@ -27,6 +28,12 @@ pub(crate) const UNIQUE: Counted = Counted {
     unit: "unique states",
     within: "states",
     counterexample: "shortest counterexample",
+};
+
+pub(crate) const REDUCED: Counted = Counted {
+    unit: "states of the model reduced to transactions",
+    within: "reduced states",
+    counterexample: "counterexample (the first run found)",
 };
 
 pub(crate) const EVENTS: Counted = Counted {
