@@ -418,58 +418,21 @@ pub fn check_within(
             model.crashes_at_events_only = budget.crashes_at_events_only;
             let halt = model.halt.clone();
             let model = transactions::TransactionModel::new(model).map_err(CheckError::Refused)?;
-            if let Some(cap) = budget.max_states {
-                halt.cap(cap.saturating_sub(initial), Stop::States);
-            }
-            let explored = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                fingerprints::explore(&model, &halt, budget, start, progress)
-            }))
-            .map_err(|_| CheckError::CheckerFailed)?
-            .map_err(|_| CheckError::CheckerFailed)?;
-            let stopped = halt.reason();
-            halt.release();
-            Ok(async_result(
-                |name| {
-                    explored.discoveries.get(name).map(|(_, steps)| {
-                        steps
-                            .iter()
-                            .flat_map(|step| step.actions.iter())
-                            .map(|a| format!("{a:?}"))
-                            .collect()
-                    })
-                },
-                explored.states,
-                stopped,
-                start,
-            ))
+            by_fingerprints(&model, &halt, initial, budget, start, progress, |steps| {
+                steps
+                    .iter()
+                    .flat_map(|step| step.actions.iter())
+                    .map(|a| format!("{a:?}"))
+                    .collect()
+            })
         }
         ModelKind::Async if budget.search == budget::Search::Fingerprints => {
             let mut model = AsyncModel::corrected_tree(spec, crashes)?;
             model.crashes_at_events_only = budget.crashes_at_events_only;
             let halt = model.halt.clone();
-            if let Some(cap) = budget.max_states {
-                halt.cap(cap.saturating_sub(initial), Stop::States);
-            }
-            // Memory is watched as resident bytes: the set grows with unique states, not with
-            // the successors a cap counts.
-            let explored = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                fingerprints::explore(&model, &halt, budget, start, progress)
-            }))
-            .map_err(|_| CheckError::CheckerFailed)?
-            .map_err(|_| CheckError::CheckerFailed)?;
-            let stopped = halt.reason();
-            halt.release();
-            Ok(async_result(
-                |name| {
-                    explored
-                        .discoveries
-                        .get(name)
-                        .map(|(_, actions)| actions.iter().map(|a| format!("{a:?}")).collect())
-                },
-                explored.states,
-                stopped,
-                start,
-            ))
+            by_fingerprints(&model, &halt, initial, budget, start, progress, |actions| {
+                actions.iter().map(|a| format!("{a:?}")).collect()
+            })
         }
         ModelKind::Async => {
             let mut model = AsyncModel::corrected_tree(spec, crashes)?;
@@ -493,6 +456,47 @@ pub fn check_within(
             ))
         }
     }
+}
+
+/// An asynchronous check searched by fingerprints ([`fingerprints::explore`]) within `budget`;
+/// `trace` writes a discovery's actions as lines.
+fn by_fingerprints<M>(
+    model: &M,
+    halt: &Halt,
+    initial: u64,
+    budget: &Budget,
+    start: std::time::Instant,
+    progress: Option<Progress<'_>>,
+    trace: impl Fn(&[M::Action]) -> Vec<String>,
+) -> Result<CheckResult, CheckError>
+where
+    M: fingerprints::Fingerprints + Sync,
+    M::State: std::hash::Hash + Send + Sync,
+    M::Action: Clone + Send + Sync,
+{
+    if let Some(cap) = budget.max_states {
+        halt.cap(cap.saturating_sub(initial), Stop::States);
+    }
+    // Memory is watched as resident bytes: the set grows with unique states, not with the
+    // successors a cap counts.
+    let explored = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        fingerprints::explore(model, halt, budget, start, progress)
+    }))
+    .map_err(|_| CheckError::CheckerFailed)?
+    .map_err(|_| CheckError::CheckerFailed)?;
+    let stopped = halt.reason();
+    halt.release();
+    Ok(async_result(
+        |name| {
+            explored
+                .discoveries
+                .get(name)
+                .map(|(_, actions)| trace(actions))
+        },
+        explored.states,
+        stopped,
+        start,
+    ))
 }
 
 /// The result of an asynchronous check from its engine's discoveries (`trace(name)`: the

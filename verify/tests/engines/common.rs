@@ -2,10 +2,11 @@
 //! `fingerprints.rs` and `transactions.rs` replay counterexamples in the asynchronous model).
 
 use ftcoll::automaton::Automaton;
-use ftcoll::protocols::corrected_tree::CorrectionSpec;
+use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
+use ftcoll::topology::{LogP, Order, TreeKind};
 use ftcoll_verify::asynchronous::{AsyncAction, AsyncState};
 use ftcoll_verify::mutants::Bug;
-use ftcoll_verify::{AsyncModel, CheckResult};
+use ftcoll_verify::{AsyncModel, CheckResult, CorrectedTreeSpec};
 use stateright::Model;
 
 /// Mutants of the asynchronous model, with the correction and crashes that show them: integrity,
@@ -63,4 +64,21 @@ pub fn assert_same(what: &str, a: &CheckResult, b: &CheckResult, traces: bool) {
     if traces {
         assert_eq!(a.violations, b.violations, "{what}: traces");
     }
+}
+
+/// An interleaved broadcast with overlapped start: the asynchronous engines' configurations.
+pub fn spec(tree: TreeKind, correction: CorrectionSpec, procs: u32) -> CorrectedTreeSpec {
+    CorrectedTreeSpec {
+        tree,
+        order: Order::Interleaved,
+        correction,
+        start: StartMode::Overlapped,
+        procs,
+        logp: LogP::default(),
+    }
+}
+
+/// The violated properties of a check, in order.
+pub fn violated(r: &CheckResult) -> Vec<&'static str> {
+    r.violations.iter().map(|v| v.property).collect()
 }

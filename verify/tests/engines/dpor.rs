@@ -4,8 +4,9 @@
 //! engines violate the same properties and reach the same examples. A reduction that drops a
 //! run it needs (e.g. one that never reverses a race) misses violations here.
 
+use crate::common::{spec, violated};
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
-use ftcoll::topology::{LogP, Order, TreeKind};
+use ftcoll::topology::TreeKind;
 use ftcoll_verify::budget::{Budget, Search};
 use ftcoll_verify::dpor::{crash_sets, explore};
 use ftcoll_verify::mutants::{async_model, Bug, Mutant};
@@ -17,17 +18,6 @@ use ftcoll_verify::{
 /// States (or events) after which a comparison is skipped: both engines must finish.
 const CAP: u64 = 100_000;
 
-fn spec(tree: TreeKind, correction: CorrectionSpec, procs: u32) -> CorrectedTreeSpec {
-    CorrectedTreeSpec {
-        tree,
-        order: Order::Interleaved,
-        correction,
-        start: StartMode::Overlapped,
-        procs,
-        logp: LogP::default(),
-    }
-}
-
 fn run(spec: &CorrectedTreeSpec, f: u32, search: Search, threads: u32) -> CheckResult {
     let budget = Budget {
         max_states: Some(CAP),
@@ -36,10 +26,6 @@ fn run(spec: &CorrectedTreeSpec, f: u32, search: Search, threads: u32) -> CheckR
         ..Budget::UNLIMITED
     };
     check_within(spec, f, CrashTiming::Any, ModelKind::Async, &budget, None).unwrap()
-}
-
-fn violated(r: &CheckResult) -> Vec<&'static str> {
-    r.violations.iter().map(|v| v.property).collect()
 }
 
 /// Both engines decide the same verdicts wherever both finish within the budget.

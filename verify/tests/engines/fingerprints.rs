@@ -6,8 +6,9 @@
 //! (`--crashes-at-events-only`) keeps every verdict. A search that skips a state it has not
 //! seen, or reports a path that is not the one it took, fails here.
 
-use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
-use ftcoll::topology::{LogP, Order, TreeKind};
+use crate::common::{spec, violated};
+use ftcoll::protocols::corrected_tree::CorrectionSpec;
+use ftcoll::topology::TreeKind;
 use ftcoll_verify::budget::{Budget, Search};
 use ftcoll_verify::fingerprints::{explore, Fingerprints, Refusal};
 use ftcoll_verify::mutants::{async_model, Bug, Mutant};
@@ -19,17 +20,6 @@ use stateright::{Model, Property};
 
 /// Generated states after which a comparison is skipped: both engines must finish.
 const CAP: u64 = 100_000;
-
-fn spec(tree: TreeKind, correction: CorrectionSpec, procs: u32) -> CorrectedTreeSpec {
-    CorrectedTreeSpec {
-        tree,
-        order: Order::Interleaved,
-        correction,
-        start: StartMode::Overlapped,
-        procs,
-        logp: LogP::default(),
-    }
-}
 
 fn run(
     spec: &CorrectedTreeSpec,
@@ -46,10 +36,6 @@ fn run(
         ..Budget::UNLIMITED
     };
     check_within(spec, f, CrashTiming::Any, ModelKind::Async, &budget, None).unwrap()
-}
-
-fn violated(r: &CheckResult) -> Vec<&'static str> {
-    r.violations.iter().map(|v| v.property).collect()
 }
 
 const CORRECTIONS: [CorrectionSpec; 7] = [

@@ -6,9 +6,10 @@
 //! is a run of the asynchronous model that ends in a violating state. A reduction that offers no
 //! crash (tried by hand) fails the first comparison at the tree without correction.
 
+use crate::common::{spec, violated};
 use ftcoll::automaton::Automaton;
 use ftcoll::protocols::corrected_tree::{CorrectionSpec, StartMode};
-use ftcoll::topology::{LogP, Order, TreeKind};
+use ftcoll::topology::TreeKind;
 use ftcoll_verify::budget::{Budget, Search};
 use ftcoll_verify::fingerprints::explore;
 use ftcoll_verify::mutants::{async_model, Bug};
@@ -22,17 +23,6 @@ use stateright::Model;
 /// Generated states after which a comparison is skipped: both searches must finish.
 const CAP: u64 = 300_000;
 
-fn spec(tree: TreeKind, correction: CorrectionSpec, procs: u32) -> CorrectedTreeSpec {
-    CorrectedTreeSpec {
-        tree,
-        order: Order::Interleaved,
-        correction,
-        start: StartMode::Overlapped,
-        procs,
-        logp: LogP::default(),
-    }
-}
-
 fn run(spec: &CorrectedTreeSpec, f: u32, search: Search, events_only: bool) -> CheckResult {
     let budget = Budget {
         max_states: Some(CAP),
@@ -41,10 +31,6 @@ fn run(spec: &CorrectedTreeSpec, f: u32, search: Search, events_only: bool) -> C
         ..Budget::UNLIMITED
     };
     check_within(spec, f, CrashTiming::Any, ModelKind::Async, &budget, None).unwrap()
-}
-
-fn violated(r: &CheckResult) -> Vec<&'static str> {
-    r.violations.iter().map(|v| v.property).collect()
 }
 
 const CORRECTIONS: [CorrectionSpec; 9] = [
