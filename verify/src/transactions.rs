@@ -254,6 +254,16 @@ where
 
     /// `state` with `rank` replaced by `local`: the receptions applied.
     fn with(&self, state: &AsyncState<A>, rank: Rank, local: &Local<A>) -> AsyncState<A> {
+        let mut next = self.received(state, rank, local);
+        let r = rank as usize;
+        next.pollable[r] =
+            !state.crashed[r] && self.inner.slot_changes(&local.node, next.clock + 1);
+        next
+    }
+
+    /// [`Self::with`] but for `rank`'s send-slot answer, left for the send slot or crash that
+    /// follows to set.
+    fn received(&self, state: &AsyncState<A>, rank: Rank, local: &Local<A>) -> AsyncState<A> {
         let r = rank as usize;
         let mut next = state.clone();
         next.clock += local.taken;
@@ -271,8 +281,6 @@ where
         next.timers.sort();
         next.deliveries[r] = local.delivered.clone();
         next.broken |= local.broken;
-        next.pollable[r] =
-            !state.crashed[r] && self.inner.slot_changes(&local.node, next.clock + 1);
         next
     }
 
@@ -697,7 +705,7 @@ where
                 crash,
             } => {
                 let t = &found.transactions[index];
-                let mut next = self.with(&state.state, rank, &t.received);
+                let mut next = self.received(&state.state, rank, &t.received);
                 let last = if crash {
                     AsyncAction::Crash(rank)
                 } else {
