@@ -432,19 +432,15 @@ pub fn async_head(args: &MatrixArgs) -> String {
         "Why these cells stop at P = 4 (the target is P = 6 with two crashes). Any delivery \
          order makes the search of every state grow by more than an order of magnitude per \
          process: the search by fingerprints (`--search fingerprints`, this section's engine: \
-         the breadth-first search's unique states, one 64-bit fingerprint held per state) finds \
-         opportunistic:2 at P = 5 without crashes in 43,911,894 states (237 s on two threads), \
-         and with one crash passes 10^8 states in ten minutes. The reduction to transactions \
-         (`--search transactions`: each process's receptions moved to its next send slot or \
-         crash, crashes only where the process would send; the same verdicts, \
-         docs/reference/checker.md has the argument) decides every row at P = 5 with one crash, \
-         all holding, in 48.6 s (optimized:2), 181.8 s (checked) and 298.0 s \
-         (opportunistic:2) on two threads (40.1 s, 161.6 s and 182.8 s with \
-         `--crashes-at-events-only`): minutes, too long for this matrix, which the test suite \
-         regenerates. The dynamic partial-order reduction (`--search dpor`) needs \
-         1.6·10^8 events at P = 4 already: each process has many orders of its messages and \
-         send slots but few local states, and only a search that merges states exploits that. \
-         docs/performance.md has the measurements.\n"
+         the breadth-first search's unique states, one 64-bit fingerprint held per state) \
+         decides opportunistic:2 at P = 5 without crashes in minutes, not with one crash. The \
+         reduction to transactions (`--search transactions`: each process's receptions moved \
+         to its next send slot or crash, crashes only where the process would send; the same \
+         verdicts, docs/reference/checker.md has the argument) decides every row at P = 5 \
+         with one crash, all holding, but in minutes each: too long for this matrix, which the \
+         test suite regenerates. The dynamic partial-order reduction (`--search dpor`) \
+         explores one run per ordering of what each process sees, and those outnumber the \
+         states already at P = 4. docs/performance.md has the measurements and commands.\n"
     );
     let _ = writeln!(
         doc,
