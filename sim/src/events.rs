@@ -9,6 +9,7 @@ use ftcoll::{Rank, Time};
 use crate::error::SimError;
 use crate::metrics::Report;
 use crate::process::{Process, ARRIVED_BIT, POLL_AT, PORT_FREE, RECEIVE_FREE};
+use crate::timing::check_send;
 use crate::trace::TraceEvent;
 use crate::{queue, IgnoredMessages, InFlight, PortModel, Sim, NEVER};
 
@@ -16,12 +17,6 @@ use crate::{queue, IgnoredMessages, InFlight, PortModel, Sim, NEVER};
 enum Carried<M> {
     Slot(u32),
     Message(M),
-}
-
-/// A broken contract (out of line: no run of this crate's automata takes it).
-#[cold]
-fn contract(rank: Rank, time: Time, what: &'static str) -> SimError {
-    SimError::Contract { rank, time, what }
 }
 
 /// The input an automaton just reacted to ([`Sim::apply`]).
@@ -417,19 +412,7 @@ impl<A: Automaton> Sim<A> {
         while let Some(action) = self.outbox.pop_next() {
             match action {
                 Action::Send { to, msg } => {
-                    if !send_slot {
-                        return Err(contract(rank, now, "sent outside on_send_slot"));
-                    }
-                    if *sent {
-                        return Err(contract(rank, now, "sent twice in one send slot"));
-                    }
-                    if to as usize >= self.procs.len() || to == rank {
-                        return Err(contract(
-                            rank,
-                            now,
-                            "sent to a rank outside 0..P or to itself",
-                        ));
-                    }
+                    check_send(rank, to, self.procs.len(), send_slot, *sent, now)?;
                     *sent = true;
                     self.send(rank, to, msg, now)?;
                 }

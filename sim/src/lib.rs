@@ -3,6 +3,14 @@
 //! measures latency and messages. It knows nothing protocol-specific: it only reads the
 //! [`Phase`](ftcoll::automaton::Phase) of each message and the actions automata emit.
 //!
+//! Every timing model is reached through one seam, [`TimingModel`]: [`Scenario`] (the LogP
+//! models below) and [`pap::PapScenario`] (PAP §3.1) each run any automaton with
+//! `timing.run::<A>(&config, procs, max_events)`, check a scenario's faults and an automaton's
+//! sends by the same rules, and fill the same [`Report`] (the [`timing`] module
+//! documentation). [`run`] and [`pap::run`] are the same runs as free functions; [`Sim`]
+//! exposes the LogP models one instant at a time, for model checkers and other explorers of
+//! interleavings.
+//!
 //! # Timing (dual-port LogP, CT §2.2)
 //!
 //! A send started at `t` occupies the sender's send port during `[t, t + o)` and reaches the
@@ -65,6 +73,7 @@ mod slots;
 #[cfg(test)]
 mod tests;
 mod time_code;
+pub mod timing;
 mod trace;
 pub mod transport;
 
@@ -76,6 +85,7 @@ use events::START;
 pub use metrics::Report;
 use process::{FirstTimer, Process, Timer, FAR_CRASH, NO_CRASH, PORT_FREE};
 use time_code::{FarTimes, NEVER_CODE};
+pub use timing::TimingModel;
 pub use trace::TraceEvent;
 
 use ftcoll::automaton::{Automaton, Outbox};
@@ -221,17 +231,6 @@ pub fn run_observed<A: Automaton>(
         }
     }
     Ok(sim.report)
-}
-
-/// [`SimError::ProcsMismatch`] unless `procs` is the configuration's `P` (when it names one).
-pub(crate) fn check_procs<A: Automaton>(config: &A::Config, procs: u32) -> Result<(), SimError> {
-    match A::procs(config) {
-        Some(p) if p != procs => Err(SimError::ProcsMismatch {
-            given: procs,
-            config: p,
-        }),
-        _ => Ok(()),
-    }
 }
 
 /// Events between two calls of [`run_observed`]'s `observe`.
@@ -389,20 +388,7 @@ impl<A: Automaton> Clone for Sim<A> {
 impl<A: Automaton> Sim<A> {
     /// The state before anything happened: every process waits for its arrival.
     pub fn new(config: &A::Config, procs: u32, scenario: &Scenario) -> Result<Self, SimError> {
-        check_procs::<A>(config, procs)?;
-        if !scenario.arrivals.is_empty() && scenario.arrivals.len() != procs as usize {
-            return Err(SimError::ArrivalsLength {
-                len: scenario.arrivals.len(),
-                procs,
-            });
-        }
-        if let Some(&(rank, _)) = scenario.crashes.iter().find(|&&(r, _)| r >= procs) {
-            return Err(SimError::RankOutOfRange {
-                field: "crashes",
-                rank,
-                procs,
-            });
-        }
+        timing::check_faults::<A>(config, procs, &scenario.arrivals, &scenario.crashes)?;
         let processes: Vec<Process<A>> = (0..procs)
             .map(|rank| Process {
                 automaton: A::new(config, rank),

@@ -53,7 +53,8 @@ use alloc::collections::{BTreeMap, BinaryHeap, VecDeque};
 use alloc::vec::Vec;
 use core::cmp::Reverse;
 
-use super::{Report, SimError};
+use super::{Report, SimError, TimingModel};
+use crate::timing::{check_faults, check_send};
 use ftcoll::automaton::{Action, Automaton, Message, Outbox, TimerId};
 use ftcoll::{Rank, Time};
 
@@ -70,6 +71,25 @@ pub struct PapScenario {
     pub arrivals: Vec<Time>,
     /// `(rank, time)`: the rank crashes at `time` (PAP assumes none).
     pub crashes: Vec<(Rank, Time)>,
+}
+
+impl TimingModel for PapScenario {
+    fn arrivals(&self) -> &[Time] {
+        &self.arrivals
+    }
+
+    fn crashes(&self) -> &[(Rank, Time)] {
+        &self.crashes
+    }
+
+    fn run<A: Automaton>(
+        &self,
+        config: &A::Config,
+        procs: u32,
+        max_events: u64,
+    ) -> Result<Report<A::Value>, SimError> {
+        run::<A>(config, procs, self, max_events)
+    }
 }
 
 const NEVER: Time = Time::MAX;
@@ -124,13 +144,7 @@ pub fn run<A: Automaton>(
     scenario: &PapScenario,
     max_events: u64,
 ) -> Result<Report<A::Value>, SimError> {
-    super::check_procs::<A>(config, procs)?;
-    if !scenario.arrivals.is_empty() && scenario.arrivals.len() != procs as usize {
-        return Err(SimError::ArrivalsLength {
-            len: scenario.arrivals.len(),
-            procs,
-        });
-    }
+    check_faults::<A>(config, procs, &scenario.arrivals, &scenario.crashes)?;
     let mut run = Run::<A> {
         mode: scenario.mode,
         procs: (0..procs)
@@ -156,14 +170,7 @@ pub fn run<A: Automaton>(
         delivering: None,
     };
     for &(rank, time) in &scenario.crashes {
-        let p = run
-            .procs
-            .get_mut(rank as usize)
-            .ok_or(SimError::RankOutOfRange {
-                field: "crashes",
-                rank,
-                procs,
-            })?;
+        let p = &mut run.procs[rank as usize];
         p.crash = p.crash.min(time);
     }
     let mut crashes = BTreeMap::new();
@@ -325,25 +332,12 @@ impl<A: Automaton> Run<A> {
     }
 
     fn apply_actions(&mut self, rank: Rank, now: Time, slot: bool) -> Result<(), SimError> {
-        let mut sends = 0;
+        let mut sent = false;
         while let Some(action) = self.outbox.pop_next() {
             match action {
                 Action::Send { to, msg } => {
-                    sends += 1;
-                    if !slot || sends > 1 {
-                        return Err(SimError::Contract {
-                            rank,
-                            time: now,
-                            what: "a send outside the send slot, or two in one slot",
-                        });
-                    }
-                    if to as usize >= self.procs.len() || to == rank {
-                        return Err(SimError::Contract {
-                            rank,
-                            time: now,
-                            what: "a send to itself or to a rank that does not exist",
-                        });
-                    }
+                    check_send(rank, to, self.procs.len(), slot, sent, now)?;
+                    sent = true;
                     self.send(rank, to, msg, now);
                 }
                 Action::SetTimer { id, at } => {

@@ -50,8 +50,9 @@ use ftcoll::protocols::arrival::scatter_allgather::{ScatterAllgather, ScatterAll
 use ftcoll::protocols::arrival::{PapConfig, PapError, PapMsg};
 use ftcoll::rng::SplitMix64;
 use ftcoll::Time;
-use ftcoll_sim::pap::{self, PapMode, PapScenario};
+use ftcoll_sim::pap::{PapMode, PapScenario};
 use ftcoll_sim::scenario::{draw_arrivals_as_drawn, ArrivalSpec};
+use ftcoll_sim::TimingModel;
 
 /// A broadcast algorithm of `protocols::arrival`, as `ftcoll pap-simulate --pap` names it.
 #[derive(
@@ -204,7 +205,8 @@ where
         arrivals: arrivals.to_vec(),
         crashes: Vec::new(),
     };
-    let report = pap::run::<A>(config, base.procs(), &scenario, budget)
+    let report = scenario
+        .run::<A>(config, base.procs(), budget)
         .map_err(|e| PointError(format!("{e:?}")))?;
     if report.undelivered() != 0 {
         return Err(PointError(format!(

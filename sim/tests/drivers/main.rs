@@ -11,4 +11,5 @@ mod sim_driver;
 mod sim_idle_slots;
 mod sim_lemmas;
 mod sim_procs;
+mod timing_models;
 mod transport;
