@@ -539,7 +539,7 @@ fn keeps_type_priority<A: FtcoProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> 
 }
 
 /// The distance `rank`'s step at `now` serves (App. A; 0: any), from the configuration.
-fn served_distance(config: &FtcoConfig<Contributions>, rank: Rank, now: Time) -> u32 {
+pub(crate) fn served_distance(config: &FtcoConfig<Contributions>, rank: Rank, now: Time) -> u32 {
     let degree = match config.service {
         ServiceDistance::Disd => config.degree(rank),
         _ => 0,
@@ -550,13 +550,13 @@ fn served_distance(config: &FtcoConfig<Contributions>, rank: Rank, now: Time) ->
 /// [`DETECTION`]: in a state whose next event is at `now`, every instant before `now` has
 /// been run. So a suspicion due before `now` must have happened, and so must a KEEPALIVE due
 /// before `now` unless the port stayed busy (sending, or single-port receiving) from the
-/// instant it fell due: a due KEEPALIVE waits for the port, not for anything else. Under a
-/// service distance a process serves one distance per step (App. A), so only the suspicion
-/// is checked there.
+/// instant it fell due: a due KEEPALIVE waits for the port, not for anything else. That holds
+/// under a service distance too (App. A): a step that has nothing to send to the distance it
+/// serves sends to any distance (Alg. 1 lines 5–10), so the served distance orders the due
+/// messages but never idles the port while one is due.
 fn detects<A: FtcoProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
     let now = s.sim.next_time().unwrap_or(Time::MAX);
     let config = A::protocol(&m.config);
-    let served_at_once = A::service(&m.config) == ServiceDistance::None;
     (0..m.procs).all(|r| {
         let Some(node) = s.sim.automaton(r).filter(|_| !s.sim.has_crashed(r)) else {
             return true;
@@ -566,8 +566,7 @@ fn detects<A: FtcoProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
             let suspected_in_time = w
                 .unanswered_since
                 .is_none_or(|sent| now <= sent.saturating_add(w.timeout) + 1);
-            let probed_in_time =
-                !served_at_once || w.keepalive_due.is_none_or(|due| now <= due.max(port_free));
+            let probed_in_time = w.keepalive_due.is_none_or(|due| now <= due.max(port_free));
             suspected_in_time && probed_in_time
         })
     })

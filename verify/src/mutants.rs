@@ -359,7 +359,16 @@ pub enum FtcoBug {
     /// the automaton's `L` one more than the configuration's), so a process waits longer than
     /// it should before its first KEEPALIVE.
     ProbesOneStepLatePerHop,
+    /// Detection under a service distance (App. A): a process sends a due KEEPALIVE only in a
+    /// step that serves its peer's distance (or any), and idles in the others, instead of
+    /// falling back to any distance when the served one has nothing to send (Alg. 1 lines
+    /// 5–10, the literal reading that App. A's "no starvation" rules out).
+    ProbesOnlyAtTheServedDistance,
 }
+
+/// The timer by which [`FtcoBug::ProbesOnlyAtTheServedDistance`] comes back to its send port
+/// the next step (the real process uses [`TimerId`]s from 0 up).
+const RETRY: TimerId = TimerId(u32::MAX);
 
 /// An FTCO process (with [`Contributions`] operands) with one [`FtcoBug`]. Two more mutants of
 /// the FTCO family need no wrapper, being configurations (`verify/tests/families/ftco.rs`): a
@@ -452,10 +461,19 @@ impl Automaton for FtcoMutant {
     }
 
     fn on_timer(&mut self, config: &FtcoMutantConfig, now: Time, id: TimerId, out: &mut FtcoOut) {
-        self.inner.on_timer(config.runs(), now, id, out);
+        if id != RETRY {
+            self.inner.on_timer(config.runs(), now, id, out);
+        }
     }
 
     fn on_send_slot(&mut self, config: &FtcoMutantConfig, now: Time, out: &mut FtcoOut) {
+        if self.bug == FtcoBug::ProbesOnlyAtTheServedDistance
+            && self.probes_another_distance(config.runs(), now)
+        {
+            // The step idles; a timer brings the process back to its port the next one.
+            out.set_timer(RETRY, now + 1);
+            return;
+        }
         let mut inner_out = Outbox::new();
         self.inner.on_send_slot(config.runs(), now, &mut inner_out);
         let mut sent = false;
@@ -515,6 +533,25 @@ impl Automaton for FtcoMutant {
             return None;
         }
         chosen
+    }
+}
+
+impl FtcoMutant {
+    /// Whether the real process would send a KEEPALIVE in step `now` to a peer at a distance
+    /// other than the one the step serves (which is not the wild card).
+    fn probes_another_distance(&self, config: &FtcoConfig<Contributions>, now: Time) -> bool {
+        let served = crate::ftco::served_distance(config, self.rank, now);
+        if served == 0 {
+            return false;
+        }
+        let mut probe = self.inner.clone();
+        let mut out = Outbox::new();
+        probe.on_send_slot(config, now, &mut out);
+        let other = out.drain().any(|action| {
+            matches!(action, Action::Send { to, msg: FtcoMsg::Keepalive }
+                if config.distance(self.rank, to) != served)
+        });
+        other
     }
 }
 

@@ -405,3 +405,60 @@ fn the_fault_free_data_count_is_the_simulators() {
         }
     }
 }
+
+/// App. A with Alg. 1 lines 5–10: under a service distance a step with nothing to send to the
+/// distance it serves sends to any distance, so a due KEEPALIVE waits for the port alone. A
+/// process that keeps a due KEEPALIVE for a step serving its peer's distance breaks
+/// *detection*, and nothing else, under DISD and RSD; without a service distance it is the
+/// real process. (Searched over Bcast, Reduce and Allreduce on kary:2 and knomial:2 at
+/// P = 5…7 with one or two crashes under both service distances: caught in 68 of the 72
+/// cells, by detection alone in each.)
+#[test]
+fn detection_catches_keepalives_held_for_the_served_distance() {
+    let rsd = ServiceDistance::Rsd {
+        inverse_r: 2,
+        seed: 0,
+    };
+    for (service, collective, kind, procs) in [
+        (
+            ServiceDistance::Disd,
+            Collective::Reduce,
+            FtcoKind::KAry(2),
+            6,
+        ),
+        (
+            ServiceDistance::Disd,
+            Collective::Bcast,
+            FtcoKind::KNomial(2),
+            5,
+        ),
+        (rsd, Collective::Allreduce, FtcoKind::KNomial(2), 5),
+    ] {
+        let mut s = spec(collective, kind, procs);
+        s.service = service;
+        assert!(violated_by_nothing(&s), "{}", s.name());
+        assert_eq!(
+            violated_by(
+                FtcoBug::ProbesOnlyAtTheServedDistance,
+                &s,
+                1,
+                CrashTiming::Any
+            ),
+            [ftco::DETECTION],
+            "{}",
+            s.name()
+        );
+        s.service = ServiceDistance::None;
+        assert_eq!(
+            violated_by(
+                FtcoBug::ProbesOnlyAtTheServedDistance,
+                &s,
+                1,
+                CrashTiming::Any
+            ),
+            Vec::<&str>::new(),
+            "{}",
+            s.name()
+        );
+    }
+}
