@@ -202,6 +202,25 @@ pub fn run<A: Automaton>(
     run_observed::<A>(config, procs, scenario, max_events, |_| {})
 }
 
+impl TimingModel for Scenario {
+    fn arrivals(&self) -> &[Time] {
+        &self.arrivals
+    }
+
+    fn crashes(&self) -> &[(Rank, Time)] {
+        &self.crashes
+    }
+
+    fn run<A: Automaton>(
+        &self,
+        config: &A::Config,
+        procs: u32,
+        max_events: u64,
+    ) -> Result<Report<A::Value>, SimError> {
+        run::<A>(config, procs, self, max_events)
+    }
+}
+
 /// [`run`], calling `observe` with the metrics so far at the end of an instant once at least
 /// [`OBSERVE_EVENTS`] events passed since the last call (for progress displays; it cannot
 /// change the run, and costs the event loop one comparison per instant). The metrics seen

@@ -53,8 +53,9 @@ use alloc::collections::{BTreeMap, BinaryHeap, VecDeque};
 use alloc::vec::Vec;
 use core::cmp::Reverse;
 
-use super::{Report, SimError, TimingModel};
-use crate::timing::{check_faults, check_send};
+use crate::error::SimError;
+use crate::metrics::Report;
+use crate::timing::{check_faults, check_send, TimingModel};
 use ftcoll::automaton::{Action, Automaton, Message, Outbox, TimerId};
 use ftcoll::{Rank, Time};
 

@@ -11,9 +11,10 @@
 //!   never to the sender itself or outside `0..P` ([`SimError::Contract`]);
 //! - **the metrics**: every model fills the same protocol-neutral [`Report`].
 //!
-//! The models: [`Scenario`] (dual-port LogP, CT §2.2, or FTCO's single-port steps, §2, §5.2,
-//! by its [`Scenario::model`]) and [`PapScenario`](crate::pap::PapScenario) (PAP §3.1). A
-//! caller generic over [`TimingModel`] runs one automaton under each:
+//! The models: [`Scenario`](crate::Scenario) (dual-port LogP, CT §2.2, or FTCO's single-port
+//! steps, §2, §5.2, by its [`model`](crate::Scenario::model)) and
+//! [`PapScenario`](crate::pap::PapScenario) (PAP §3.1). A caller generic over [`TimingModel`]
+//! runs one automaton under each:
 //!
 //! ```
 //! use ftcoll::protocols::corrected_tree::{
@@ -39,14 +40,15 @@
 //! assert_eq!(undelivered(&pap), 0);
 //! ```
 
-use crate::{Report, Scenario, SimError};
+use crate::error::SimError;
+use crate::metrics::Report;
 use ftcoll::automaton::Automaton;
 use ftcoll::{Rank, Time};
 
 /// A timing model: runs one operation of `P` processes of any automaton to quiescence, with
 /// the model's own arrivals and crashes, and reports it.
 ///
-/// Implemented by [`Scenario`] (LogP, dual- or single-port) and
+/// Implemented by [`Scenario`](crate::Scenario) (LogP, dual- or single-port) and
 /// [`PapScenario`](crate::pap::PapScenario); each model's module documentation states its
 /// timing exactly. Every implementation refuses a bad scenario before it allocates a process,
 /// with the error [`TimingModel::check`] gives, and holds automata to the same contract.
@@ -70,25 +72,6 @@ pub trait TimingModel {
     /// [`TimingModel::run`] would return before doing any work, if any.
     fn check<A: Automaton>(&self, config: &A::Config, procs: u32) -> Result<(), SimError> {
         check_faults::<A>(config, procs, self.arrivals(), self.crashes())
-    }
-}
-
-impl TimingModel for Scenario {
-    fn arrivals(&self) -> &[Time] {
-        &self.arrivals
-    }
-
-    fn crashes(&self) -> &[(Rank, Time)] {
-        &self.crashes
-    }
-
-    fn run<A: Automaton>(
-        &self,
-        config: &A::Config,
-        procs: u32,
-        max_events: u64,
-    ) -> Result<Report<A::Value>, SimError> {
-        crate::run::<A>(config, procs, self, max_events)
     }
 }
 
