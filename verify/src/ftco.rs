@@ -31,6 +31,14 @@
 //!   at the distance the step serves when one of them waits, and among all messages
 //!   otherwise; the served distance is computed from the configuration, not read from the
 //!   process.
+//! - *detection* ([`DETECTION`]): a crashed peer is suspected, and a due KEEPALIVE sent, on
+//!   time (the configuration's ETAs and timeouts; `detects`).
+//! - *recovery time* ([`RECOVERY_TIME`]): in the base algorithm with processes failed before
+//!   the operation (§5's offline faults), the operation ends by [`recovery_bound`]: the
+//!   fault-free latency plus, along the heaviest chain of failed processes one below another,
+//!   each one's detection and re-routing, plus the busiest ancestor's extra port steps. §5.1's
+//!   Table 1 states the shape (serial faults add up, parallel ones overlap); the paper gives
+//!   no closed form, and the bound's argument is at [`recovery_bound`].
 //!
 //! Operands are [`Contributions`] (`{(rank, 1)}`): the non-idempotent operator that shows every
 //! double count and every missing operand (FTCO §4: "each value is used only once").
@@ -60,20 +68,23 @@ pub const FAULT_FREE_COST: &str = "fault-free cost and time: with no crash, ever
 pub const TYPE_PRIORITY: &str = "type priority: a process never takes a message while one of a higher-priority type waits, DATA before KEEPALIVE before ACK (FTCO §3, Alg. 2 line 7), among the messages of the distance its step serves when one of those waits (App. A)";
 /// Detection (FTCO §4, Alg. 4; App. A).
 pub const DETECTION: &str = "detection: a process suspects a peer at the first instant more than f_timeout after a DATA or KEEPALIVE to it that no ACK or DATA answered, and sends a KEEPALIVE to a peer whose DATA it awaits as soon as the side's ETA (or f_timeout since the last one) has passed (FTCO §4, Alg. 4 lines 2–10 and 20–23; App. A)";
+/// Recovery time (FTCO §5.1 Table 1; §4, App. A).
+pub const RECOVERY_TIME: &str = "recovery time: with processes failed before the operation, it ends by the fault-free latency plus, over the failed processes one below another that cost most, each one's detection (the largest f_timeout from a process that awaits it, plus the ETA slack) and two hops to re-route, plus two steps per process re-routed to the busiest ancestor (FTCO §5.1 Table 1: serial faults add up, parallel ones overlap; §4, App. A)";
 /// Reachability: the failure detector fires.
 pub const SOMETIMES_SUSPECTS: &str = "sometimes: a process times out on a crashed process";
 
 /// The FTCO family's `always` properties, in matrix column order, with their short names.
-pub const COLUMNS: [Column; 6] = [
+pub const COLUMNS: [Column; 7] = [
     Column::new(CONSISTENCY, "consistency"),
     Column::new(property::TERMINATION, "termination"),
     Column::new(NO_FALSE_SUSPICION, "no false suspicion"),
     Column::new(FAULT_FREE_COST, "fault-free cost"),
     Column::new(TYPE_PRIORITY, "type priority"),
     Column::new(DETECTION, "detection"),
+    Column::new(RECOVERY_TIME, "recovery time"),
 ];
 /// The statements of [`COLUMNS`].
-pub const ALL: [&str; 6] = property::statements(COLUMNS);
+pub const ALL: [&str; 7] = property::statements(COLUMNS);
 
 /// What the FTCO properties read from an automaton and its configuration. The real automaton
 /// implements it, and so do the mutants of [`crate::mutants`].
@@ -360,6 +371,7 @@ pub fn properties<A: FtcoProcess>() -> Vec<TimedProperty<A>> {
         TimedProperty::always_at_quiescence(FAULT_FREE_COST, fault_free_cost::<A>),
         TimedProperty::always(TYPE_PRIORITY, keeps_type_priority::<A>),
         TimedProperty::always(DETECTION, detects::<A>),
+        TimedProperty::always_at_quiescence(RECOVERY_TIME, recovers_in_time::<A>),
         TimedProperty::sometimes(SOMETIMES_SUSPECTS, suspects::<A>),
         TimedProperty::sometimes(property::SOMETIMES_QUIESCENT, quiescent::<A>),
     ]
@@ -489,6 +501,101 @@ fn fault_free_cost<A: FtcoProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool
     expected.ok() == measured_latency(report, collective)
         && report.messages_in(Phase::Dissemination) == fault_free_data(topology, collective)
         && report.messages_in(Phase::Acknowledgment) <= report.messages_in(Phase::Dissemination)
+}
+
+/// [`RECOVERY_TIME`], for the paper's base algorithm (as [`FAULT_FREE_COST`]) in runs whose
+/// every crash came before the operation (FTCO §5's offline faults); runs with a crash during
+/// the operation are held to *termination*'s horizon instead.
+fn recovers_in_time<A: FtcoProcess>(m: &TimedModel<A>, s: &TimedState<A>) -> bool {
+    if !A::runs_the_base_algorithm(&m.config) || !m.arrivals.is_empty() {
+        return true;
+    }
+    let mut failed = Vec::new();
+    for r in 0..m.procs {
+        match s.sim.crash_instant(r) {
+            None => {}
+            Some(0) => failed.push(r),
+            Some(_) => return true,
+        }
+    }
+    if failed.is_empty() || !TimedModel::quiescent(s) {
+        return true;
+    }
+    let collective = A::collective(&m.config);
+    let Some(bound) = recovery_bound(A::protocol(&m.config), m.logp.latency(), &failed) else {
+        return true;
+    };
+    // No end at all is consistency's to report.
+    measured_latency(s.sim.report(), collective).is_none_or(|end| end <= bound)
+}
+
+/// The latest end (measured as §5.2.1 measures the fault-free latency) of an operation of
+/// `config` on `L = latency` whose processes `failed` crashed before it started: the
+/// fault-free latency, plus the heaviest chain of failed processes one below another (a failed
+/// process and its failed ancestors) of each one's cost `D(x)`, plus two steps per process
+/// re-routed to the busiest live ancestor. `None` if the topology has no fault-free latency.
+///
+/// Why (FTCO §4, App. A; §5.1 Table 1, where serial faults add up and parallel ones overlap):
+/// a failed `x` is awaited by its first live ancestor `a` (its DATA up) and by the live
+/// processes of its frontier, its topmost live descendants (the DATA down, or the ACK of their
+/// DATA up). Each stops waiting at most `f_timeout(·, x)` after the instant its fault-free
+/// schedule expected `x` (its KEEPALIVE goes at the ETA, late by at most the ETA slack, and
+/// an unanswered DATA or KEEPALIVE is suspected `f_timeout` later), and then re-routes: a
+/// message to the new peer and its answer, two hops of `L + 2` steps (send, `L + 1`,
+/// handling). So `D(x)` is the largest of those timeouts (`a`'s at its distance to `x`, which
+/// grows when `a` is a grandparent or above) plus `2(L + 2)` plus the slack. A failed process
+/// below `x` is found only once `x`'s recovery re-routed to it, so a chain's costs add; faults
+/// in different subtrees are recovered side by side, except that one ancestor's single port
+/// serves each process re-routed to it, a message in and one out, two steps each.
+pub fn recovery_bound(
+    config: &FtcoConfig<Contributions>,
+    latency: u64,
+    failed: &[Rank],
+) -> Option<Time> {
+    let topology = &config.topology;
+    let fault_free = topology
+        .fault_free_latency(config.collective, latency)
+        .ok()?;
+    let is_failed = |r: Rank| failed.contains(&r);
+    let slack = (0..topology.procs())
+        .map(|r| config.result_slack(r))
+        .max()
+        .unwrap_or(0);
+    let hop = latency + 2;
+    let mut load: Vec<(Rank, u64)> = Vec::new();
+    let cost = |x: Rank| {
+        let ancestor = topology.first_live_ancestor(x, is_failed);
+        let detection = ancestor
+            .into_iter()
+            .chain(topology.live_frontier(x, is_failed))
+            .map(|y| config.f_timeout(y, x))
+            .max()
+            .unwrap_or(0);
+        detection + 2 * hop + slack
+    };
+    for &x in failed {
+        if let Some(a) = topology.first_live_ancestor(x, is_failed) {
+            let rerouted = topology.live_frontier(x, is_failed).count() as u64;
+            match load.iter_mut().find(|(b, _)| *b == a) {
+                Some((_, n)) => *n += rerouted,
+                None => load.push((a, rerouted)),
+            }
+        }
+    }
+    let chain = failed
+        .iter()
+        .map(|&x| {
+            cost(x)
+                + failed
+                    .iter()
+                    .filter(|&&y| config.descends(y, x))
+                    .map(|&y| cost(y))
+                    .sum::<Time>()
+        })
+        .max()
+        .unwrap_or(0);
+    let busiest = load.iter().map(|&(_, n)| n).max().unwrap_or(0);
+    Some(fault_free + chain + 2 * busiest)
 }
 
 /// The DATA messages of a fault-free run (§3's message flow, §5.2.2's per-node count): one

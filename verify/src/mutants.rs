@@ -364,6 +364,10 @@ pub enum FtcoBug {
     /// falling back to any distance when the served one has nothing to send (Alg. 1 lines
     /// 5–10, the literal reading that App. A's "no starvation" rules out).
     ProbesOnlyAtTheServedDistance,
+    /// Recovery time (FTCO §4, Alg. 4 lines 8–10): a process holds its first DATA to each peer
+    /// that re-routing made (one beyond its tree neighbours) for one hop, `L + 2` steps, as if
+    /// it waited to be asked; every timeout and KEEPALIVE stays on time.
+    ReroutesAHopLate,
 }
 
 /// The timer by which [`FtcoBug::ProbesOnlyAtTheServedDistance`] comes back to its send port
@@ -381,6 +385,9 @@ pub struct FtcoMutant {
     bug: FtcoBug,
     /// Messages owed: KEEPALIVEs to the senders of ACKs, second copies of results.
     owed: Vec<(Rank, ContributionsMsg)>,
+    /// [`FtcoBug::ReroutesAHopLate`]: each re-routed peer and the step its first DATA to it
+    /// was due.
+    rerouted: Vec<(Rank, Time)>,
 }
 
 /// The configuration of an FTCO mutant run: the real configuration and the bug.
@@ -439,6 +446,7 @@ impl Automaton for FtcoMutant {
             rank,
             bug: config.bug,
             owed: Vec::new(),
+            rerouted: Vec::new(),
         }
     }
 
@@ -471,6 +479,10 @@ impl Automaton for FtcoMutant {
             && self.probes_another_distance(config.runs(), now)
         {
             // The step idles; a timer brings the process back to its port the next one.
+            out.set_timer(RETRY, now + 1);
+            return;
+        }
+        if self.bug == FtcoBug::ReroutesAHopLate && self.holds_data(config.runs(), now) {
             out.set_timer(RETRY, now + 1);
             return;
         }
@@ -537,6 +549,33 @@ impl Automaton for FtcoMutant {
 }
 
 impl FtcoMutant {
+    /// [`FtcoBug::ReroutesAHopLate`]: whether the real process would send in step `now` DATA
+    /// to a re-routed peer (beyond distance 1) whose first DATA fell due less than `L + 2`
+    /// steps ago, noting when it fell due.
+    fn holds_data(&mut self, config: &FtcoConfig<Contributions>, now: Time) -> bool {
+        let mut probe = self.inner.clone();
+        let mut out = Outbox::new();
+        probe.on_send_slot(config, now, &mut out);
+        let to = out.drain().find_map(|action| match action {
+            Action::Send {
+                to,
+                msg: FtcoMsg::Partial(_) | FtcoMsg::Result(_),
+            } => Some(to),
+            _ => None,
+        });
+        let Some(to) = to.filter(|&to| config.distance(self.rank, to) > 1) else {
+            return false;
+        };
+        let due = match self.rerouted.iter().find(|(peer, _)| *peer == to) {
+            Some(&(_, due)) => due,
+            None => {
+                self.rerouted.push((to, now));
+                now
+            }
+        };
+        now < due + config.latency + 2
+    }
+
     /// Whether the real process would send a KEEPALIVE in step `now` to a peer at a distance
     /// other than the one the step serves (which is not the wild card).
     fn probes_another_distance(&self, config: &FtcoConfig<Contributions>, now: Time) -> bool {

@@ -13,7 +13,7 @@ use crate::ftco::{self as ftco_family, Entry, FtcoSpec};
 use crate::property::Column;
 use crate::{CheckResult, CrashTiming, ModelKind};
 
-/// The FTCO family ([`crate::ftco`]) in the matrix: its six properties
+/// The FTCO family ([`crate::ftco`]) in the matrix: its seven properties
 /// ([`ftco_family::COLUMNS`]) in every cell, rows of [`FtcoRow`], the timed model only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ftco;
