@@ -412,7 +412,9 @@ pub trait Automaton: Clone + Eq + Hash + Debug {
 
     /// Single-port model only (FTCO §2): with `queue` holding the messages waiting to be
     /// received (oldest first), choose one to handle in this step instead of sending, or `None`
-    /// to offer the step to [`Self::on_send_slot`]. The default handles the oldest first.
+    /// to offer the step to [`Self::on_send_slot`]. A step whose send slot then sends nothing is
+    /// still free, and the driver asks once more in it (after the slot's changes). The default
+    /// handles the oldest first.
     fn select_receive(
         &self,
         _config: &Self::Config,

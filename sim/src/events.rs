@@ -319,41 +319,60 @@ impl<A: Automaton> Sim<A> {
         if !self.alive(rank, now) {
             return Ok(());
         }
-        if self.model == PortModel::SinglePort {
-            let o = self.logp.overhead();
-            let queue = &mut self.queues[rank as usize];
-            if !queue.is_empty() {
-                let mut view = core::mem::take(&mut self.queue_view);
-                view.extend(queue.iter().map(|&s| {
-                    let InFlight { from, msg } =
-                        self.slots.get(s as usize).expect("queued message");
-                    (*from, msg.clone())
-                }));
-                let p = &mut self.procs[rank as usize];
-                let chosen = p.automaton.select_receive(config, now, &view);
-                view.clear();
-                self.queue_view = view;
-                if let Some(i) = chosen {
-                    let Some(slot) = self.queues[rank as usize].remove(i) else {
-                        return Err(SimError::Contract {
-                            rank,
-                            time: now,
-                            what: "select_receive returned an index outside the queue",
-                        });
-                    };
-                    self.set_time(rank, PORT_FREE, now + o);
-                    self.push(now + o, DELIVER, rank, slot);
-                    if self.every_slot {
-                        self.schedule_poll(rank, now + o);
-                    }
-                    // Otherwise the delivery offers the slot (`apply`), knowing the message.
-                    return Ok(());
-                }
-            }
+        if self.model == PortModel::SinglePort && self.receive_in_step(config, rank, now)? {
+            return Ok(());
         }
         let p = &mut self.procs[rank as usize];
         p.automaton.on_send_slot(config, now, &mut self.outbox);
-        self.apply(config, rank, now, None, Input::SendSlot)
+        self.apply(config, rank, now, None, Input::SendSlot)?;
+        // Single-port: a step whose send slot sent nothing is still free (FTCO §2: a step
+        // sends one message or handles one), so a message waiting is offered again; otherwise
+        // it would wait for the process's next input, which may never come.
+        if self.model == PortModel::SinglePort && self.time(rank, PORT_FREE) <= now {
+            self.receive_in_step(config, rank, now)?;
+        }
+        Ok(())
+    }
+
+    /// Single-port: asks `rank`'s automaton which waiting message, if any, it handles in the
+    /// step at `now`, and starts that receive; whether it did.
+    fn receive_in_step(
+        &mut self,
+        config: &A::Config,
+        rank: Rank,
+        now: Time,
+    ) -> Result<bool, SimError> {
+        let o = self.logp.overhead();
+        let queue = &mut self.queues[rank as usize];
+        if queue.is_empty() {
+            return Ok(false);
+        }
+        let mut view = core::mem::take(&mut self.queue_view);
+        view.extend(queue.iter().map(|&s| {
+            let InFlight { from, msg } = self.slots.get(s as usize).expect("queued message");
+            (*from, msg.clone())
+        }));
+        let p = &mut self.procs[rank as usize];
+        let chosen = p.automaton.select_receive(config, now, &view);
+        view.clear();
+        self.queue_view = view;
+        let Some(i) = chosen else {
+            return Ok(false);
+        };
+        let Some(slot) = self.queues[rank as usize].remove(i) else {
+            return Err(SimError::Contract {
+                rank,
+                time: now,
+                what: "select_receive returned an index outside the queue",
+            });
+        };
+        self.set_time(rank, PORT_FREE, now + o);
+        self.push(now + o, DELIVER, rank, slot);
+        if self.every_slot {
+            self.schedule_poll(rank, now + o);
+        }
+        // Otherwise the delivery offers the slot (`apply`), knowing the message.
+        Ok(true)
     }
 
     /// Applies the actions an automaton just emitted.

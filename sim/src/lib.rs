@@ -22,7 +22,8 @@
 //!
 //! One port per process: in each step of length `o` a process either handles one queued message
 //! (chosen by [`Automaton::select_receive`], handed over at the end of the step) or sends one
-//! message, which enters the receiver's queue `L + o` after the step started.
+//! message, which enters the receiver's queue `L + o` after the step started. A step offered to
+//! the send slot that sends nothing is still free: `select_receive` is asked once more in it.
 //!
 //! # Simultaneous events
 //!

@@ -668,3 +668,76 @@ fn a_crash_at_the_end_of_time_is_no_crash() {
     // Sent at 2, it reaches rank 2 at 2 + o + L = 7, after the crash: lost there.
     assert_eq!(lost(&report), vec![(0, 2, 2, 7)]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Single-port: a step whose send slot sends nothing still takes a waiting message
+// ---------------------------------------------------------------------------------------------
+
+/// Rank 0 sends rank 1 one message. Rank 1 declines to receive (`select_receive` returns
+/// `None`, "I will send instead") unless its send slot has run in the same step, and that slot
+/// sends nothing; after it, rank 1 takes the message. FTCO's process does this when its send slot
+/// completes the operation: it deferred a receive for a KEEPALIVE that completion cancelled.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Deferring {
+    rank: Rank,
+    slot_ran_at: Option<Time>,
+    sent: bool,
+}
+
+impl Automaton for Deferring {
+    type Msg = Tag;
+    type Value = u64;
+    type Config = ();
+
+    fn new(_: &(), rank: Rank) -> Self {
+        Self {
+            rank,
+            slot_ran_at: None,
+            sent: false,
+        }
+    }
+    fn on_start(&mut self, _: &(), _: Time, _: &mut Outbox<Tag, u64>) {}
+    fn on_message(&mut self, _: &(), _: Time, _: Rank, _: Tag, out: &mut Outbox<Tag, u64>) {
+        out.deliver(1);
+    }
+    fn on_timer(&mut self, _: &(), _: Time, _: TimerId, _: &mut Outbox<Tag, u64>) {}
+    fn on_send_slot(&mut self, _: &(), now: Time, out: &mut Outbox<Tag, u64>) {
+        self.slot_ran_at = Some(now);
+        if self.rank == 0 && !self.sent {
+            self.sent = true;
+            let tag = Tag {
+                index: 0,
+                received_before: 0,
+            };
+            out.send(1, tag);
+        }
+    }
+    fn select_receive(&self, _: &(), now: Time, queue: &[(Rank, Tag)]) -> Option<usize> {
+        (self.slot_ran_at == Some(now) && !queue.is_empty()).then_some(0)
+    }
+}
+
+/// FTCO §2: in each step a process sends one message or handles one. The step at which the
+/// message reaches rank 1 (`o + L = 3`) is offered to the send slot, which sends nothing, so
+/// the same step takes the message: delivered at 4. Before the driver asked again, the
+/// message waited for an input that never came and was never delivered.
+#[test]
+fn single_port_a_step_whose_send_slot_sends_nothing_takes_a_waiting_message() {
+    for every_slot in [false, true] {
+        let scenario = single(2, 1);
+        let mut sim = ftcoll_sim::Sim::<Deferring>::new(&(), 2, &scenario).unwrap();
+        if every_slot {
+            sim.offer_every_send_slot();
+        }
+        while sim.next_time().is_some() {
+            sim.step(&()).unwrap();
+        }
+        assert_eq!(
+            sim.report().delivered_at(1),
+            Some(4),
+            "every slot: {every_slot}"
+        );
+    }
+    let report = ftcoll_sim::run::<Deferring>(&(), 2, &single(2, 1), 1 << 10).unwrap();
+    assert_eq!(report.delivered_at(1), Some(4));
+}

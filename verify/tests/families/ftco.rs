@@ -553,3 +553,23 @@ fn the_recovery_bound_holds_on_every_small_offline_fault_set_and_is_reached_with
     assert_eq!(runs, 3 * 3 * 2 * (11 + 55), "every fault set ran");
     assert_eq!(closest, 1, "the bound is approached within one step");
 }
+
+/// FTCO §2's step model under RSD with root replacement: a process whose send slot completes
+/// the operation sends nothing in that step, and the step then takes a waiting message. When
+/// the driver did not ask again, rank 0 (done) left a re-routed grandchild's DATA in its queue
+/// for good, and the grandchild timed out on it: a false suspicion at P = 7 with two crashes
+/// for RSD seeds 0, 3 and 5 (`1/r = 3`).
+#[test]
+fn rsd_with_root_replacement_suspects_no_live_process() {
+    for seed in [0, 3, 5] {
+        let mut s = spec(Collective::Allreduce, FtcoKind::KNomial(2), 7);
+        s.root_failure = ftcoll::protocols::ftco::RootFailure::ReplacedByChildren;
+        s.service = ServiceDistance::Rsd { inverse_r: 3, seed };
+        assert_eq!(
+            violated(&check(&s, 2, CrashTiming::Any)),
+            Vec::<&str>::new(),
+            "{}",
+            s.name()
+        );
+    }
+}
