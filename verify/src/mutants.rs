@@ -370,8 +370,9 @@ pub enum FtcoBug {
     ReroutesAHopLate,
 }
 
-/// The timer by which [`FtcoBug::ProbesOnlyAtTheServedDistance`] comes back to its send port
-/// the next step (the real process uses [`TimerId`]s from 0 up).
+/// The timer by which a mutant that idles a step ([`FtcoBug::ProbesOnlyAtTheServedDistance`],
+/// [`FtcoBug::ReroutesAHopLate`]) comes back to its send port the next one (the real process
+/// uses [`TimerId`]s from 0 up).
 const RETRY: TimerId = TimerId(u32::MAX);
 
 /// An FTCO process (with [`Contributions`] operands) with one [`FtcoBug`]. Two more mutants of
@@ -549,21 +550,30 @@ impl Automaton for FtcoMutant {
 }
 
 impl FtcoMutant {
+    /// The send the real process would make in its send slot at `now`, if any.
+    fn real_send(
+        &self,
+        config: &FtcoConfig<Contributions>,
+        now: Time,
+    ) -> Option<(Rank, ContributionsMsg)> {
+        let mut probe = self.inner.clone();
+        let mut out = Outbox::new();
+        probe.on_send_slot(config, now, &mut out);
+        let send = out.drain().find_map(|action| match action {
+            Action::Send { to, msg } => Some((to, msg)),
+            _ => None,
+        });
+        send
+    }
+
     /// [`FtcoBug::ReroutesAHopLate`]: whether the real process would send in step `now` DATA
     /// to a re-routed peer (beyond distance 1) whose first DATA fell due less than `L + 2`
     /// steps ago, noting when it fell due.
     fn holds_data(&mut self, config: &FtcoConfig<Contributions>, now: Time) -> bool {
-        let mut probe = self.inner.clone();
-        let mut out = Outbox::new();
-        probe.on_send_slot(config, now, &mut out);
-        let to = out.drain().find_map(|action| match action {
-            Action::Send {
-                to,
-                msg: FtcoMsg::Partial(_) | FtcoMsg::Result(_),
-            } => Some(to),
-            _ => None,
-        });
-        let Some(to) = to.filter(|&to| config.distance(self.rank, to) > 1) else {
+        let Some((to, _)) = self.real_send(config, now).filter(|(to, msg)| {
+            matches!(msg, FtcoMsg::Partial(_) | FtcoMsg::Result(_))
+                && config.distance(self.rank, *to) > 1
+        }) else {
             return false;
         };
         let due = match self.rerouted.iter().find(|(peer, _)| *peer == to) {
@@ -576,21 +586,15 @@ impl FtcoMutant {
         now < due + config.latency + 2
     }
 
-    /// Whether the real process would send a KEEPALIVE in step `now` to a peer at a distance
-    /// other than the one the step serves (which is not the wild card).
+    /// [`FtcoBug::ProbesOnlyAtTheServedDistance`]: whether the real process would send a
+    /// KEEPALIVE in step `now` to a peer at a distance other than the one the step serves
+    /// (which is not the wild card).
     fn probes_another_distance(&self, config: &FtcoConfig<Contributions>, now: Time) -> bool {
         let served = crate::ftco::served_distance(config, self.rank, now);
-        if served == 0 {
-            return false;
-        }
-        let mut probe = self.inner.clone();
-        let mut out = Outbox::new();
-        probe.on_send_slot(config, now, &mut out);
-        let other = out.drain().any(|action| {
-            matches!(action, Action::Send { to, msg: FtcoMsg::Keepalive }
-                if config.distance(self.rank, to) != served)
-        });
-        other
+        served != 0
+            && self.real_send(config, now).is_some_and(|(to, msg)| {
+                msg == FtcoMsg::Keepalive && config.distance(self.rank, to) != served
+            })
     }
 }
 

@@ -79,7 +79,7 @@ enum Command {
     Check(CheckArgs),
     /// Serve stateright's Explorer for one variant (timed model) to step through it in a browser.
     Explore(ExploreArgs),
-    /// Check one FTCO collective: consistency, termination, no false suspicion, fault-free cost, type priority and detection.
+    /// Check one FTCO collective: consistency, termination, no false suspicion, fault-free cost, type priority, detection and recovery time.
     Ftco(FtcoArgs),
     /// Check one Corrected Gossip protocol (GOS, OCG, CCG, FCG) with every gossip target
     /// explored, or one of the gossip cells of the matrix (--cell).
