@@ -51,7 +51,8 @@ use ftcoll::{Rank, Time};
 /// Implemented by [`Scenario`](crate::Scenario) (LogP, dual- or single-port) and
 /// [`PapScenario`](crate::pap::PapScenario); each model's module documentation states its
 /// timing exactly. Every implementation refuses a bad scenario before it allocates a process,
-/// with the error [`TimingModel::check`] gives, and holds automata to the same contract.
+/// with the error [`TimingModel::check`] gives (a model written outside this crate calls it
+/// first in its `run`), and holds automata to the same contract.
 pub trait TimingModel {
     /// Arrival time of each process (empty: everyone at 0).
     fn arrivals(&self) -> &[Time];
