@@ -171,6 +171,7 @@ pub fn run<A: Automaton>(
         delivering: None,
     };
     for &(rank, time) in &scenario.crashes {
+        // Every rank is below `P`: `check_faults` above.
         let p = &mut run.procs[rank as usize];
         p.crash = p.crash.min(time);
     }

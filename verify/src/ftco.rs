@@ -561,8 +561,7 @@ pub fn recovery_bound(
         .map(|r| config.result_slack(r))
         .max()
         .unwrap_or(0);
-    let hop = latency + 2;
-    let mut load: Vec<(Rank, u64)> = Vec::new();
+    let hop = latency.saturating_add(2);
     let cost = |x: Rank| {
         let ancestor = topology.first_live_ancestor(x, is_failed);
         let detection = ancestor
@@ -571,31 +570,39 @@ pub fn recovery_bound(
             .map(|y| config.f_timeout(y, x))
             .max()
             .unwrap_or(0);
-        detection + 2 * hop + slack
+        detection
+            .saturating_add(hop.saturating_mul(2))
+            .saturating_add(slack)
     };
+    // Each live ancestor's re-routed processes, once each: a failed process's frontier holds
+    // the frontier of a failed child of it too.
+    let mut rerouted: Vec<(Rank, Rank)> = Vec::new();
     for &x in failed {
         if let Some(a) = topology.first_live_ancestor(x, is_failed) {
-            let rerouted = topology.live_frontier(x, is_failed).count() as u64;
-            match load.iter_mut().find(|(b, _)| *b == a) {
-                Some((_, n)) => *n += rerouted,
-                None => load.push((a, rerouted)),
-            }
+            rerouted.extend(topology.live_frontier(x, is_failed).map(|c| (a, c)));
         }
+    }
+    rerouted.sort_unstable();
+    rerouted.dedup();
+    let mut busiest = 0u64;
+    for group in rerouted.chunk_by(|p, q| p.0 == q.0) {
+        busiest = busiest.max(group.len() as u64);
     }
     let chain = failed
         .iter()
         .map(|&x| {
-            cost(x)
-                + failed
-                    .iter()
-                    .filter(|&&y| config.descends(y, x))
-                    .map(|&y| cost(y))
-                    .sum::<Time>()
+            failed
+                .iter()
+                .filter(|&&y| config.descends(y, x))
+                .fold(cost(x), |sum, &y| sum.saturating_add(cost(y)))
         })
         .max()
         .unwrap_or(0);
-    let busiest = load.iter().map(|&(_, n)| n).max().unwrap_or(0);
-    Some(fault_free + chain + 2 * busiest)
+    Some(
+        fault_free
+            .saturating_add(chain)
+            .saturating_add(busiest.saturating_mul(2)),
+    )
 }
 
 /// The DATA messages of a fault-free run (§3's message flow, §5.2.2's per-node count): one

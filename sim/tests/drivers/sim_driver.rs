@@ -719,8 +719,8 @@ impl Automaton for Deferring {
 
 /// FTCO §2: in each step a process sends one message or handles one. The step at which the
 /// message reaches rank 1 (`o + L = 3`) is offered to the send slot, which sends nothing, so
-/// the same step takes the message: delivered at 4. Before the driver asked again, the
-/// message waited for an input that never came and was never delivered.
+/// the same step takes the message: delivered at 4. Without the second ask the message would
+/// wait for an input that never comes and never be delivered.
 #[test]
 fn single_port_a_step_whose_send_slot_sends_nothing_takes_a_waiting_message() {
     for every_slot in [false, true] {

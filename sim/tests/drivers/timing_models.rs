@@ -54,12 +54,19 @@ impl Model {
             config: &A::Config,
             procs: u32,
         ) -> Result<ftcoll_sim::Report<A::Value>, SimError> {
-            t.check::<A>(config, procs)?;
             t.run::<A>(config, procs, 1 << 20)
         }
         match self {
             Model::LogP(s) => generic::<_, A>(s, config, procs),
             Model::Pap(s) => generic::<_, A>(s, config, procs),
+        }
+    }
+
+    /// [`TimingModel::check`] through the seam.
+    fn check<A: Automaton>(&self, config: &A::Config, procs: u32) -> Result<(), SimError> {
+        match self {
+            Model::LogP(s) => s.check::<A>(config, procs),
+            Model::Pap(s) => s.check::<A>(config, procs),
         }
     }
 }
@@ -116,8 +123,11 @@ fn every_model_refuses_a_bad_scenario_with_the_same_error() {
     ];
     for (what, procs, arrivals, crashes, expected) in cases {
         for (name, model) in each_model(&arrivals, &crashes) {
+            // The run's own refusal, and the check that asks without running.
             let err = model.run::<CorrectedTreeNode>(&c, procs).unwrap_err();
             assert_eq!(err, expected, "{what}, {name}");
+            let asked = model.check::<CorrectedTreeNode>(&c, procs).unwrap_err();
+            assert_eq!(asked, expected, "{what}, {name}: check");
         }
     }
 }

@@ -555,10 +555,10 @@ fn the_recovery_bound_holds_on_every_small_offline_fault_set_and_is_reached_with
 }
 
 /// FTCO §2's step model under RSD with root replacement: a process whose send slot completes
-/// the operation sends nothing in that step, and the step then takes a waiting message. When
-/// the driver did not ask again, rank 0 (done) left a re-routed grandchild's DATA in its queue
-/// for good, and the grandchild timed out on it: a false suspicion at P = 7 with two crashes
-/// for RSD seeds 0, 3 and 5 (`1/r = 3`).
+/// the operation sends nothing in that step, and the step then takes a waiting message.
+/// Otherwise rank 0 (done) would leave a re-routed grandchild's DATA in its queue for good,
+/// and the grandchild would time out on it: a false suspicion at P = 7 with two crashes for
+/// RSD seeds 0, 3 and 5 (`1/r = 3`).
 #[test]
 fn rsd_with_root_replacement_suspects_no_live_process() {
     for seed in [0, 3, 5] {
