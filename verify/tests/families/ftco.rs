@@ -410,9 +410,7 @@ fn the_fault_free_data_count_is_the_simulators() {
 /// distance it serves sends to any distance, so a due KEEPALIVE waits for the port alone. A
 /// process that keeps a due KEEPALIVE for a step serving its peer's distance breaks
 /// *detection*, and nothing else, under DISD and RSD; without a service distance it is the
-/// real process. (Searched over Bcast, Reduce and Allreduce on kary:2 and knomial:2 at
-/// P = 5…7 with one or two crashes under both service distances: caught in 68 of the 72
-/// cells, by detection alone in each.)
+/// real process. (Over a wider grid: `served_distance_mutant_search`.)
 #[test]
 fn detection_catches_keepalives_held_for_the_served_distance() {
     let rsd = ServiceDistance::Rsd {
@@ -468,9 +466,7 @@ fn detection_catches_keepalives_held_for_the_served_distance() {
 /// and nothing else: every timeout and KEEPALIVE is on time, every value right. It shows in
 /// the Bcast, where the recovering ancestor's DATA is what the re-routed subtree waits for; in
 /// the Reduce and Allreduce the re-routed DATA leaves before the ancestor's own timeout ends,
-/// so a hold of one hop is hidden (searched on kary:2 and knomial:2, P = 5…7, one or two
-/// crashes, before or during the operation: caught in 20 of the 24 Bcast cells, in none of
-/// the 48 others).
+/// so a hold of one hop is hidden (over a wider grid: `reroute_mutant_search`).
 #[test]
 fn recovery_time_catches_data_held_a_hop_after_rerouting() {
     for (kind, procs, timing) in [
@@ -488,6 +484,54 @@ fn recovery_time_catches_data_held_a_hop_after_rerouting() {
     }
 }
 
+/// The end of one driver run of `spec` with `crashes`, as §5.2.1 measures the fault-free
+/// latency (`None`: a Bcast left a live process without the value), and the recovery bound
+/// for the crashed processes.
+fn end_and_bound(spec: &FtcoSpec, crashes: &[(u32, u64)]) -> (Option<u64>, u64) {
+    use ftcoll_sim::{PortModel, Scenario};
+    let config = spec.config().expect("valid spec");
+    let scenario = Scenario {
+        logp: ftcoll::topology::LogP::new(spec.latency, 1).unwrap(),
+        model: PortModel::SinglePort,
+        crashes: crashes.to_vec(),
+        ..Default::default()
+    };
+    let r = ftcoll_sim::run::<FtcoNode<Contributions>>(&config, spec.procs, &scenario, 1 << 22)
+        .expect("run");
+    let end = match spec.collective {
+        Collective::Bcast => (r.undelivered() == 0).then(|| r.coloring_latency()),
+        Collective::Reduce => r.completions.iter().find(|c| c.0 == 0).map(|c| c.1),
+        Collective::Allreduce => r.completions.iter().map(|c| c.1).max(),
+    };
+    let failed: Vec<u32> = crashes.iter().map(|c| c.0).collect();
+    let bound = ftco::recovery_bound(&config, spec.latency, &failed).expect("bound");
+    (end, bound)
+}
+
+/// Every set of one to `most` processes of `crashable`.
+fn fault_sets(crashable: &[u32], most: usize) -> Vec<Vec<u32>> {
+    let mut sets: Vec<Vec<u32>> = vec![Vec::new()];
+    let mut all = Vec::new();
+    for _ in 0..most {
+        sets = sets
+            .iter()
+            .flat_map(|set| {
+                let after = set.last().map_or(0, |&l| l + 1);
+                crashable
+                    .iter()
+                    .filter(move |&&r| r >= after)
+                    .map(move |&r| {
+                        let mut next = set.clone();
+                        next.push(r);
+                        next
+                    })
+            })
+            .collect();
+        all.extend(sets.iter().cloned());
+    }
+    all
+}
+
 /// The recovery-time bound (`ftco::recovery_bound`) against the driver on every set of up to
 /// two processes failed before the operation, at `P = 12`, on the binary and ternary heaps and
 /// the 2-nomial tree, for the three collectives, with exact ETAs and with ancestor-recovery
@@ -495,8 +539,6 @@ fn recovery_time_catches_data_held_a_hop_after_rerouting() {
 /// that loose runs could not approach would hide the mutant above).
 #[test]
 fn the_recovery_bound_holds_on_every_small_offline_fault_set_and_is_reached_within_a_step() {
-    use ftcoll::protocols::ftco::EtaRule;
-    use ftcoll_sim::{PortModel, Scenario};
     let mut closest = u64::MAX;
     let mut runs = 0;
     for kind in [FtcoKind::KAry(2), FtcoKind::KAry(3), FtcoKind::KNomial(2)] {
@@ -504,41 +546,10 @@ fn the_recovery_bound_holds_on_every_small_offline_fault_set_and_is_reached_with
             for eta in [EtaRule::Exact, EtaRule::AncestorRecovery] {
                 let mut s = spec(collective, kind, 12);
                 s.eta = eta;
-                let config = s.config().expect("valid spec");
-                let crashable = s.crashable().expect("valid spec");
-                let mut sets: Vec<Vec<u32>> = Vec::new();
-                for (i, &a) in crashable.iter().enumerate() {
-                    sets.push(vec![a]);
-                    sets.extend(crashable[i + 1..].iter().map(|&b| vec![a, b]));
-                }
-                for failed in sets {
-                    let scenario = Scenario {
-                        logp: ftcoll::topology::LogP::new(2, 1).unwrap(),
-                        model: PortModel::SinglePort,
-                        crashes: failed.iter().map(|&r| (r, 0)).collect(),
-                        ..Default::default()
-                    };
-                    let r =
-                        ftcoll_sim::run::<FtcoNode<Contributions>>(&config, 12, &scenario, 1 << 22)
-                            .expect("run");
-                    // The end as §5.2.1 measures it.
-                    let end = match collective {
-                        Collective::Bcast => r.coloring_latency(),
-                        Collective::Reduce => {
-                            r.completions
-                                .iter()
-                                .find(|c| c.0 == 0)
-                                .expect("rank 0 completes")
-                                .1
-                        }
-                        Collective::Allreduce => r
-                            .completions
-                            .iter()
-                            .map(|c| c.1)
-                            .max()
-                            .expect("completions"),
-                    };
-                    let bound = ftco::recovery_bound(&config, 2, &failed).expect("bound");
+                for failed in fault_sets(&s.crashable().expect("valid spec"), 2) {
+                    let crashes: Vec<(u32, u64)> = failed.iter().map(|&r| (r, 0)).collect();
+                    let (end, bound) = end_and_bound(&s, &crashes);
+                    let end = end.expect("the operation ends");
                     assert!(
                         end <= bound,
                         "{} failed {failed:?}: ends at {end} > {bound}",
@@ -552,6 +563,100 @@ fn the_recovery_bound_holds_on_every_small_offline_fault_set_and_is_reached_with
     }
     assert_eq!(runs, 3 * 3 * 2 * (11 + 55), "every fault set ran");
     assert_eq!(closest, 1, "the bound is approached within one step");
+}
+
+/// The bound over a wider grid of offline faults (18,720 driver runs): up to three failed processes at
+/// `P = 7` and 12; binary and ternary heaps, the 2-nomial tree with one and two roots, DISD
+/// and RSD; `L = 2` and 3; the three ETA rules. No run ends later; the Bcast comes within one
+/// step, the Reduce and Allreduce within two.
+#[test]
+fn recovery_bound_wide_search() {
+    let rsd = ServiceDistance::Rsd {
+        inverse_r: 2,
+        seed: 0,
+    };
+    let (mut runs, mut closest_bcast, mut closest_others) = (0, u64::MAX, u64::MAX);
+    for (kind, roots, service) in [
+        (FtcoKind::KAry(2), 1, ServiceDistance::None),
+        (FtcoKind::KNomial(2), 1, ServiceDistance::None),
+        (FtcoKind::KAry(3), 1, ServiceDistance::None),
+        (FtcoKind::KNomial(2), 2, ServiceDistance::None),
+        (FtcoKind::KAry(2), 1, ServiceDistance::Disd),
+        (FtcoKind::KNomial(2), 1, rsd),
+    ] {
+        for collective in [Collective::Bcast, Collective::Reduce, Collective::Allreduce] {
+            for (latency, eta) in [
+                (2, EtaRule::Exact),
+                (3, EtaRule::Exact),
+                (2, EtaRule::ParentRecovery),
+                (2, EtaRule::AncestorRecovery),
+            ] {
+                for procs in [7, 12] {
+                    let mut s = spec(collective, kind, procs);
+                    (s.roots, s.service, s.latency, s.eta) = (roots, service, latency, eta);
+                    for failed in fault_sets(&s.crashable().expect("valid spec"), 3) {
+                        let crashes: Vec<(u32, u64)> = failed.iter().map(|&r| (r, 0)).collect();
+                        let (Some(end), bound) = end_and_bound(&s, &crashes) else {
+                            continue;
+                        };
+                        assert!(end <= bound, "{} {failed:?}: {end} > {bound}", s.name());
+                        let closest = match collective {
+                            Collective::Bcast => &mut closest_bcast,
+                            _ => &mut closest_others,
+                        };
+                        *closest = (*closest).min(bound - end);
+                        runs += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!((runs, closest_bcast, closest_others), (18_720, 1, 2));
+}
+
+/// What the bound does not cover: one or two crashes, the first
+/// at every step up to two after the fault-free latency and the second at 0, with the first,
+/// 3 steps later or at half the fault-free latency, at `P = 7` and 12 on the three trees and
+/// collectives. 364 of the 59,268 runs that end do so later than the offline bound, by up to
+/// 12 steps: a process that fails after acknowledging its children costs more than one
+/// detection and two hops.
+#[test]
+fn recovery_bound_and_crashes_during_the_operation() {
+    let (mut runs, mut over, mut worst) = (0, 0, 0);
+    for kind in [FtcoKind::KAry(2), FtcoKind::KNomial(2), FtcoKind::KAry(3)] {
+        for collective in [Collective::Bcast, Collective::Reduce, Collective::Allreduce] {
+            for procs in [7, 12] {
+                let s = spec(collective, kind, procs);
+                let fault_free = s
+                    .topology()
+                    .expect("valid spec")
+                    .fault_free_latency(collective, 2)
+                    .expect("latency");
+                let crashable = s.crashable().expect("valid spec");
+                for &a in &crashable {
+                    for &b in crashable.iter().filter(|&&b| b >= a) {
+                        for ta in 0..fault_free + 3 {
+                            for tb in [0, ta, ta + 3, fault_free / 2] {
+                                let mut crashes = vec![(a, ta)];
+                                if b != a {
+                                    crashes.push((b, tb));
+                                }
+                                let (Some(end), bound) = end_and_bound(&s, &crashes) else {
+                                    continue;
+                                };
+                                runs += 1;
+                                if end > bound {
+                                    over += 1;
+                                    worst = worst.max(end - bound);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!((runs, over, worst), (59_268, 364, 12));
 }
 
 /// FTCO §2's step model under RSD with root replacement: a process whose send slot completes
@@ -572,4 +677,82 @@ fn rsd_with_root_replacement_suspects_no_live_process() {
             s.name()
         );
     }
+}
+
+/// The cells of a mutant search: Bcast, Reduce and Allreduce on kary:2 and knomial:2 at
+/// P = 5…7.
+fn mutant_cells() -> Vec<FtcoSpec> {
+    let mut cells = Vec::new();
+    for collective in [Collective::Bcast, Collective::Reduce, Collective::Allreduce] {
+        for kind in [FtcoKind::KAry(2), FtcoKind::KNomial(2)] {
+            for procs in [5, 6, 7] {
+                cells.push(spec(collective, kind, procs));
+            }
+        }
+    }
+    cells
+}
+
+/// `ProbesOnlyAtTheServedDistance` over the mutant cells with one or two crashes at any
+/// instant, under DISD and RSD (`1/r = 2`): caught by detection in 68 of the 72 cells, in 4 of
+/// them by recovery time too (the late KEEPALIVE delays a recovery), by nothing else.
+#[test]
+fn served_distance_mutant_search() {
+    let rsd = ServiceDistance::Rsd {
+        inverse_r: 2,
+        seed: 0,
+    };
+    let (mut cells, mut caught, mut also_recovery) = (0, 0, 0);
+    for service in [ServiceDistance::Disd, rsd] {
+        for mut s in mutant_cells() {
+            s.service = service;
+            for crashes in [1, 2] {
+                let v = violated_by(
+                    FtcoBug::ProbesOnlyAtTheServedDistance,
+                    &s,
+                    crashes,
+                    CrashTiming::Any,
+                );
+                // A late KEEPALIVE may also delay the recovery: nothing else may fire.
+                assert!(
+                    v.is_empty()
+                        || v == [ftco::DETECTION]
+                        || v == [ftco::DETECTION, ftco::RECOVERY_TIME],
+                    "{}: {v:?}",
+                    s.name()
+                );
+                cells += 1;
+                caught += usize::from(!v.is_empty());
+                also_recovery += usize::from(v.len() == 2);
+            }
+        }
+    }
+    assert_eq!((cells, caught, also_recovery), (72, 68, 4));
+}
+
+/// `ReroutesAHopLate` over the mutant cells with one or two crashes, before or during the
+/// operation: caught in 20 of the 24 Bcast cells, by recovery time alone, and in none of the
+/// 48 Reduce and Allreduce cells.
+#[test]
+fn reroute_mutant_search() {
+    let (mut bcast, mut caught_bcast, mut caught_others) = (0, 0, 0);
+    for s in mutant_cells() {
+        for crashes in [1, 2] {
+            for timing in [CrashTiming::Pre, CrashTiming::Any] {
+                let v = violated_by(FtcoBug::ReroutesAHopLate, &s, crashes, timing);
+                assert!(
+                    v.is_empty() || v == [ftco::RECOVERY_TIME],
+                    "{}: {v:?}",
+                    s.name()
+                );
+                if s.collective == Collective::Bcast {
+                    bcast += 1;
+                    caught_bcast += usize::from(!v.is_empty());
+                } else {
+                    caught_others += usize::from(!v.is_empty());
+                }
+            }
+        }
+    }
+    assert_eq!((bcast, caught_bcast, caught_others), (24, 20, 0));
 }
